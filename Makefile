@@ -1,0 +1,184 @@
+# gpumemtrace build.
+#
+# Targets:  all (default) test demo bench asan tsan clean
+# Options:  V=1          show commands
+#           WERROR=1     warnings are errors (CI sets it)
+#           BUILD=dir    output directory (default build)
+#           CUDA_HOME=d  CUDA toolkit headers (default /usr/local/cuda)
+#           CC=cc        compiler; SAN=address,undefined builds a sanitized tree
+#           OPT=-O2      optimisation flags
+#
+# Layout rules (who may include what): preload/ uses tracer/gmt_tracer.h and
+# the CUDA headers; tracer/ knows no CUDA header; analyzer/ uses only
+# tracer/gmt_decode.h, tracer/gmt_format.h and schemas/; nothing depends on
+# analyzer/. tests/fakecuda/ are the CUDA/NCCL test doubles.
+
+BUILD    ?= build
+CUDA_HOME ?= /usr/local/cuda
+CC       ?= cc
+OPT      ?= -O2
+V        ?= 0
+ifeq ($(V),0)
+Q := @
+msg = @printf '  %-8s %s\n' $(1) $(2);
+else
+Q :=
+msg =
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wundef -Wpointer-arith -Wcast-align -Wwrite-strings \
+        -Wno-unused-parameter
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+ifeq ($(CI),true)
+WARN += -Werror
+endif
+
+SANFLAGS :=
+ifneq ($(SAN),)
+SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+CFLAGS_BASE := -std=gnu11 -g $(OPT) $(WARN) -D_GNU_SOURCE -pthread $(SANFLAGS)
+CUDA_INC := -I$(CUDA_HOME)/include
+LIBDIR := /usr/lib/x86_64-linux-gnu
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+TRACER_SRC := $(filter-out tracer/gmt_decode.c,$(wildcard tracer/*.c))
+DECODE_SRC := tracer/gmt_decode.c
+PRELOAD_SRC := $(wildcard preload/*.c)
+ANALYZER_SRC := $(wildcard analyzer/*.c)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+ROUTE_SRC := $(wildcard tests/routes/*.c)
+
+TRACER_OBJ := $(TRACER_SRC:%.c=$(BUILD)/obj/%.o)
+DECODE_OBJ := $(DECODE_SRC:%.c=$(BUILD)/obj/%.o)
+PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(BUILD)/obj/%.o)
+ANALYZER_OBJ := $(ANALYZER_SRC:%.c=$(BUILD)/obj/%.o)
+
+PRELOAD := $(BUILD)/libgpumemtrace.so
+ANALYZE := $(BUILD)/gpumemtrace-analyze
+LAUNCHER := $(BUILD)/gpumemtrace
+CORE_LIB := $(BUILD)/libgmt_core.a
+FAKE := $(BUILD)/fakecuda/libcuda.so.1 $(BUILD)/fakecuda/libcudart.so.13 $(BUILD)/fakecuda/libnccl.so.2
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+ROUTE_BIN := $(ROUTE_SRC:tests/routes/%.c=$(BUILD)/tests/%)
+DEPS_OK := $(BUILD)/.deps-ok
+
+# Everything that runs inside the traced process is position independent
+# and hidden; the preload exports only what preload/exports.map names.
+PIC := -fPIC -fvisibility=hidden
+
+.PHONY: all test demo bench asan tsan clean deps check-exports
+all: $(PRELOAD) $(ANALYZE) $(LAUNCHER) $(FAKE) $(UNIT_BIN) $(ROUTE_BIN) $(BUILD)/extra.stamp
+
+$(DEPS_OK): scripts/deps.sh
+	$(Q)mkdir -p $(BUILD)
+	$(Q)sh scripts/deps.sh
+	$(Q)touch $@
+
+$(BUILD)/obj/tracer/%.o: tracer/%.c $(wildcard tracer/*.h) | $(DEPS_OK)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
+
+$(BUILD)/obj/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def tracer/*.h) | $(DEPS_OK)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) $(CUDA_INC) -Itracer -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
+
+$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h tracer/gmt_decode.h tracer/gmt_format.h) | $(DEPS_OK)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) -Itracer -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
+
+# The preload carries zstd and msgpack-c statically (the GPU machine has no
+# package manager); libunwind is dlopen()ed RTLD_LOCAL at run time (its
+# _Unwind_* must not leak) and copied beside the preload for $ORIGIN.
+$(PRELOAD): $(PRELOAD_OBJ) $(TRACER_OBJ) preload/exports.map
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_BASE) -shared -o $@ $(PRELOAD_OBJ) $(TRACER_OBJ) \
+	    -Wl,--version-script=preload/exports.map -Wl,--exclude-libs,ALL \
+	    -Wl,-z,nodelete -Wl,-z,now \
+	    $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -ldl -lpthread
+	$(Q)cp -L $(LIBDIR)/libunwind.so.8 $(LIBDIR)/libunwind-x86_64.so.8 $(BUILD)/ 2>/dev/null || true
+	$(Q)cp -L $(LIBDIR)/liblzma.so.5 $(BUILD)/ 2>/dev/null || true
+
+$(CORE_LIB): $(TRACER_OBJ) $(DECODE_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(ANALYZE): $(ANALYZER_OBJ) $(DECODE_OBJ)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_BASE) -o $@ $^ $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -lm
+
+$(LAUNCHER): scripts/gpumemtrace.in VERSION
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's/@VERSION@/$(VERSION)/' $< > $@ && chmod +x $@
+
+# Test doubles of the CUDA driver, runtime and NCCL.
+$(BUILD)/fakecuda/libcuda.so.1: tests/fakecuda/fake_driver.c $(wildcard tests/fakecuda/*.h) | $(DEPS_OK)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) -fPIC $(CUDA_INC) -shared -Wl,-soname,libcuda.so.1 -o $@ $< -ldl -lpthread
+	$(Q)ln -sf libcuda.so.1 $(BUILD)/fakecuda/libcuda.so
+$(BUILD)/fakecuda/libcudart.so.13: tests/fakecuda/fake_runtime.c $(wildcard tests/fakecuda/*.h) | $(DEPS_OK)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) -fPIC $(CUDA_INC) -shared -Wl,-soname,libcudart.so.13 -o $@ $< -ldl -lpthread
+	$(Q)ln -sf libcudart.so.13 $(BUILD)/fakecuda/libcudart.so
+$(BUILD)/fakecuda/libnccl.so.2: tests/fakecuda/fake_nccl.c $(wildcard tests/fakecuda/*.h) | $(DEPS_OK)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) -fPIC $(CUDA_INC) -shared -Wl,-soname,libnccl.so.2 -o $@ $< -ldl -lpthread
+	$(Q)ln -sf libnccl.so.2 $(BUILD)/fakecuda/libnccl.so
+
+# Unit tests link the tracer core and the decoder directly (fake pointers).
+$(BUILD)/tests/%: tests/unit/%.c $(CORE_LIB) $(wildcard tests/unit/*.h)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) -Itracer -Itests/unit -o $@ $< $(CORE_LIB) \
+	    $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -ldl -lpthread -lm
+
+# Route programs: plain CUDA programs linked against the doubles, run with
+# and without the preload by tests/cases/.
+ROUTE_LIBS = -L$(BUILD)/fakecuda -Wl,-rpath-link,$(BUILD)/fakecuda -lcuda -lcudart -lnccl -ldl -lpthread
+$(BUILD)/tests/%: tests/routes/%.c $(FAKE) $(wildcard tests/routes/*.h)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) $(CUDA_INC) -Itests/routes -Ipreload -o $@ $< $(ROUTE_LIBS)
+
+# Extra artefacts some tests need (shared libraries for constructor tests,
+# a C++ program); see tests/extra.mk.
+-include tests/extra.mk
+$(BUILD)/extra.stamp: $(EXTRA_TARGETS)
+	$(Q)touch $@
+
+check-exports: $(PRELOAD)
+	$(Q)sh tests/cases/exports.sh
+
+test: all
+	$(Q)sh tests/run.sh $(BUILD)
+
+demo: all
+	$(Q)sh scripts/demo.sh $(BUILD)
+
+bench: all
+	$(Q)sh scripts/bench.sh $(BUILD)
+
+# Sanitizer builds of everything that is not injected: the tracer core, the
+# decoder, the analyzer and their unit tests and analyzer tests.
+asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined OPT=-O1 \
+	    build-asan/gpumemtrace-analyze $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%)
+	$(Q)sh tests/run.sh build-asan --unit-only --analyzer-only
+
+tsan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan SAN=thread OPT=-O1 \
+	    $(UNIT_SRC:tests/unit/%.c=build-tsan/tests/%)
+	$(Q)sh tests/run.sh build-tsan --unit-only
+
+clean:
+	rm -rf build build-asan build-tsan

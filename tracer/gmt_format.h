@@ -1,0 +1,198 @@
+/*
+ * gmt_format.h - constants of the trace format shared by the writer (tracer/)
+ * and the reader (tracer/gmt_decode.c, used by analyzer/ and tests/).
+ *
+ * schemas/trace-format.md is normative; this header only names its numbers.
+ * Knows no CUDA header: CUDA-specific meanings (kind, api) are plain numbers.
+ */
+#ifndef GMT_FORMAT_H
+#define GMT_FORMAT_H
+
+#include <stdint.h>
+
+/* File preamble: a zstd skippable frame (magic GMT_SKIPPABLE_MAGIC, 12-byte
+ * payload "GMTRACE\0" + u16 major + u16 minor, little endian). */
+#define GMT_SKIPPABLE_MAGIC   0x184D2A5Eu
+#define GMT_FILE_MAGIC        "GMTRACE"     /* 7 chars + NUL = 8 bytes */
+#define GMT_FORMAT_MAJOR      1
+#define GMT_FORMAT_MINOR      0
+
+/* Record tags: every record is a msgpack array whose first element is one of
+ * these positive fixints. */
+enum gmt_rec_tag {
+	GMT_REC_HEADER        = 1,  /* [1, map]                                   */
+	GMT_REC_THREAD        = 2,  /* [2, idx, tid, name]                        */
+	GMT_REC_MODULE        = 3,  /* [3, id, path, base, size, build_id, ts]    */
+	GMT_REC_MODULE_UNLOAD = 4,  /* [4, id, ts]                                */
+	GMT_REC_STACK         = 5,  /* [5, id, [frame addresses, innermost first]]*/
+	GMT_REC_DEVICE        = 6,  /* [6, map]                                   */
+	GMT_REC_EVENTS        = 7,  /* [7, n, base_ts, flags, 9 bin columns]      */
+	GMT_REC_DROPS         = 8,  /* [8, count, first_ts, last_ts, reason, errno] */
+	GMT_REC_STRING        = 9,  /* [9, id, text]                              */
+	GMT_REC_END           = 10, /* [10, ts, written, dropped, late]           */
+	GMT_REC_META          = 11, /* [11, ts, map] free-form key/values         */
+	GMT_REC_TAG_MAX       = 11
+};
+
+/* Event types (column "type", one byte). */
+enum gmt_ev_type {
+	GMT_EV_NONE          = 0,
+	GMT_EV_ALLOC         = 1,  /* addr, size, stream(async), aux=kind|api|owner */
+	GMT_EV_FREE          = 2,  /* addr, stream(async), aux=kind|api|owner       */
+	GMT_EV_ALLOC_FAIL    = 3,  /* size requested, stream, aux incl. result      */
+	GMT_EV_FREE_FAIL     = 4,  /* addr: the free recorded before it failed      */
+	GMT_EV_VMM_CREATE    = 5,  /* addr=handle, size (physical bytes)            */
+	GMT_EV_VMM_RELEASE   = 6,  /* addr=handle                                   */
+	GMT_EV_VMM_RESERVE   = 7,  /* addr=va, size (address space only)            */
+	GMT_EV_VMM_ADDR_FREE = 8,  /* addr=va, size                                 */
+	GMT_EV_VMM_MAP       = 9,  /* addr=va, size, stream=handle, aux=offset      */
+	GMT_EV_VMM_UNMAP     = 10, /* addr=va, size                                 */
+	GMT_EV_POOL_CREATE   = 11, /* stream=pool                                   */
+	GMT_EV_POOL_DESTROY  = 12, /* stream=pool                                   */
+	GMT_EV_POOL_TRIM     = 13, /* stream=pool, size=bytes to keep               */
+	GMT_EV_SYNC          = 14, /* ts=end, addr=begin ts, stream=stream|event,
+	                              aux=sync kind | result<<32                    */
+	GMT_EV_CTX_CREATE    = 15, /* addr=context                                  */
+	GMT_EV_CTX_DESTROY   = 16, /* addr=context                                  */
+	GMT_EV_PRIMARY_RETAIN  = 17, /* addr=context                                */
+	GMT_EV_PRIMARY_RELEASE = 18,
+	GMT_EV_MEMINFO       = 19, /* addr=free bytes, size=total bytes             */
+	GMT_EV_POOL_RESERVED = 20, /* stream=pool, addr=current, size=high          */
+	GMT_EV_POOL_USED     = 21, /* stream=pool, addr=current, size=high          */
+	GMT_EV_NCCL_BEGIN    = 22, /* addr=communicator (0 before it exists),
+	                              aux=nccl call                                 */
+	GMT_EV_NCCL_END      = 23, /* addr=communicator, aux=call | result<<32      */
+	GMT_EV_VMM_MAP_FAIL  = 24, /* like VMM_MAP, aux = offset low 32 | result<<32 */
+	GMT_EV_TYPE_MAX      = 24
+};
+
+/* aux for ALLOC / FREE / ALLOC_FAIL / FREE_FAIL / VMM_CREATE / VMM_RELEASE:
+ *   bits  0-7  kind, 8-15 api, 16-23 owner, 24-31 flags, 32-63 result. */
+#define GMT_AUX(kind, api, owner) \
+	((uint64_t)(kind) | (uint64_t)(api) << 8 | (uint64_t)(owner) << 16)
+#define GMT_AUX_KIND(a)   ((unsigned)((a) & 0xff))
+#define GMT_AUX_API(a)    ((unsigned)(((a) >> 8) & 0xff))
+#define GMT_AUX_OWNER(a)  ((unsigned)(((a) >> 16) & 0xff))
+#define GMT_AUX_FLAGS(a)  ((unsigned)(((a) >> 24) & 0xff))
+#define GMT_AUX_RESULT(a) ((unsigned)((a) >> 32))
+#define GMT_AUX_WITH_RESULT(a, r) (((a) & 0xffffffffull) | (uint64_t)(uint32_t)(r) << 32)
+
+enum gmt_kind {
+	GMT_KIND_UNKNOWN = 0,
+	GMT_KIND_PLAIN   = 1,   /* cuMemAlloc, cuMemAllocPitch            */
+	GMT_KIND_ASYNC   = 2,   /* stream-ordered: cuMemAllocAsync/FromPool */
+	GMT_KIND_VMM     = 3,   /* cuMemCreate physical bytes             */
+	GMT_KIND_MANAGED = 4,   /* cuMemAllocManaged                      */
+	GMT_KIND_HOST    = 5,   /* pinned host: never in device totals    */
+	GMT_KIND_MAX     = 5
+};
+
+/* Which API the program called; set by the runtime-level wrappers. */
+enum gmt_api {
+	GMT_API_DRIVER = 0,     /* the driver call itself, no runtime call around it */
+	GMT_API_CUDA_MALLOC = 1,
+	GMT_API_CUDA_FREE = 2,
+	GMT_API_CUDA_MALLOC_ASYNC = 3,
+	GMT_API_CUDA_FREE_ASYNC = 4,
+	GMT_API_CUDA_MALLOC_MANAGED = 5,
+	GMT_API_CUDA_MALLOC_HOST = 6,
+	GMT_API_CUDA_FREE_HOST = 7,
+	GMT_API_CUDA_HOST_ALLOC = 8,
+	GMT_API_CUDA_MALLOC_PITCH = 9,
+	GMT_API_CUDA_MALLOC_FROM_POOL_ASYNC = 10,
+	GMT_API_NCCL_MEM_ALLOC = 11,
+	GMT_API_NCCL_MEM_FREE = 12,
+	GMT_API_MAX = 12
+};
+
+enum gmt_owner {
+	GMT_OWNER_APP = 0,
+	GMT_OWNER_NCCL = 1,
+	GMT_OWNER_MAX = 1
+};
+
+/* aux flags (bits 24-31 of aux) */
+#define GMT_FLAG_PTSZ     0x01u   /* the per-thread-default-stream variant */
+
+enum gmt_sync_kind {
+	GMT_SYNC_STREAM = 1,
+	GMT_SYNC_CTX    = 2,
+	GMT_SYNC_EVENT  = 3
+};
+
+enum gmt_nccl_call {
+	GMT_NCCL_COMM_INIT_RANK = 1,
+	GMT_NCCL_COMM_INIT_ALL = 2,
+	GMT_NCCL_COMM_INIT_RANK_CONFIG = 3,
+	GMT_NCCL_COMM_SPLIT = 4,
+	GMT_NCCL_COMM_DESTROY = 5,
+	GMT_NCCL_COMM_ABORT = 6,
+	GMT_NCCL_MEM_ALLOC = 7,
+	GMT_NCCL_MEM_FREE = 8
+};
+
+/* EVENTS record flags */
+#define GMT_EVENTS_LATE 0x1u  /* batch holds events older than an earlier batch */
+
+/* Column order inside an EVENTS record (after the 4 leading fields). */
+enum gmt_column {
+	GMT_COL_TYPE = 0,   /* n raw bytes                                      */
+	GMT_COL_TS,         /* uvarint delta to the previous event (first: base) */
+	GMT_COL_THREAD,     /* uvarint thread index                             */
+	GMT_COL_DEVICE,     /* uvarint device + 1 (0 = no device)               */
+	GMT_COL_ADDR,       /* zigzag varint delta to previous event's addr     */
+	GMT_COL_SIZE,       /* uvarint                                          */
+	GMT_COL_STREAM,     /* zigzag varint delta to previous event's stream   */
+	GMT_COL_STACK,      /* uvarint stack id (0 = none)                      */
+	GMT_COL_AUX,        /* uvarint                                          */
+	GMT_COL_COUNT
+};
+
+/* Varint helpers used by both the writer and the reader. */
+static inline uint64_t gmt_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t gmt_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* Writes v as LEB128 into p (at least 10 bytes free); returns bytes used. */
+static inline unsigned gmt_uvarint_put(uint8_t *p, uint64_t v)
+{
+	unsigned n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* Reads one LEB128 value from [*pp, end). Returns 0, or -1 when the value
+ * runs past end or is longer than 10 bytes. */
+static inline int gmt_uvarint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	unsigned shift = 0;
+	while (p < end) {
+		uint8_t b = *p++;
+		if (shift == 63 && b > 1)
+			return -1;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*pp = p;
+			*out = v;
+			return 0;
+		}
+		shift += 7;
+		if (shift > 63)
+			return -1;
+	}
+	return -1;
+}
+
+#endif /* GMT_FORMAT_H */

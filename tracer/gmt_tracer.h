@@ -1,0 +1,126 @@
+/*
+ * gmt_tracer.h - the tracer core's public API (plain C, no CUDA).
+ *
+ * The preload's hooks and the unit tests call this with real or fake values.
+ * The core owns: per-thread event buffers, the writer thread (msgpack + zstd),
+ * the trace file, stack capture and deduplication, the module map, drops,
+ * fork/exit/signal handling. Format: schemas/trace-format.md.
+ *
+ * Every function here is safe to call from any thread, before or after
+ * gmt_tracer_init(), and never blocks the caller for long: a full buffer or a
+ * failing disk drops events (counted and written as a DROPS record), it never
+ * stalls or crashes the program.
+ */
+#ifndef GMT_TRACER_H
+#define GMT_TRACER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gmt_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One event as the hot path records it (48 bytes). Thread is implicit. */
+typedef struct gmt_event {
+	uint64_t ts;      /* CLOCK_MONOTONIC ns                       */
+	uint64_t addr;
+	uint64_t size;
+	uint64_t stream;
+	uint64_t aux;     /* type-specific; see gmt_format.h           */
+	uint32_t stack;   /* stack id, 0 = none                        */
+	uint16_t type;    /* enum gmt_ev_type                          */
+	int16_t  device;  /* device ordinal, -1 = none                 */
+} gmt_event_t;
+
+/* Settings; gmt_config_from_env() fills them from GPUMEMTRACE_* variables
+ * (documented in docs/configuration.md). */
+typedef struct gmt_config {
+	const char *output;       /* dir or file pattern; NULL = "."              */
+	int stack_depth;          /* frames per stack, 0 = stacks off (default 20)*/
+	int free_stacks;          /* capture stacks on frees too (default 0)      */
+	size_t buffer_bytes;      /* cap on buffered events (default 64 MiB)      */
+	int flush_ms;             /* writer period (default 10 ms)                */
+	int zstd_level;           /* default 3                                     */
+	int log_level;            /* 0 quiet, 1 warnings (default), 2 info, 3 debug*/
+	int install_signal_handlers; /* flush on SIGTERM/SIGINT/fatal (default 1) */
+	/* Test hook: fail the Nth and later write() calls with this errno
+	 * (GPUMEMTRACE_TEST_FAIL_WRITES="N:ENOSPC" or "N:ENOSPC:M" for M calls). */
+	long test_fail_write_after;
+	int test_fail_errno;
+	long test_fail_count;
+} gmt_config_t;
+
+/* Fills cfg with the defaults overridden by the environment. */
+void gmt_config_from_env(gmt_config_t *cfg);
+
+/* Starts the tracer with cfg (NULL: from the environment): opens the trace
+ * file, writes the header, starts the writer thread. Idempotent and thread
+ * safe; returns 0 or a negative errno (the tracer then stays disabled and
+ * every emit is a cheap no-op). */
+int gmt_tracer_init(const gmt_config_t *cfg);
+
+/* Nonzero once gmt_tracer_init() succeeded and shutdown has not run. */
+int gmt_tracer_active(void);
+
+/* Drains every buffer, writes the END record, closes the file, stops the
+ * writer. Later emits are dropped silently (counted nowhere: the file is
+ * closed). Called automatically at exit. */
+void gmt_tracer_shutdown(void);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t gmt_now_ns(void);
+
+/* Hot path: appends one event for the calling thread. ev->ts == 0 means
+ * "now". want_stack: capture the caller's stack (if stacks are on) and put
+ * its id in ev->stack; skip_frames frames of the caller's own are omitted.
+ * Initialises the tracer on first use. */
+void gmt_emit(const gmt_event_t *ev, int want_stack, int skip_frames);
+
+/* Like gmt_emit, then waits (at most about 200 ms) until the event is on
+ * disk: for failed allocations, which a post-mortem needs. */
+void gmt_emit_urgent(const gmt_event_t *ev, int want_stack, int skip_frames);
+
+/* Asks the writer to write everything buffered now and waits up to
+ * timeout_ms for it. Returns 0 when done, -ETIMEDOUT otherwise. */
+int gmt_tracer_flush(int timeout_ms);
+
+/* Device description (metadata record, written before the next events). */
+typedef struct gmt_device_info {
+	int ordinal;
+	char name[256];
+	uint8_t uuid[16];
+	char pci_bus_id[32];
+	uint64_t total_bytes;
+	int cc_major, cc_minor;
+	int driver_version;
+} gmt_device_info_t;
+void gmt_tracer_device(const gmt_device_info_t *dev);
+
+/* Interns a string (phase names, domains, messages) and returns its id (>0),
+ * written as a STRING record before any event that can refer to it; the same
+ * text returns the same id. 0 on failure. */
+uint32_t gmt_tracer_string(const char *text);
+
+/* Free-form metadata (a META record): keys and values are strings. */
+void gmt_tracer_meta(const char *const *keys, const char *const *values, int n);
+
+/* Counters for tests and the end record. */
+typedef struct gmt_tracer_stats {
+	uint64_t emitted;     /* events accepted into buffers      */
+	uint64_t written;     /* events written to the file        */
+	uint64_t dropped;     /* events lost (buffer full, write error) */
+	uint64_t late;        /* events written after a later one  */
+	uint64_t stacks;      /* distinct stacks                   */
+} gmt_tracer_stats_t;
+void gmt_tracer_get_stats(gmt_tracer_stats_t *st);
+
+/* Path of the trace file being written, or NULL. */
+const char *gmt_tracer_path(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GMT_TRACER_H */
