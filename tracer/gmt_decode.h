@@ -1,0 +1,124 @@
+/*
+ * gmt_decode.h - streaming reader of gpumemtrace traces (format 1.x).
+ *
+ * The only part of the tracer that the analyzer and the tests share. It reads
+ * frame by frame with memory bounded by one frame, calls a visitor for each
+ * record, and stops at the first damage with a message naming the file, the
+ * byte offset (in the file, of the frame or record at fault) and what was
+ * expected. Everything decoded before the damage has been delivered.
+ */
+#ifndef GMT_DECODE_H
+#define GMT_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gmt_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gmt_kv {
+	const char *key;
+	const char *value;
+} gmt_kv_t;
+
+/* Strings point into the decoder's buffers: valid during the callback only. */
+typedef struct gmt_header {
+	unsigned format_major, format_minor;
+	const char *tool_version;
+	uint64_t pid, ppid;
+	const char *host;
+	const char *exe;
+	const char *const *cmdline;  size_t n_cmdline;
+	const gmt_kv_t *env;         size_t n_env;
+	uint64_t clock_monotonic_ns, clock_realtime_ns;
+	unsigned stack_depth;
+	int free_stacks;
+} gmt_header_t;
+
+typedef struct gmt_module {
+	uint32_t id;
+	const char *path;
+	uint64_t base, size;
+	const uint8_t *build_id; size_t build_id_len;
+	uint64_t ts;
+} gmt_module_t;
+
+typedef struct gmt_device_rec {
+	int ordinal;
+	const char *name;
+	uint8_t uuid[16];
+	const char *pci_bus_id;
+	uint64_t total_bytes;
+	int cc_major, cc_minor;
+	int driver_version;
+} gmt_device_rec_t;
+
+/* One decoded event. */
+typedef struct gmt_devent {
+	uint64_t ts, addr, size, stream, aux;
+	uint32_t stack;
+	uint32_t thread;
+	uint16_t type;
+	int16_t device;  /* -1 = none */
+} gmt_devent_t;
+
+typedef struct gmt_drops {
+	uint64_t count, first_ts, last_ts;
+	const char *reason;
+	int err;
+} gmt_drops_t;
+
+typedef struct gmt_end {
+	uint64_t ts, written, dropped, late;
+} gmt_end_t;
+
+/* Callbacks may be NULL. A nonzero return stops decoding (result
+ * GMT_DECODE_STOPPED). */
+typedef struct gmt_visitor {
+	void *ctx;
+	int (*header)(void *ctx, const gmt_header_t *h);
+	int (*thread)(void *ctx, uint32_t idx, uint64_t tid, const char *name);
+	int (*module)(void *ctx, const gmt_module_t *m);
+	int (*module_unload)(void *ctx, uint32_t id, uint64_t ts);
+	int (*stack)(void *ctx, uint32_t id, const uint64_t *frames, size_t n);
+	int (*device)(void *ctx, const gmt_device_rec_t *d);
+	/* A batch of events in file order; flags = EVENTS record flags. */
+	int (*events)(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags);
+	int (*drops)(void *ctx, const gmt_drops_t *d);
+	int (*string)(void *ctx, uint32_t id, const char *text, size_t len);
+	int (*end)(void *ctx, const gmt_end_t *e);
+	int (*meta)(void *ctx, uint64_t ts, const gmt_kv_t *kv, size_t n);
+} gmt_visitor_t;
+
+enum gmt_decode_status {
+	GMT_DECODE_OK = 0,        /* whole file read; see ended_cleanly          */
+	GMT_DECODE_DAMAGED = 1,   /* stopped at damage; message says where       */
+	GMT_DECODE_REFUSED = 2,   /* not a trace, or a newer major version       */
+	GMT_DECODE_IO = 3,        /* cannot open or read the file                */
+	GMT_DECODE_STOPPED = 4    /* a callback returned nonzero                 */
+};
+
+typedef struct gmt_decode_result {
+	enum gmt_decode_status status;
+	int ended_cleanly;        /* an END record was read                      */
+	uint64_t bytes_ok;        /* file offset up to which all was decoded     */
+	uint64_t file_size;
+	uint64_t frames, records, events;
+	unsigned format_major, format_minor;
+	char message[512];        /* "FILE: offset N: ..." when status != OK     */
+} gmt_decode_result_t;
+
+/* Decodes path, calling v. Returns res->status. */
+int gmt_decode_file(const char *path, const gmt_visitor_t *v, gmt_decode_result_t *res);
+
+/* Same on an in-memory image (name is used in messages). */
+int gmt_decode_buffer(const void *data, size_t len, const char *name,
+		      const gmt_visitor_t *v, gmt_decode_result_t *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GMT_DECODE_H */
