@@ -46,12 +46,13 @@ CUDA_INC := -I$(CUDA_HOME)/include
 LIBDIR := /usr/lib/x86_64-linux-gnu
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
-TRACER_SRC := $(filter-out tracer/gmt_decode.c,$(wildcard tracer/*.c))
-DECODE_SRC := tracer/gmt_decode.c
+DECODE_SRC := tracer/gmt_decode.c tracer/gmt_names.c
+TRACER_SRC := $(filter-out $(DECODE_SRC),$(wildcard tracer/*.c))
 PRELOAD_SRC := $(wildcard preload/*.c)
 ANALYZER_SRC := $(wildcard analyzer/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 ROUTE_SRC := $(wildcard tests/routes/*.c)
+TOOL_SRC := $(wildcard tests/tools/*.c)
 
 TRACER_OBJ := $(TRACER_SRC:%.c=$(BUILD)/obj/%.o)
 DECODE_OBJ := $(DECODE_SRC:%.c=$(BUILD)/obj/%.o)
@@ -65,6 +66,7 @@ CORE_LIB := $(BUILD)/libgmt_core.a
 FAKE := $(BUILD)/fakecuda/libcuda.so.1 $(BUILD)/fakecuda/libcudart.so.13 $(BUILD)/fakecuda/libnccl.so.2
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 ROUTE_BIN := $(ROUTE_SRC:tests/routes/%.c=$(BUILD)/tests/%)
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
 DEPS_OK := $(BUILD)/.deps-ok
 
 # Everything that runs inside the traced process is position independent
@@ -72,7 +74,7 @@ DEPS_OK := $(BUILD)/.deps-ok
 PIC := -fPIC -fvisibility=hidden
 
 .PHONY: all test demo bench asan tsan clean deps check-exports
-all: $(PRELOAD) $(ANALYZE) $(LAUNCHER) $(FAKE) $(UNIT_BIN) $(ROUTE_BIN) $(BUILD)/extra.stamp
+all: $(PRELOAD) $(ANALYZE) $(LAUNCHER) $(FAKE) $(UNIT_BIN) $(ROUTE_BIN) $(TOOL_BIN) $(BUILD)/extra.stamp
 
 $(DEPS_OK): scripts/deps.sh
 	$(Q)mkdir -p $(BUILD)
@@ -140,6 +142,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(CORE_LIB) $(wildcard tests/unit/*.h)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) -Itracer -Itests/unit -o $@ $< $(CORE_LIB) \
+	    $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -ldl -lpthread -lm
+
+# Test tools (trace dumper, workload generators) link the core and decoder.
+$(BUILD)/tests/tools/%: tests/tools/%.c $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) -Itracer -o $@ $< $(CORE_LIB) \
 	    $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -ldl -lpthread -lm
 
 # Route programs: plain CUDA programs linked against the doubles, run with
