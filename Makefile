@@ -181,7 +181,8 @@ bench: all
 # decoder, the analyzer and their unit tests and analyzer tests.
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined OPT=-O1 \
-	    build-asan/gpumemtrace-analyze $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%)
+	    build-asan/gpumemtrace-analyze $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%) \
+	    $(TOOL_SRC:tests/tools/%.c=build-asan/tests/tools/%)
 	$(Q)sh tests/run.sh build-asan --unit-only --analyzer-only
 
 tsan:
@@ -191,3 +192,31 @@ tsan:
 
 clean:
 	rm -rf build build-asan build-tsan
+
+# Analyzer unit tests (tests/unit/unit_replay*.c, unit_report*.c) drive the
+# replay engine and the renderers directly: they link the analyzer's objects
+# but main.c (as $(BUILD)/libgmt_analyze.a) and the decoder. A static pattern
+# rule is explicit, so the generic unit-test rule above does not apply.
+ANALYZE_LIB := $(BUILD)/libgmt_analyze.a
+ANALYZE_UNIT_BIN := $(filter $(BUILD)/tests/unit_replay% $(BUILD)/tests/unit_report%,$(UNIT_BIN))
+$(ANALYZE_LIB): $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJ))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(ANALYZE_UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_LIB) $(DECODE_OBJ) $(wildcard tests/unit/*.h analyzer/*.h)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Itracer -Itests/unit -DGMT_VERSION='"$(VERSION)"' -o $@ $< \
+	    $(ANALYZE_LIB) $(DECODE_OBJ) $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -lm
+
+# libFuzzer target for the trace reader (clang): make fuzz [FUZZ_SECS=60].
+# Runs over a copy of tests/fuzz/corpus/; new inputs stay in build-fuzz/corpus.
+FUZZ_SECS ?= 60
+.PHONY: fuzz
+fuzz:
+	$(Q)mkdir -p build-fuzz/corpus
+	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+	    -Itracer -o build-fuzz/fuzz_decode tests/fuzz/fuzz_decode.c $(DECODE_SRC) \
+	    $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a
+	$(Q)cp -n tests/fuzz/corpus/* build-fuzz/corpus/ 2>/dev/null || true
+	$(Q)ASAN_OPTIONS=allocator_may_return_null=0 build-fuzz/fuzz_decode \
+	    -max_total_time=$(FUZZ_SECS) -rss_limit_mb=2048 -max_len=65536 build-fuzz/corpus

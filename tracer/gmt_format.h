@@ -63,7 +63,9 @@ enum gmt_ev_type {
 	                              aux=nccl call                                 */
 	GMT_EV_NCCL_END      = 23, /* addr=communicator, aux=call | result<<32      */
 	GMT_EV_VMM_MAP_FAIL  = 24, /* like VMM_MAP, aux = offset low 32 | result<<32 */
-	GMT_EV_TYPE_MAX      = 24
+	GMT_EV_VMM_RETAIN    = 25, /* addr=handle, stream=the address it was
+	                              retained from (cuMemRetainAllocationHandle) */
+	GMT_EV_TYPE_MAX      = 25
 };
 
 /* aux for ALLOC / FREE / ALLOC_FAIL / FREE_FAIL / VMM_CREATE / VMM_RELEASE:

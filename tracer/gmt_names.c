@@ -27,6 +27,7 @@ static const char *const ev_names[GMT_EV_TYPE_MAX + 1] = {
 	[GMT_EV_NCCL_BEGIN] = "nccl_begin",
 	[GMT_EV_NCCL_END] = "nccl_end",
 	[GMT_EV_VMM_MAP_FAIL] = "vmm_map_fail",
+	[GMT_EV_VMM_RETAIN] = "vmm_retain",
 };
 
 static const char *const kind_names[GMT_KIND_MAX + 1] = {

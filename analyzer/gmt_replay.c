@@ -1,0 +1,893 @@
+/*
+ * gmt_replay.c - rebuilds device memory over time from a trace's events.
+ *
+ * The decoder hands over batches of events in file order, which is time
+ * order (schemas/trace-format.md, "Time order"), so the replay applies each
+ * event as it comes: no reorder buffer, no per-event allocation.
+ *
+ * State lives in open-addressing hash maps keyed by a 64-bit value (linear
+ * probing, at most half full, deletion by backward shift so that no
+ * tombstones accumulate): blocks by address, VMM handles by handle, VMM
+ * mappings by virtual address, reservations by virtual address. Each map
+ * holds only what is live, so memory follows the live set, not the trace.
+ *
+ * A FREE is recorded before the real free runs, and a FREE_FAIL follows when
+ * that free failed. To undo such a free the replay remembers the last
+ * GMT_RECENT_FREES frees in a ring; a FREE_FAIL looks for its address there
+ * (newest first) and puts the block back. The thread that freed writes the
+ * FREE_FAIL right after the failed call, so the ring only has to cover the
+ * frees of other threads in between.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmt_replay.h"
+
+/* ---- hash map ---------------------------------------------------------- */
+
+typedef struct rp_slot {
+	uint64_t key;
+	uint64_t a;        /* blocks: size; handles: size; maps: size; va: size */
+	uint64_t b;        /* handles: mapping count; maps: handle            */
+	uint32_t c;        /* kind | owner << 8 | released << 16              */
+	int16_t dev;
+	uint8_t pad;
+	uint8_t used;
+} rp_slot_t;
+
+typedef struct rp_map {
+	rp_slot_t *s;
+	size_t mask;       /* capacity - 1; capacity is a power of two */
+	size_t n;
+	unsigned shift;    /* 64 - log2(capacity) */
+} rp_map_t;
+
+static inline size_t rp_hash(const rp_map_t *m, uint64_t key)
+{
+	/* Fibonacci hashing: the top bits of the product mix every key bit,
+	 * which matters because addresses share their low (aligned) bits. */
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> m->shift);
+}
+
+static int rp_map_init(rp_map_t *m, unsigned log2cap)
+{
+	m->s = calloc((size_t)1 << log2cap, sizeof(*m->s));
+	if (!m->s)
+		return -ENOMEM;
+	m->mask = ((size_t)1 << log2cap) - 1;
+	m->n = 0;
+	m->shift = 64 - log2cap;
+	return 0;
+}
+
+static rp_slot_t *rp_map_find(const rp_map_t *m, uint64_t key)
+{
+	size_t i = rp_hash(m, key);
+	for (;;) {
+		rp_slot_t *s = &m->s[i];
+		if (!s->used)
+			return NULL;
+		if (s->key == key)
+			return s;
+		i = (i + 1) & m->mask;
+	}
+}
+
+static int rp_map_grow(rp_map_t *m)
+{
+	rp_map_t nm;
+	unsigned log2cap = 64 - m->shift + 1;
+	if (log2cap > 40 || rp_map_init(&nm, log2cap))
+		return -ENOMEM;
+	for (size_t i = 0; i <= m->mask; i++) {
+		if (!m->s[i].used)
+			continue;
+		size_t j = rp_hash(&nm, m->s[i].key);
+		while (nm.s[j].used)
+			j = (j + 1) & nm.mask;
+		nm.s[j] = m->s[i];
+	}
+	nm.n = m->n;
+	free(m->s);
+	*m = nm;
+	return 0;
+}
+
+/* Returns the slot of key, inserting a zeroed one if absent (*existed tells
+ * which); NULL when out of memory. */
+static rp_slot_t *rp_map_put(rp_map_t *m, uint64_t key, int *existed)
+{
+	if ((m->n + 1) * 2 > m->mask + 1 && rp_map_grow(m))
+		return NULL;
+	size_t i = rp_hash(m, key);
+	for (;;) {
+		rp_slot_t *s = &m->s[i];
+		if (!s->used) {
+			memset(s, 0, sizeof(*s));
+			s->key = key;
+			s->used = 1;
+			m->n++;
+			*existed = 0;
+			return s;
+		}
+		if (s->key == key) {
+			*existed = 1;
+			return s;
+		}
+		i = (i + 1) & m->mask;
+	}
+}
+
+/* Removes the slot s (from rp_map_find/put) by shifting later members of
+ * its probe run back, so lookups never need tombstones. */
+static void rp_map_del(rp_map_t *m, rp_slot_t *s)
+{
+	size_t i = (size_t)(s - m->s);
+	size_t j = i;
+	for (;;) {
+		j = (j + 1) & m->mask;
+		if (!m->s[j].used)
+			break;
+		size_t home = rp_hash(m, m->s[j].key);
+		/* Move j into the hole at i unless its home lies cyclically in
+		 * (i, j]: then it is already reachable from its home. */
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			m->s[i] = m->s[j];
+			i = j;
+		}
+	}
+	m->s[i].used = 0;
+	m->n--;
+}
+
+/* ---- replay state ------------------------------------------------------ */
+
+#define GMT_RECENT_FREES 1024
+
+typedef struct rp_recent {
+	uint64_t addr, size;
+	uint32_t c;
+	int16_t dev;
+	uint8_t found;     /* the free matched a live block */
+	uint8_t voided;    /* already undone by a FREE_FAIL */
+} rp_recent_t;
+
+struct gmt_replay {
+	gmt_summary_t s;
+	rp_map_t blocks, handles, maps, va;
+	rp_recent_t recent[GMT_RECENT_FREES];
+	unsigned recent_next;
+	int oom;
+};
+
+#define BLK_C(kind, owner) ((uint32_t)(kind) | (uint32_t)(owner) << 8)
+#define BLK_KIND(c)  ((c) & 0xff)
+#define BLK_OWNER(c) (((c) >> 8) & 0xff)
+/* VMM handles: references (VMM_CREATE and each VMM_RETAIN add one,
+ * VMM_RELEASE takes one) in bits 16-31; 0 = released. */
+#define BLK_REFS(c)  (((c) >> 16) & 0xffff)
+#define BLK_REF1     0x10000u
+
+static inline unsigned dkind(unsigned kind)
+{
+	return kind >= 1 && kind <= 4 ? kind : 0;
+}
+
+static inline unsigned downer(unsigned owner)
+{
+	return owner <= 1 ? owner : 2;
+}
+
+static inline uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static char *dupstr(const char *p)
+{
+	return strdup(p ? p : "");
+}
+
+gmt_replay_t *gmt_replay_new(const char *file)
+{
+	gmt_replay_t *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->s.file = dupstr(file);
+	if (!r->s.file || rp_map_init(&r->blocks, 12) || rp_map_init(&r->handles, 6) ||
+	    rp_map_init(&r->maps, 6) || rp_map_init(&r->va, 6)) {
+		gmt_replay_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void gmt_replay_free(gmt_replay_t *r)
+{
+	if (!r)
+		return;
+	gmt_summary_t *s = &r->s;
+	free(s->file);
+	free(s->tool_version);
+	free(s->host);
+	free(s->exe);
+	free_strv(s->cmdline, s->n_cmdline);
+	free_strv(s->env_keys, s->n_env);
+	free_strv(s->env_values, s->n_env);
+	for (size_t i = 0; i < s->n_dev; i++)
+		free(s->dev[i]);
+	free(s->dev);
+	free(s->pools);
+	free(s->fails);
+	free(s->drops);
+	free(r->blocks.s);
+	free(r->handles.s);
+	free(r->maps.s);
+	free(r->va.s);
+	free(r);
+}
+
+/* Device slot of an ordinal (-1 = none), created on first use. */
+static gmt_dev_summary_t *dev_get(gmt_replay_t *r, int ordinal)
+{
+	gmt_summary_t *s = &r->s;
+	if (ordinal < -1)
+		ordinal = -1;
+	size_t idx = (size_t)(ordinal + 1);
+	if (idx < s->n_dev && s->dev[idx])
+		return s->dev[idx];
+	if (idx >= s->n_dev) {
+		size_t n = s->n_dev ? s->n_dev : 4;
+		while (n <= idx)
+			n *= 2;
+		gmt_dev_summary_t **nd = realloc(s->dev, n * sizeof(*nd));
+		if (!nd)
+			return NULL;
+		memset(nd + s->n_dev, 0, (n - s->n_dev) * sizeof(*nd));
+		s->dev = nd;
+		s->n_dev = n;
+	}
+	gmt_dev_summary_t *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->ordinal = ordinal;
+	s->dev[idx] = d;
+	return d;
+}
+
+const gmt_dev_summary_t *gmt_summary_device(const gmt_summary_t *s, int ordinal)
+{
+	if (ordinal < -1)
+		return NULL;
+	size_t idx = (size_t)(ordinal + 1);
+	return idx < s->n_dev ? s->dev[idx] : NULL;
+}
+
+/* Adds bytes of (kind index, owner index) to a device and keeps its peak
+ * and per-kind maxima. The peak is the first instant the total reached its
+ * maximum, so its composition is what was live at that instant. */
+static inline void dev_add(gmt_dev_summary_t *d, unsigned k, unsigned o, uint64_t size, uint64_t ts)
+{
+	d->live.total += size;
+	d->live.kind[k] += size;
+	d->live.owner[o] += size;
+	if (d->live.kind[k] > d->kind_max[k]) {
+		d->kind_max[k] = d->live.kind[k];
+		d->kind_max_ts[k] = ts;
+	}
+	if (d->live.total > d->peak.total) {
+		d->peak = d->live;
+		d->peak_ts = ts;
+	}
+}
+
+static inline void dev_sub(gmt_dev_summary_t *d, unsigned k, unsigned o, uint64_t size)
+{
+	d->live.total = sub0(d->live.total, size);
+	d->live.kind[k] = sub0(d->live.kind[k], size);
+	d->live.owner[o] = sub0(d->live.owner[o], size);
+}
+
+/* ---- visitor callbacks -------------------------------------------------- */
+
+static int rp_header(void *ctx, const gmt_header_t *h)
+{
+	gmt_replay_t *r = ctx;
+	gmt_summary_t *s = &r->s;
+	if (s->has_header)
+		return 0;  /* one per file; a second one changes nothing */
+	s->has_header = 1;
+	s->format_major = h->format_major;
+	s->format_minor = h->format_minor;
+	s->pid = h->pid;
+	s->ppid = h->ppid;
+	s->clock_monotonic_ns = h->clock_monotonic_ns;
+	s->clock_realtime_ns = h->clock_realtime_ns;
+	s->tool_version = dupstr(h->tool_version);
+	s->host = dupstr(h->host);
+	s->exe = dupstr(h->exe);
+	if (!s->tool_version || !s->host || !s->exe)
+		return -ENOMEM;
+	if (h->n_cmdline) {
+		s->cmdline = calloc(h->n_cmdline, sizeof(char *));
+		if (!s->cmdline)
+			return -ENOMEM;
+		for (size_t i = 0; i < h->n_cmdline; i++) {
+			if (!(s->cmdline[i] = dupstr(h->cmdline[i])))
+				return -ENOMEM;
+			s->n_cmdline = i + 1;
+		}
+	}
+	if (h->n_env) {
+		s->env_keys = calloc(h->n_env, sizeof(char *));
+		s->env_values = calloc(h->n_env, sizeof(char *));
+		if (!s->env_keys || !s->env_values)
+			return -ENOMEM;
+		for (size_t i = 0; i < h->n_env; i++) {
+			s->n_env = i + 1;
+			s->env_keys[i] = dupstr(h->env[i].key);
+			s->env_values[i] = dupstr(h->env[i].value);
+			if (!s->env_keys[i] || !s->env_values[i])
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int rp_device(void *ctx, const gmt_device_rec_t *rec)
+{
+	gmt_replay_t *r = ctx;
+	gmt_dev_summary_t *d = dev_get(r, rec->ordinal < 0 ? -1 : rec->ordinal > 32766 ? 32766 : rec->ordinal);
+	if (!d)
+		return -ENOMEM;
+	d->has_record = 1;
+	snprintf(d->name, sizeof(d->name), "%s", rec->name ? rec->name : "");
+	memcpy(d->uuid, rec->uuid, sizeof(d->uuid));
+	snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%s", rec->pci_bus_id ? rec->pci_bus_id : "");
+	d->total_bytes = rec->total_bytes;
+	d->cc_major = rec->cc_major;
+	d->cc_minor = rec->cc_minor;
+	d->driver_version = rec->driver_version;
+	return 0;
+}
+
+static int rp_drops(void *ctx, const gmt_drops_t *dr)
+{
+	gmt_replay_t *r = ctx;
+	gmt_summary_t *s = &r->s;
+	s->drops_total += dr->count;
+	s->drop_records++;
+	if (s->n_drops >= GMT_REPLAY_MAX_DROPS)
+		return 0;
+	if (s->n_drops == s->cap_drops) {
+		size_t n = s->cap_drops ? s->cap_drops * 2 : 8;
+		gmt_drop_summary_t *nd = realloc(s->drops, n * sizeof(*nd));
+		if (!nd)
+			return -ENOMEM;
+		s->drops = nd;
+		s->cap_drops = n;
+	}
+	gmt_drop_summary_t *d = &s->drops[s->n_drops++];
+	memset(d, 0, sizeof(*d));
+	d->count = dr->count;
+	d->first_ts = dr->first_ts;
+	d->last_ts = dr->last_ts;
+	d->err = dr->err;
+	snprintf(d->reason, sizeof(d->reason), "%s", dr->reason ? dr->reason : "");
+	return 0;
+}
+
+static int rp_end(void *ctx, const gmt_end_t *e)
+{
+	gmt_replay_t *r = ctx;
+	r->s.has_end = 1;
+	r->s.end = *e;
+	return 0;
+}
+
+/* -- events -- */
+
+static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	unsigned kind = GMT_AUX_KIND(e->aux), owner = GMT_AUX_OWNER(e->aux);
+	int existed;
+	rp_slot_t *b = rp_map_put(&r->blocks, e->addr, &existed);
+	if (!b)
+		return -ENOMEM;
+	if (existed) {
+		/* The old block cannot still be live: replace it. */
+		s->anom.overlapping_allocations++;
+		unsigned ok = BLK_KIND(b->c);
+		if (ok == GMT_KIND_HOST) {
+			s->host_live = sub0(s->host_live, b->a);
+		} else {
+			gmt_dev_summary_t *od = dev_get(r, b->dev);
+			if (!od)
+				return -ENOMEM;
+			dev_sub(od, dkind(ok), downer(BLK_OWNER(b->c)), b->a);
+		}
+	}
+	b->a = e->size;
+	b->c = BLK_C(kind, owner);
+	b->dev = e->device;
+	if (kind == GMT_KIND_HOST) {
+		s->host_allocs++;
+		s->host_live += e->size;
+		if (s->host_live > s->host_peak) {
+			s->host_peak = s->host_live;
+			s->host_peak_ts = e->ts;
+		}
+		return 0;
+	}
+	if (dkind(kind) != kind)
+		s->anom.unknown_kinds++;
+	gmt_dev_summary_t *d = dev_get(r, e->device);
+	if (!d)
+		return -ENOMEM;
+	d->used = 1;
+	d->n_alloc[dkind(kind)]++;
+	dev_add(d, dkind(kind), downer(owner), e->size, e->ts);
+	return 0;
+}
+
+static int ev_free(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	rp_recent_t *rec = &r->recent[r->recent_next++ % GMT_RECENT_FREES];
+	memset(rec, 0, sizeof(*rec));
+	rec->addr = e->addr;
+	rp_slot_t *b = rp_map_find(&r->blocks, e->addr);
+	if (!b) {
+		if (e->addr == 0) {
+			s->anom.null_frees++;
+			rec->voided = 1;  /* nothing to undo */
+		} else {
+			s->anom.unmatched_frees++;
+		}
+		return 0;
+	}
+	rec->found = 1;
+	rec->size = b->a;
+	rec->c = b->c;
+	rec->dev = b->dev;
+	unsigned kind = BLK_KIND(b->c);
+	if (kind == GMT_KIND_HOST) {
+		s->host_frees++;
+		s->host_live = sub0(s->host_live, b->a);
+	} else {
+		gmt_dev_summary_t *d = dev_get(r, b->dev);
+		if (!d)
+			return -ENOMEM;
+		d->n_free[dkind(kind)]++;
+		dev_sub(d, dkind(kind), downer(BLK_OWNER(b->c)), b->a);
+	}
+	rp_map_del(&r->blocks, b);
+	return 0;
+}
+
+static int ev_free_fail(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	for (unsigned i = 1; i <= GMT_RECENT_FREES && i <= r->recent_next; i++) {
+		rp_recent_t *rec = &r->recent[(r->recent_next - i) % GMT_RECENT_FREES];
+		if (rec->addr != e->addr || rec->voided)
+			continue;
+		rec->voided = 1;
+		s->anom.voided_frees++;
+		if (!rec->found) {
+			s->anom.unmatched_frees = sub0(s->anom.unmatched_frees, 1);
+			return 0;
+		}
+		/* The block is live again, as if the free never happened. */
+		int existed;
+		rp_slot_t *b = rp_map_put(&r->blocks, rec->addr, &existed);
+		if (!b)
+			return -ENOMEM;
+		if (existed)
+			return 0;  /* something took the address since: keep that */
+		b->a = rec->size;
+		b->c = rec->c;
+		b->dev = rec->dev;
+		unsigned kind = BLK_KIND(rec->c);
+		if (kind == GMT_KIND_HOST) {
+			s->host_frees = sub0(s->host_frees, 1);
+			s->host_live += rec->size;
+			if (s->host_live > s->host_peak) {
+				s->host_peak = s->host_live;
+				s->host_peak_ts = e->ts;
+			}
+			return 0;
+		}
+		gmt_dev_summary_t *d = dev_get(r, rec->dev);
+		if (!d)
+			return -ENOMEM;
+		d->n_free[dkind(kind)] = sub0(d->n_free[dkind(kind)], 1);
+		dev_add(d, dkind(kind), downer(BLK_OWNER(rec->c)), rec->size, e->ts);
+		return 0;
+	}
+	s->anom.unmatched_free_fails++;
+	return 0;
+}
+
+static int ev_alloc_fail(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	unsigned kind = GMT_AUX_KIND(e->aux);
+	gmt_dev_summary_t *d = dev_get(r, e->device);
+	if (!d)
+		return -ENOMEM;
+	s->fails_total++;
+	if (kind == GMT_KIND_HOST) {
+		s->host_fails++;
+	} else {
+		d->used = 1;
+		d->n_fail[dkind(kind)]++;
+	}
+	if (s->n_fails >= GMT_REPLAY_MAX_FAILS)
+		return 0;
+	if (s->n_fails == s->cap_fails) {
+		size_t n = s->cap_fails ? s->cap_fails * 2 : 8;
+		gmt_fail_summary_t *nf = realloc(s->fails, n * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		s->fails = nf;
+		s->cap_fails = n;
+	}
+	gmt_fail_summary_t *f = &s->fails[s->n_fails++];
+	memset(f, 0, sizeof(*f));
+	f->ts = e->ts;
+	f->size = e->size;
+	f->stream = e->stream;
+	f->device = d->ordinal;
+	f->kind = kind;
+	f->api = GMT_AUX_API(e->aux);
+	f->owner = GMT_AUX_OWNER(e->aux);
+	f->result = GMT_AUX_RESULT(e->aux);
+	f->live = d->live;
+	if (d->meminfo_samples) {
+		f->has_meminfo = 1;
+		f->meminfo_free = d->meminfo_free;
+		f->meminfo_ts = d->meminfo_ts;
+	}
+	return 0;
+}
+
+/* Physical bytes of a handle stop counting once it is released and no
+ * mapping of it remains (CUDA frees the memory only then). */
+static int handle_drop(gmt_replay_t *r, rp_slot_t *h)
+{
+	gmt_dev_summary_t *d = dev_get(r, h->dev);
+	if (!d)
+		return -ENOMEM;
+	dev_sub(d, GMT_KIND_VMM, downer(BLK_OWNER(h->c)), h->a);
+	rp_map_del(&r->handles, h);
+	return 0;
+}
+
+static int ev_vmm_create(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	int existed;
+	rp_slot_t *h = rp_map_put(&r->handles, e->addr, &existed);
+	if (!h)
+		return -ENOMEM;
+	if (existed) {
+		s->anom.overlapping_vmm_handles++;
+		gmt_dev_summary_t *od = dev_get(r, h->dev);
+		if (!od)
+			return -ENOMEM;
+		dev_sub(od, GMT_KIND_VMM, downer(BLK_OWNER(h->c)), h->a);
+	}
+	unsigned owner = GMT_AUX_OWNER(e->aux);
+	h->a = e->size;
+	h->b = 0;
+	h->c = BLK_C(GMT_KIND_VMM, owner) | BLK_REF1;
+	h->dev = e->device;
+	gmt_dev_summary_t *d = dev_get(r, e->device);
+	if (!d)
+		return -ENOMEM;
+	d->used = 1;
+	d->n_alloc[GMT_KIND_VMM]++;
+	dev_add(d, GMT_KIND_VMM, downer(owner), e->size, e->ts);
+	return 0;
+}
+
+static int ev_vmm_release(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	rp_slot_t *h = rp_map_find(&r->handles, e->addr);
+	if (!h || BLK_REFS(h->c) == 0) {
+		s->anom.unmatched_vmm_releases++;
+		return 0;
+	}
+	h->c -= BLK_REF1;
+	if (BLK_REFS(h->c) > 0)
+		return 0;  /* a retained reference is still held */
+	gmt_dev_summary_t *d = dev_get(r, h->dev);
+	if (!d)
+		return -ENOMEM;
+	d->n_free[GMT_KIND_VMM]++;
+	if (h->b == 0)
+		return handle_drop(r, h);
+	s->vmm_released_while_mapped++;
+	return 0;
+}
+
+/* cuMemRetainAllocationHandle: one more reference to a live handle. */
+static int ev_vmm_retain(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	rp_slot_t *h = rp_map_find(&r->handles, e->addr);
+	if (!h || BLK_REFS(h->c) == 0 || BLK_REFS(h->c) == 0xffff) {
+		r->s.anom.unmatched_vmm_retains++;
+		return 0;
+	}
+	h->c += BLK_REF1;
+	return 0;
+}
+
+/* Forgets the mapping m; drops its handle's bytes if that was the last
+ * mapping of a released handle. */
+static int mapping_drop(gmt_replay_t *r, rp_slot_t *m)
+{
+	uint64_t handle = m->b;
+	rp_map_del(&r->maps, m);
+	rp_slot_t *h = rp_map_find(&r->handles, handle);
+	if (!h)
+		return 0;
+	h->b = sub0(h->b, 1);
+	if (h->b == 0 && BLK_REFS(h->c) == 0)
+		return handle_drop(r, h);
+	return 0;
+}
+
+static int ev_vmm_map(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	s->vmm_maps++;
+	rp_slot_t *m = rp_map_find(&r->maps, e->addr);
+	if (m) {
+		s->anom.overlapping_maps++;
+		if (mapping_drop(r, m))
+			return -ENOMEM;
+	}
+	int existed;
+	m = rp_map_put(&r->maps, e->addr, &existed);
+	if (!m)
+		return -ENOMEM;
+	m->a = e->size;
+	m->b = e->stream;
+	rp_slot_t *h = rp_map_find(&r->handles, e->stream);
+	if (h)
+		h->b++;
+	else
+		s->anom.unmatched_maps++;
+	return 0;
+}
+
+static int ev_vmm_unmap(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	uint64_t va = e->addr, left = e->size;
+	s->vmm_unmaps++;
+	/* One unmap may cover several whole mappings laid side by side. */
+	for (int first = 1;; first = 0) {
+		rp_slot_t *m = rp_map_find(&r->maps, va);
+		if (!m) {
+			if (first)
+				s->anom.unmatched_unmaps++;
+			return 0;
+		}
+		uint64_t msize = m->a;
+		if (mapping_drop(r, m))
+			return -ENOMEM;
+		if (msize == 0 || msize >= left)
+			return 0;
+		left -= msize;
+		va += msize;
+	}
+}
+
+static int ev_reserve(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	int existed;
+	rp_slot_t *v = rp_map_put(&r->va, e->addr, &existed);
+	if (!v)
+		return -ENOMEM;
+	if (existed) {
+		s->anom.overlapping_reserves++;
+		s->va_live = sub0(s->va_live, v->a);
+	}
+	v->a = e->size;
+	s->va_reserves++;
+	s->va_live += e->size;
+	if (s->va_live > s->va_peak) {
+		s->va_peak = s->va_live;
+		s->va_peak_ts = e->ts;
+	}
+	return 0;
+}
+
+static int ev_addr_free(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	rp_slot_t *v = rp_map_find(&r->va, e->addr);
+	if (!v) {
+		s->anom.unmatched_addr_frees++;
+		return 0;
+	}
+	s->va_frees++;
+	s->va_live = sub0(s->va_live, v->a);
+	rp_map_del(&r->va, v);
+	return 0;
+}
+
+static int ev_meminfo(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_dev_summary_t *d = dev_get(r, e->device);
+	if (!d)
+		return -ENOMEM;
+	if (!d->meminfo_samples || e->addr < d->meminfo_min_free) {
+		d->meminfo_min_free = e->addr;
+		d->meminfo_min_ts = e->ts;
+	}
+	d->meminfo_samples++;
+	d->meminfo_free = e->addr;
+	d->meminfo_total = e->size;
+	d->meminfo_ts = e->ts;
+	return 0;
+}
+
+static gmt_pool_summary_t *pool_get(gmt_replay_t *r, uint64_t pool)
+{
+	gmt_summary_t *s = &r->s;
+	/* Programs have a handful of pools: a linear search from the newest
+	 * is cheaper than a map; a cap keeps hostile input linear. */
+	for (size_t i = s->n_pools; i-- > 0;)
+		if (s->pools[i].pool == pool)
+			return &s->pools[i];
+	if (s->n_pools >= 4096)
+		return NULL;
+	if (s->n_pools == s->cap_pools) {
+		size_t n = s->cap_pools ? s->cap_pools * 2 : 4;
+		gmt_pool_summary_t *np = realloc(s->pools, n * sizeof(*np));
+		if (!np) {
+			r->oom = 1;
+			return NULL;
+		}
+		s->pools = np;
+		s->cap_pools = n;
+	}
+	gmt_pool_summary_t *p = &s->pools[s->n_pools++];
+	memset(p, 0, sizeof(*p));
+	p->pool = pool;
+	p->device = -1;
+	return p;
+}
+
+static void ev_pool(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_pool_summary_t *p = pool_get(r, e->stream);
+	if (!p)
+		return;
+	if (e->device >= 0)
+		p->device = e->device;
+	switch (e->type) {
+	case GMT_EV_POOL_CREATE: p->created = 1; break;
+	case GMT_EV_POOL_DESTROY: p->destroyed = 1; break;
+	case GMT_EV_POOL_TRIM: p->trims++; break;
+	case GMT_EV_POOL_RESERVED:
+		p->reserved_current = e->addr;
+		p->reserved_high = e->size;
+		p->samples++;
+		p->ts = e->ts;
+		break;
+	case GMT_EV_POOL_USED:
+		p->used_current = e->addr;
+		p->used_high = e->size;
+		p->samples++;
+		p->ts = e->ts;
+		break;
+	default: break;
+	}
+}
+
+static int rp_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags)
+{
+	gmt_replay_t *r = ctx;
+	gmt_summary_t *s = &r->s;
+	int rc = 0;
+	if (!n)
+		return 0;
+	s->events += n;
+	if (flags & GMT_EVENTS_LATE)
+		s->late_events += n;
+	if (!s->have_ts) {
+		s->have_ts = 1;
+		s->first_ts = s->last_ts = ev[0].ts;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		const gmt_devent_t *e = &ev[i];
+		/* Late events may be older than the first one seen. */
+		if (e->ts < s->first_ts)
+			s->first_ts = e->ts;
+		if (e->ts > s->last_ts)
+			s->last_ts = e->ts;
+		s->by_type[e->type <= GMT_EV_TYPE_MAX ? e->type : GMT_EV_TYPE_MAX + 1]++;
+		switch (e->type) {
+		case GMT_EV_ALLOC: rc = ev_alloc(r, e); break;
+		case GMT_EV_FREE: rc = ev_free(r, e); break;
+		case GMT_EV_ALLOC_FAIL: rc = ev_alloc_fail(r, e); break;
+		case GMT_EV_FREE_FAIL: rc = ev_free_fail(r, e); break;
+		case GMT_EV_VMM_CREATE: rc = ev_vmm_create(r, e); break;
+		case GMT_EV_VMM_RELEASE: rc = ev_vmm_release(r, e); break;
+		case GMT_EV_VMM_RETAIN: rc = ev_vmm_retain(r, e); break;
+		case GMT_EV_VMM_RESERVE: rc = ev_reserve(r, e); break;
+		case GMT_EV_VMM_ADDR_FREE: rc = ev_addr_free(r, e); break;
+		case GMT_EV_VMM_MAP: rc = ev_vmm_map(r, e); break;
+		case GMT_EV_VMM_UNMAP: rc = ev_vmm_unmap(r, e); break;
+		case GMT_EV_VMM_MAP_FAIL: s->vmm_map_fails++; break;
+		case GMT_EV_MEMINFO: rc = ev_meminfo(r, e); break;
+		case GMT_EV_POOL_CREATE:
+		case GMT_EV_POOL_DESTROY:
+		case GMT_EV_POOL_TRIM:
+		case GMT_EV_POOL_RESERVED:
+		case GMT_EV_POOL_USED:
+			ev_pool(r, e);
+			break;
+		default: break;  /* sync, contexts, NCCL: not needed here */
+		}
+	}
+	if (r->oom)
+		rc = -ENOMEM;
+	return rc;
+}
+
+void gmt_replay_visitor(gmt_replay_t *r, gmt_visitor_t *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->ctx = r;
+	v->header = rp_header;
+	v->device = rp_device;
+	v->events = rp_events;
+	v->drops = rp_drops;
+	v->end = rp_end;
+}
+
+const gmt_summary_t *gmt_replay_summary(const gmt_replay_t *r)
+{
+	return &r->s;
+}
+
+const gmt_summary_t *gmt_replay_finish(gmt_replay_t *r, const gmt_decode_result_t *res)
+{
+	gmt_summary_t *s = &r->s;
+	s->vmm_live_handles = r->handles.n;
+	s->vmm_live_mappings = r->maps.n;
+	if (!res) {
+		s->status = GMT_DECODE_OK;
+		s->ended_cleanly = s->has_end;
+		return s;
+	}
+	s->status = res->status;
+	s->ended_cleanly = res->ended_cleanly;
+	s->bytes_ok = res->bytes_ok;
+	s->file_size = res->file_size;
+	s->frames = res->frames;
+	s->records = res->records;
+	snprintf(s->message, sizeof(s->message), "%s", res->message);
+	if (!s->has_header && res->format_major) {
+		s->format_major = res->format_major;
+		s->format_minor = res->format_minor;
+	}
+	return s;
+}

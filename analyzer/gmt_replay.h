@@ -1,0 +1,197 @@
+/*
+ * gmt_replay.h - the analyzer's replay engine and its report (private to
+ * analyzer/ and its unit tests).
+ *
+ * A replay consumes one trace through the decoder's visitor callbacks
+ * (tracer/gmt_decode.h) and rebuilds what each device held over time; the
+ * result is a gmt_summary_t that the renderers (gmt_report.c) print as text
+ * or JSON. The accounting rules are written down in docs/analyzer.md.
+ *
+ * Memory is proportional to what is live (blocks, VMM handles, mappings,
+ * reservations) plus the failures and drops listed in the report, never to
+ * the length of the trace.
+ */
+#ifndef GMT_REPLAY_H
+#define GMT_REPLAY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gmt_decode.h"
+
+/* Device kinds as report indices: 0 unknown, then the format's kinds 1-4.
+ * Host pinned (kind 5) is never a device kind. */
+#define GMT_DKINDS 5
+/* Owners as report indices: application, nccl, other (out of range). */
+#define GMT_DOWNERS 3
+
+/* Device bytes at one instant, split two ways (each split sums to total). */
+typedef struct gmt_composition {
+	uint64_t total;
+	uint64_t kind[GMT_DKINDS];
+	uint64_t owner[GMT_DOWNERS];
+} gmt_composition_t;
+
+typedef struct gmt_dev_summary {
+	int ordinal;                 /* -1: events that named no device */
+	int has_record;              /* a DEVICE record was read */
+	int used;                    /* some event named this device */
+	char name[256];
+	uint8_t uuid[16];
+	char pci_bus_id[64];
+	uint64_t total_bytes;
+	int cc_major, cc_minor, driver_version;
+
+	gmt_composition_t live;      /* now; at the end: final live bytes */
+	gmt_composition_t peak;      /* at the first instant the total peaked */
+	uint64_t peak_ts;            /* valid when peak.total > 0 */
+	uint64_t kind_max[GMT_DKINDS];    /* independent maxima per kind */
+	uint64_t kind_max_ts[GMT_DKINDS];
+	uint64_t n_alloc[GMT_DKINDS], n_free[GMT_DKINDS], n_fail[GMT_DKINDS];
+
+	uint64_t meminfo_samples;
+	uint64_t meminfo_free, meminfo_total, meminfo_ts;   /* latest sample */
+	uint64_t meminfo_min_free, meminfo_min_ts;          /* minimum free */
+} gmt_dev_summary_t;
+
+typedef struct gmt_fail_summary {
+	uint64_t ts, size, stream;
+	int device;
+	unsigned kind, api, owner, result;
+	gmt_composition_t live;      /* on that device at that instant */
+	int has_meminfo;             /* a MEMINFO of that device came before */
+	uint64_t meminfo_free, meminfo_ts;
+} gmt_fail_summary_t;
+
+typedef struct gmt_drop_summary {
+	uint64_t count, first_ts, last_ts;
+	char reason[32];
+	int err;
+} gmt_drop_summary_t;
+
+typedef struct gmt_pool_summary {
+	uint64_t pool;
+	int device;                  /* -1 unknown */
+	int created, destroyed;
+	uint64_t trims;
+	uint64_t samples;            /* POOL_RESERVED + POOL_USED events */
+	uint64_t reserved_current, reserved_high, used_current, used_high;
+	uint64_t ts;                 /* last sample */
+} gmt_pool_summary_t;
+
+/* Trace-level counts of events that did not match the state. */
+typedef struct gmt_anomalies {
+	uint64_t overlapping_allocations; /* ALLOC on an address already live */
+	uint64_t unmatched_frees;         /* FREE of an address not live */
+	uint64_t null_frees;              /* FREE of address 0 (a no-op) */
+	uint64_t voided_frees;            /* FREE undone by a FREE_FAIL */
+	uint64_t unmatched_free_fails;    /* FREE_FAIL with no recent FREE */
+	uint64_t overlapping_vmm_handles; /* VMM_CREATE of a live handle */
+	uint64_t unmatched_vmm_releases;  /* VMM_RELEASE of an unknown handle */
+	uint64_t unmatched_vmm_retains;   /* VMM_RETAIN of an unknown handle */
+	uint64_t unmatched_maps;          /* VMM_MAP of an unknown handle */
+	uint64_t overlapping_maps;        /* VMM_MAP on a mapped address */
+	uint64_t unmatched_unmaps;        /* VMM_UNMAP of an unmapped address */
+	uint64_t overlapping_reserves;    /* VMM_RESERVE on a reserved address */
+	uint64_t unmatched_addr_frees;    /* VMM_ADDR_FREE of an unknown range */
+	uint64_t unknown_kinds;           /* ALLOC with a kind out of range */
+} gmt_anomalies_t;
+
+/* Everything the summary command reports about one trace. */
+typedef struct gmt_summary {
+	char *file;
+	/* decoding */
+	enum gmt_decode_status status;
+	int ended_cleanly;
+	uint64_t bytes_ok, file_size, frames, records;
+	char message[512];
+
+	/* process (valid when has_header) */
+	int has_header;
+	unsigned format_major, format_minor;
+	char *tool_version, *host, *exe;
+	uint64_t pid, ppid;
+	char **cmdline; size_t n_cmdline;
+	char **env_keys, **env_values; size_t n_env;
+	uint64_t clock_monotonic_ns, clock_realtime_ns;
+
+	/* events */
+	uint64_t events, late_events;
+	uint64_t by_type[GMT_EV_TYPE_MAX + 2];  /* last slot: unknown types */
+	int have_ts;
+	uint64_t first_ts, last_ts;
+
+	/* devices, index = ordinal + 1 (slot 0: no device) */
+	gmt_dev_summary_t **dev; size_t n_dev;
+
+	/* host pinned, process wide */
+	uint64_t host_live, host_peak, host_peak_ts;
+	uint64_t host_allocs, host_frees, host_fails;
+
+	/* reserved virtual address space, process wide */
+	uint64_t va_live, va_peak, va_peak_ts;
+	uint64_t va_reserves, va_frees;
+
+	/* virtual memory handles */
+	uint64_t vmm_released_while_mapped, vmm_maps, vmm_unmaps, vmm_map_fails;
+	uint64_t vmm_live_handles, vmm_live_mappings;
+
+	gmt_pool_summary_t *pools; size_t n_pools, cap_pools;
+
+	gmt_fail_summary_t *fails; size_t n_fails, cap_fails;
+	uint64_t fails_total;                 /* n_fails may stop at a cap */
+
+	gmt_drop_summary_t *drops; size_t n_drops, cap_drops;
+	uint64_t drops_total, drop_records;
+
+	int has_end;
+	gmt_end_t end;
+
+	gmt_anomalies_t anom;
+} gmt_summary_t;
+
+/* Failures and DROPS records listed in full; beyond these only counted. */
+#define GMT_REPLAY_MAX_FAILS 100000
+#define GMT_REPLAY_MAX_DROPS 10000
+
+typedef struct gmt_replay gmt_replay_t;
+
+/* Creates a replay for a trace named file (used in the report). NULL when
+ * out of memory. */
+gmt_replay_t *gmt_replay_new(const char *file);
+
+/* Fills v with the replay's callbacks (v->ctx = r). Tests call them
+ * directly with synthetic records. A callback returns nonzero only when
+ * memory runs out. */
+void gmt_replay_visitor(gmt_replay_t *r, gmt_visitor_t *v);
+
+/* Records the decoder's outcome (res may be NULL: a clean synthetic run)
+ * and returns the summary, owned by r. */
+const gmt_summary_t *gmt_replay_finish(gmt_replay_t *r, const gmt_decode_result_t *res);
+
+/* The summary so far (also before finish). */
+const gmt_summary_t *gmt_replay_summary(const gmt_replay_t *r);
+
+void gmt_replay_free(gmt_replay_t *r);
+
+/* Device slot of ordinal (-1 allowed), or NULL if none was seen. */
+const gmt_dev_summary_t *gmt_summary_device(const gmt_summary_t *s, int ordinal);
+
+/* Report rendering (gmt_report.c). Text and JSON of one trace; a JSON
+ * document is gmt_report_json_begin, each trace with gmt_report_json
+ * (first = 1 for the first), then gmt_report_json_end. */
+void gmt_report_text(FILE *f, const gmt_summary_t *s);
+void gmt_report_json_begin(FILE *f);
+void gmt_report_json(FILE *f, const gmt_summary_t *s, int first);
+void gmt_report_json_end(FILE *f);
+
+/* "CUDA_ERROR_OUT_OF_MEMORY" for 2, ...; NULL for codes not in the table. */
+const char *gmt_curesult_name(unsigned code);
+
+/* Formats bytes as "N B (x.xx GiB)" (binary unit named) into buf. */
+const char *gmt_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+
+/* Formats a CLOCK_REALTIME ns value as ISO 8601 UTC with ns. */
+const char *gmt_fmt_utc(char *buf, size_t len, uint64_t realtime_ns);
+
+#endif /* GMT_REPLAY_H */

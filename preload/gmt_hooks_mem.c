@@ -1,0 +1,382 @@
+/*
+ * gmt_hooks_mem.c - bodies of the memory hooks (see hooks.def).
+ *
+ * The shape every body keeps: set the re-entry guard; for an allocation,
+ * call the real function and record only what it did (an ALLOC after
+ * success, an ALLOC_FAIL with the result otherwise); for a free, record
+ * BEFORE the real call (another thread may get the same address the moment
+ * the real free returns, and its ALLOC must come after our FREE) and void it
+ * with a FREE_FAIL if the real call then fails. The real result is returned
+ * unchanged and out-parameters are only ever written by the driver.
+ *
+ * FREE_FAIL carries the voided event's addr, size, stream and aux (with the
+ * result): it voids the most recent free-like event (FREE, VMM_RELEASE,
+ * VMM_UNMAP, VMM_ADDR_FREE) of the same thread and address.
+ */
+#include "gmt_preload.h"
+
+static inline uint64_t u64p(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+/* Common tail of the allocation bodies. */
+static inline __attribute__((always_inline)) void alloc_done(CUresult r, const gmt_call_t *call, unsigned kind, int dev,
+		       uint64_t addr, uint64_t size, uint64_t stream)
+{
+	uint64_t aux = gmt_aux(kind, call);
+	if (r == CUDA_SUCCESS)
+		gmt_rec(GMT_EV_ALLOC, dev, addr, size, stream, aux, 1);
+	else
+		gmt_rec_alloc_fail(dev, size, stream, aux, (int)r);
+}
+
+/* A free-like event before the real call; after it, the FREE_FAIL if needed. */
+static inline __attribute__((always_inline)) void free_fail(CUresult r, int dev, uint64_t addr, uint64_t size, uint64_t stream, uint64_t aux)
+{
+	if (r != CUDA_SUCCESS)
+		gmt_rec(GMT_EV_FREE_FAIL, dev, addr, size, stream, GMT_AUX_WITH_RESULT(aux, r), 0);
+}
+
+/* ---- plain, managed and pitched ------------------------------------------ */
+
+CUresult gmt_do_cuMemAlloc_v2(__typeof__(cuMemAlloc_v2) *real, const gmt_call_t *call,
+			      CUdeviceptr *dptr, size_t bytesize)
+{
+	CUresult r;
+	GMT_GUARD_ENTER();
+	r = real(dptr, bytesize);
+	alloc_done(r, call, GMT_KIND_PLAIN, gmt_cur_device(), r == CUDA_SUCCESS ? *dptr : 0, bytesize, 0);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemAllocPitch_v2(__typeof__(cuMemAllocPitch_v2) *real, const gmt_call_t *call,
+				   CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+				   size_t Height, unsigned int ElementSizeBytes)
+{
+	CUresult r;
+	GMT_GUARD_ENTER();
+	r = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+	/* The bytes held are pitch * height; a failure reports what was asked. */
+	if (r == CUDA_SUCCESS)
+		alloc_done(r, call, GMT_KIND_PLAIN, gmt_cur_device(), *dptr, (uint64_t)*pPitch * Height, 0);
+	else
+		alloc_done(r, call, GMT_KIND_PLAIN, gmt_cur_device(), 0, (uint64_t)WidthInBytes * Height, 0);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemAllocManaged(__typeof__(cuMemAllocManaged) *real, const gmt_call_t *call,
+				  CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+	CUresult r;
+	GMT_GUARD_ENTER();
+	r = real(dptr, bytesize, flags);
+	alloc_done(r, call, GMT_KIND_MANAGED, gmt_cur_device(), r == CUDA_SUCCESS ? *dptr : 0, bytesize, 0);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* cuMemFree frees plain, managed and (synchronously) stream-ordered memory:
+ * the kind is unknown here; the analyzer takes it from the allocation. */
+CUresult gmt_do_cuMemFree_v2(__typeof__(cuMemFree_v2) *real, const gmt_call_t *call, CUdeviceptr dptr)
+{
+	uint64_t aux = gmt_aux(GMT_KIND_UNKNOWN, call);
+	int dev;
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	dev = gmt_cur_device();
+	if (dptr != 0)
+		gmt_rec(GMT_EV_FREE, dev, dptr, 0, 0, aux, 1);
+	r = real(dptr);
+	if (dptr != 0)
+		free_fail(r, dev, dptr, 0, 0, aux);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* ---- stream-ordered ---------------------------------------------------------- */
+
+CUresult gmt_do_cuMemAllocAsync(__typeof__(cuMemAllocAsync) *real, const gmt_call_t *call,
+				CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	CUresult r;
+	int dev;
+
+	GMT_GUARD_ENTER();
+	r = real(dptr, bytesize, hStream);
+	dev = gmt_cur_device();
+	if (r == CUDA_SUCCESS)
+		gmt_pool_current_served(dev);
+	alloc_done(r, call, GMT_KIND_ASYNC, dev, r == CUDA_SUCCESS ? *dptr : 0, bytesize, u64p(hStream));
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemAllocFromPoolAsync(__typeof__(cuMemAllocFromPoolAsync) *real,
+					const gmt_call_t *call, CUdeviceptr *dptr, size_t bytesize,
+					CUmemoryPool pool, CUstream hStream)
+{
+	CUresult r;
+	int dev;
+
+	GMT_GUARD_ENTER();
+	r = real(dptr, bytesize, pool, hStream);
+	/* The pool's device, known from its creation or look-up; else the
+	 * current context's (a pool we never saw being made). */
+	dev = gmt_pool_device(pool);
+	if (dev < 0)
+		dev = gmt_cur_device();
+	if (r == CUDA_SUCCESS)
+		gmt_pool_served(pool, dev);
+	alloc_done(r, call, GMT_KIND_ASYNC, dev, r == CUDA_SUCCESS ? *dptr : 0, bytesize, u64p(hStream));
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemFreeAsync(__typeof__(cuMemFreeAsync) *real, const gmt_call_t *call,
+			       CUdeviceptr dptr, CUstream hStream)
+{
+	uint64_t aux = gmt_aux(GMT_KIND_ASYNC, call);
+	int dev;
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	dev = gmt_cur_device();
+	if (dptr != 0)
+		gmt_rec(GMT_EV_FREE, dev, dptr, 0, u64p(hStream), aux, 1);
+	r = real(dptr, hStream);
+	if (dptr != 0)
+		free_fail(r, dev, dptr, 0, u64p(hStream), aux);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* ---- virtual memory management ------------------------------------------------ */
+
+CUresult gmt_do_cuMemCreate(__typeof__(cuMemCreate) *real, const gmt_call_t *call,
+			    CUmemGenericAllocationHandle *handle, size_t size,
+			    const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	CUresult r;
+	int dev = -1;
+
+	GMT_GUARD_ENTER();
+	r = real(handle, size, prop, flags);
+	/* The device is the one the allocation asks for: worker threads that
+	 * create physical memory often have no current context at all. */
+	if (prop != NULL && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+		dev = prop->location.id;
+	if (r == CUDA_SUCCESS) {
+		gmt_vmm_set_device(*handle, 0, dev);
+		gmt_rec(GMT_EV_VMM_CREATE, dev, *handle, size, 0, gmt_aux(GMT_KIND_VMM, call), 1);
+	} else {
+		gmt_rec_alloc_fail(dev, size, 0, gmt_aux(GMT_KIND_VMM, call), (int)r);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemRelease(__typeof__(cuMemRelease) *real, const gmt_call_t *call,
+			     CUmemGenericAllocationHandle handle)
+{
+	uint64_t aux = gmt_aux(GMT_KIND_VMM, call);
+	int dev;
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	dev = gmt_vmm_device(handle, 0, 0);
+	gmt_rec(GMT_EV_VMM_RELEASE, dev, handle, 0, 0, aux, 1);
+	r = real(handle);
+	if (r == CUDA_SUCCESS)
+		gmt_vmm_device(handle, 0, 1);
+	free_fail(r, dev, handle, 0, 0, aux);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemMap(__typeof__(cuMemMap) *real, const gmt_call_t *call, CUdeviceptr ptr,
+			 size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+			 unsigned long long flags)
+{
+	CUresult r;
+	int dev;
+
+	GMT_GUARD_ENTER();
+	r = real(ptr, size, offset, handle, flags);
+	dev = gmt_vmm_device(handle, 0, 0);
+	if (r == CUDA_SUCCESS) {
+		gmt_vmm_set_device(ptr, 1, dev);
+		gmt_rec(GMT_EV_VMM_MAP, dev, ptr, size, handle, offset, 1);
+	} else {
+		gmt_rec(GMT_EV_VMM_MAP_FAIL, dev, ptr, size, handle,
+			GMT_AUX_WITH_RESULT(offset & 0xffffffffu, r), 1);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemUnmap(__typeof__(cuMemUnmap) *real, const gmt_call_t *call, CUdeviceptr ptr,
+			   size_t size)
+{
+	int dev;
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	dev = gmt_vmm_device(ptr, 1, 0);
+	gmt_rec(GMT_EV_VMM_UNMAP, dev, ptr, size, 0, 0, 1);
+	r = real(ptr, size);
+	if (r == CUDA_SUCCESS)
+		gmt_vmm_device(ptr, 1, 1);
+	free_fail(r, dev, ptr, size, 0, GMT_AUX(GMT_KIND_VMM, gmt_tls.api, gmt_owner(call)));
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemAddressReserve(__typeof__(cuMemAddressReserve) *real, const gmt_call_t *call,
+				    CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
+				    unsigned long long flags)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(ptr, size, alignment, addr, flags);
+	/* Address space only: never device bytes, so a failure is no ALLOC_FAIL. */
+	if (r == CUDA_SUCCESS)
+		gmt_rec(GMT_EV_VMM_RESERVE, -1, *ptr, size, 0, 0, 0);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemAddressFree(__typeof__(cuMemAddressFree) *real, const gmt_call_t *call,
+				 CUdeviceptr ptr, size_t size)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	gmt_rec(GMT_EV_VMM_ADDR_FREE, -1, ptr, size, 0, 0, 0);
+	r = real(ptr, size);
+	free_fail(r, -1, ptr, size, 0, GMT_AUX(GMT_KIND_VMM, gmt_tls.api, gmt_owner(call)));
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* ---- pools ----------------------------------------------------------------------- */
+
+CUresult gmt_do_cuMemPoolCreate(__typeof__(cuMemPoolCreate) *real, const gmt_call_t *call,
+				CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+	CUresult r;
+	int dev = -1;
+
+	GMT_GUARD_ENTER();
+	r = real(pool, poolProps);
+	if (r == CUDA_SUCCESS) {
+		if (poolProps != NULL && poolProps->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+			dev = poolProps->location.id;
+		gmt_pool_set_device(*pool, dev);
+		gmt_rec(GMT_EV_POOL_CREATE, dev, 0, 0, u64p(*pool), 0, 0);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemPoolDestroy(__typeof__(cuMemPoolDestroy) *real, const gmt_call_t *call,
+				 CUmemoryPool pool)
+{
+	CUresult r;
+	int dev;
+
+	GMT_GUARD_ENTER();
+	dev = gmt_pool_device(pool);
+	r = real(pool);
+	if (r == CUDA_SUCCESS) {
+		gmt_pool_forget(pool);
+		gmt_rec(GMT_EV_POOL_DESTROY, dev, 0, 0, u64p(pool), 0, 0);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemPoolTrimTo(__typeof__(cuMemPoolTrimTo) *real, const gmt_call_t *call,
+				CUmemoryPool pool, size_t minBytesToKeep)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(pool, minBytesToKeep);
+	if (r == CUDA_SUCCESS)
+		gmt_rec(GMT_EV_POOL_TRIM, gmt_pool_device(pool), 0, minBytesToKeep, u64p(pool), 0, 0);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* Look-ups only: they tell which device a pool belongs to. */
+CUresult gmt_do_cuDeviceGetDefaultMemPool(__typeof__(cuDeviceGetDefaultMemPool) *real,
+					  const gmt_call_t *call, CUmemoryPool *pool_out, CUdevice dev)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(pool_out, dev);
+	if (r == CUDA_SUCCESS)
+		gmt_pool_set_device(*pool_out, (int)dev);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuDeviceGetMemPool(__typeof__(cuDeviceGetMemPool) *real, const gmt_call_t *call,
+				   CUmemoryPool *pool, CUdevice dev)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(pool, dev);
+	if (r == CUDA_SUCCESS)
+		gmt_pool_set_device(*pool, (int)dev);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* ---- pinned host memory ------------------------------------------------------------ */
+
+CUresult gmt_do_cuMemAllocHost_v2(__typeof__(cuMemAllocHost_v2) *real, const gmt_call_t *call,
+				  void **pp, size_t bytesize)
+{
+	CUresult r;
+	GMT_GUARD_ENTER();
+	r = real(pp, bytesize);
+	alloc_done(r, call, GMT_KIND_HOST, gmt_cur_device(), r == CUDA_SUCCESS ? u64p(*pp) : 0, bytesize, 0);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemHostAlloc(__typeof__(cuMemHostAlloc) *real, const gmt_call_t *call,
+			       void **pp, size_t bytesize, unsigned int Flags)
+{
+	CUresult r;
+	GMT_GUARD_ENTER();
+	r = real(pp, bytesize, Flags);
+	alloc_done(r, call, GMT_KIND_HOST, gmt_cur_device(), r == CUDA_SUCCESS ? u64p(*pp) : 0, bytesize, 0);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemFreeHost(__typeof__(cuMemFreeHost) *real, const gmt_call_t *call, void *p)
+{
+	uint64_t aux = gmt_aux(GMT_KIND_HOST, call);
+	int dev;
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	dev = gmt_cur_device();
+	if (p != NULL)
+		gmt_rec(GMT_EV_FREE, dev, u64p(p), 0, 0, aux, 1);
+	r = real(p);
+	if (p != NULL)
+		free_fail(r, dev, u64p(p), 0, 0, aux);
+	GMT_GUARD_LEAVE();
+	return r;
+}

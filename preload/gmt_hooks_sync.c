@@ -1,0 +1,173 @@
+/*
+ * gmt_hooks_sync.c - bodies of the synchronisation and context hooks.
+ *
+ * A synchronisation point is where stream-ordered frees take effect and
+ * where the program waits: it gets a SYNC event (begin time in addr, end time
+ * as the event's time, whatever the result) and, at most every 10 ms per
+ * device, a MEMINFO and pool sample. A context creation gets its event, the
+ * device record the first time a device is seen, and a MEMINFO sample.
+ */
+#include "gmt_preload.h"
+
+static inline uint64_t u64p(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+static inline __attribute__((always_inline)) void sync_done(CUresult r, unsigned kind, int dev,
+							     uint64_t handle, uint64_t begin,
+							     CUcontext ctx)
+{
+	gmt_rec(GMT_EV_SYNC, dev, begin, 0, handle, (uint64_t)kind | (uint64_t)(uint32_t)r << 32, 0);
+	gmt_sample_sync(dev, ctx);
+}
+
+CUresult gmt_do_cuStreamSynchronize(__typeof__(cuStreamSynchronize) *real, const gmt_call_t *call,
+				    CUstream hStream)
+{
+	uint64_t begin;
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	begin = gmt_now_ns();
+	r = real(hStream);
+	sync_done(r, GMT_SYNC_STREAM, gmt_cur_device(), u64p(hStream), begin, NULL);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuCtxSynchronize(__typeof__(cuCtxSynchronize) *real, const gmt_call_t *call)
+{
+	uint64_t begin;
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	begin = gmt_now_ns();
+	r = real();
+	sync_done(r, GMT_SYNC_CTX, gmt_cur_device(), 0, begin, NULL);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* The CUDA 13 form: synchronises ctx (NULL: the current context). */
+CUresult gmt_do_cuCtxSynchronize_v2(__typeof__(cuCtxSynchronize_v2) *real, const gmt_call_t *call,
+				    CUcontext ctx)
+{
+	uint64_t begin;
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	begin = gmt_now_ns();
+	r = real(ctx);
+	sync_done(r, GMT_SYNC_CTX, gmt_ctx_device(ctx), 0, begin, ctx);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuEventSynchronize(__typeof__(cuEventSynchronize) *real, const gmt_call_t *call,
+				   CUevent hEvent)
+{
+	uint64_t begin;
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	begin = gmt_now_ns();
+	r = real(hEvent);
+	sync_done(r, GMT_SYNC_EVENT, gmt_cur_device(), u64p(hEvent), begin, NULL);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* ---- contexts ------------------------------------------------------------- */
+
+static inline __attribute__((always_inline)) void ctx_created(CUresult r, CUcontext *pctx, CUdevice dev)
+{
+	if (r != CUDA_SUCCESS)
+		return;
+	gmt_rec(GMT_EV_CTX_CREATE, (int)dev, u64p(*pctx), 0, 0, 0, 0);
+	/* The new context is current: the sample needs no push. */
+	gmt_device_seen((int)dev, NULL);
+}
+
+CUresult gmt_do_cuCtxCreate_v2(__typeof__(cuCtxCreate_v2) *real, const gmt_call_t *call,
+			       CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	CUresult r;
+	GMT_GUARD_ENTER();
+	r = real(pctx, flags, dev);
+	ctx_created(r, pctx, dev);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuCtxCreate_v3(__typeof__(cuCtxCreate_v3) *real, const gmt_call_t *call,
+			       CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
+			       unsigned int flags, CUdevice dev)
+{
+	CUresult r;
+	GMT_GUARD_ENTER();
+	r = real(pctx, paramsArray, numParams, flags, dev);
+	ctx_created(r, pctx, dev);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuCtxCreate_v4(__typeof__(cuCtxCreate_v4) *real, const gmt_call_t *call,
+			       CUcontext *pctx, CUctxCreateParams *ctxCreateParams,
+			       unsigned int flags, CUdevice dev)
+{
+	CUresult r;
+	GMT_GUARD_ENTER();
+	r = real(pctx, ctxCreateParams, flags, dev);
+	ctx_created(r, pctx, dev);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuCtxDestroy_v2(__typeof__(cuCtxDestroy_v2) *real, const gmt_call_t *call, CUcontext ctx)
+{
+	CUresult r;
+	int dev;
+
+	GMT_GUARD_ENTER();
+	dev = gmt_ctx_device(ctx);
+	r = real(ctx);
+	if (r == CUDA_SUCCESS) {
+		gmt_ctx_forget();
+		gmt_rec(GMT_EV_CTX_DESTROY, dev, u64p(ctx), 0, 0, 0, 0);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuDevicePrimaryCtxRetain(__typeof__(cuDevicePrimaryCtxRetain) *real,
+					 const gmt_call_t *call, CUcontext *pctx, CUdevice dev)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(pctx, dev);
+	if (r == CUDA_SUCCESS) {
+		gmt_rec(GMT_EV_PRIMARY_RETAIN, (int)dev, u64p(*pctx), 0, 0, 0, 0);
+		/* Retain does not make the context current: sample it pushed. */
+		gmt_device_seen((int)dev, *pctx);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuDevicePrimaryCtxRelease_v2(__typeof__(cuDevicePrimaryCtxRelease_v2) *real,
+					     const gmt_call_t *call, CUdevice dev)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(dev);
+	if (r == CUDA_SUCCESS) {
+		/* The last release destroys the context: forget cached ones. */
+		gmt_ctx_forget();
+		gmt_rec(GMT_EV_PRIMARY_RELEASE, (int)dev, 0, 0, 0, 0, 0);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}

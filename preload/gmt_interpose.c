@@ -1,0 +1,459 @@
+/*
+ * gmt_interpose.c - how calls to the CUDA driver reach our wrappers.
+ *
+ * A program reaches a driver function by one of three routes, and each must
+ * end in our wrapper for the exact implementation the program asked for:
+ *
+ * 1. The exported symbol. A program or library linked against libcuda calls
+ *    cuMemAlloc_v2 through its PLT; LD_PRELOAD puts our export first in the
+ *    global scope, so the dynamic linker binds it to us. Our wrapper finds
+ *    the real function lazily with dlsym(RTLD_NEXT, name), i.e. the next
+ *    definition after the preload (or, when libcuda was loaded RTLD_LOCAL,
+ *    in libcuda's own handle).
+ *
+ * 2. dlsym on a handle. libcudart, NCCL's static runtime and PyTorch
+ *    dlopen("libcuda.so.1") and dlsym() on that handle: symbol interposition
+ *    never sees those calls, so we export dlsym (and dlvsym) ourselves. For a
+ *    real handle we call glibc's dlsym; if the name is EXACTLY one we hook
+ *    (no prefix matching: cublas*, curl_* are not ours) and the result is not
+ *    already our wrapper, the result becomes that hook's real function and
+ *    the caller gets our wrapper. RTLD_NEXT and RTLD_DEFAULT are different:
+ *    glibc resolves them relative to the CALLER (the object its return
+ *    address lies in). Calling glibc's dlsym from here would make us the
+ *    caller and change what "next" means (with two interposers it recursed
+ *    forever in an experiment). So for those two, the very first thing our
+ *    dlsym does is a tail call (a jmp, checked by tests/cases/
+ *    preload_tailcall.sh): glibc sees the original return address. Nothing
+ *    is lost: RTLD_DEFAULT finds our exports anyway, we are in the global
+ *    scope.
+ *
+ * 3. cuGetProcAddress / cuGetProcAddress_v2 (the runtime gets every entry
+ *    point this way after dlsym'ing cuGetProcAddress_v2 itself, which route
+ *    2 turned into our wrapper; cudaGetDriverEntryPoint(ByVersion) go the
+ *    same way). The driver chooses the implementation from the name, the
+ *    requested version and the per-thread-default-stream flag
+ *    (cuCtxSynchronize at 13000 is cuCtxSynchronize_v2(CUcontext); with the
+ *    flag, cuMemAllocAsync is cuMemAllocAsync_ptsz). We never reimplement
+ *    that choice: we call the real look-up with the caller's exact
+ *    arguments and then recognise WHAT it returned - by pointer identity with
+ *    a real function we already know, else by dladdr() (an exact symbol whose
+ *    address is the pointer), else by resolving the hooked implementations
+ *    of the requested name in the driver's handle and comparing pointers.
+ *    If it is a hooked implementation, the caller gets our wrapper of that
+ *    same implementation, so neither the signature nor the stream semantics
+ *    change. Anything else passes through untouched. A look-up of
+ *    "cuGetProcAddress" itself returns the real look-up function, which we
+ *    recognise like any other and replace by our wrapper.
+ *
+ * Bootstrapping glibc's dlsym. We export dlsym and dlvsym, so any reference
+ * to them from this library binds to our own exports (an unversioned
+ * definition satisfies a versioned reference). glibc's dlvsym is therefore
+ * found by walking libc's dynamic symbol table (GNU hash + version
+ * definitions) from its link map; then glibc's dlsym is
+ * dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34"), falling back to "GLIBC_2.2.5"
+ * (older glibc). __libc_dlsym and _dl_sym no longer exist in glibc >= 2.34.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "gmt_preload.h"
+
+void *(*_Atomic gmt_real_dlsym)(void *, const char *);
+void *(*_Atomic gmt_real_dlvsym)(void *, const char *, const char *);
+
+/* ---- glibc's dlvsym from libc's own symbol table ------------------------- */
+
+static uint32_t gnu_hash(const char *s)
+{
+	uint32_t h = 5381;
+	for (; *s; s++)
+		h = h * 33 + (unsigned char)*s;
+	return h;
+}
+
+/* Dynamic-section pointers are relocated in place by ld.so on x86-64, but
+ * not on every architecture: an address below the load bias is an offset. */
+static uintptr_t dyn_ptr(const struct link_map *lm, uintptr_t p)
+{
+	return p < (uintptr_t)lm->l_addr ? p + lm->l_addr : p;
+}
+
+typedef struct elf_view {
+	const ElfW(Sym) *symtab;
+	const char *strtab;
+	const uint32_t *gnu_hash;
+	const uint32_t *sysv_hash;
+	const ElfW(Half) *versym;
+	const ElfW(Verdef) *verdef;
+	uintptr_t base;
+} elf_view_t;
+
+static int version_matches(const elf_view_t *v, uint32_t idx, const char *version)
+{
+	const ElfW(Verdef) *vd = v->verdef;
+	unsigned ndx;
+
+	if (v->versym == NULL || vd == NULL)
+		return 1;
+	ndx = v->versym[idx] & 0x7fff;
+	for (;;) {
+		if (vd->vd_ndx == ndx) {
+			const ElfW(Verdaux) *a = (const void *)((const char *)vd + vd->vd_aux);
+			return strcmp(v->strtab + a->vda_name, version) == 0;
+		}
+		if (vd->vd_next == 0)
+			return 0;
+		vd = (const void *)((const char *)vd + vd->vd_next);
+	}
+}
+
+static int sym_matches(const elf_view_t *v, uint32_t i, const char *name, const char *version)
+{
+	const ElfW(Sym) *s = &v->symtab[i];
+	return s->st_shndx != SHN_UNDEF && s->st_value != 0 &&
+	       strcmp(v->strtab + s->st_name, name) == 0 && version_matches(v, i, version);
+}
+
+static void *elf_lookup(const struct link_map *lm, const char *name, const char *version)
+{
+	elf_view_t v = { .base = lm->l_addr };
+
+	for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++) {
+		uintptr_t p = dyn_ptr(lm, d->d_un.d_ptr);
+		switch (d->d_tag) {
+		case DT_SYMTAB: v.symtab = (const void *)p; break;
+		case DT_STRTAB: v.strtab = (const void *)p; break;
+		case DT_GNU_HASH: v.gnu_hash = (const void *)p; break;
+		case DT_HASH: v.sysv_hash = (const void *)p; break;
+		case DT_VERSYM: v.versym = (const void *)p; break;
+		case DT_VERDEF: v.verdef = (const void *)p; break;
+		default: break;
+		}
+	}
+	if (v.symtab == NULL || v.strtab == NULL)
+		return NULL;
+	if (v.gnu_hash != NULL) {
+		const uint32_t *gh = v.gnu_hash;
+		uint32_t nbuckets = gh[0], symoffset = gh[1], bloom_size = gh[2];
+		const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(gh + 4) + bloom_size);
+		const uint32_t *chain = buckets + nbuckets;
+		uint32_t h = gnu_hash(name);
+		uint32_t i = nbuckets ? buckets[h % nbuckets] : 0;
+
+		if (i < symoffset)
+			return NULL;
+		for (;; i++) {
+			uint32_t c = chain[i - symoffset];
+			if ((c | 1) == (h | 1) && sym_matches(&v, i, name, version))
+				return (void *)(v.base + v.symtab[i].st_value);
+			if (c & 1)
+				return NULL;
+		}
+	}
+	if (v.sysv_hash != NULL) {
+		uint32_t nsyms = v.sysv_hash[1];
+		for (uint32_t i = 0; i < nsyms; i++)
+			if (sym_matches(&v, i, name, version))
+				return (void *)(v.base + v.symtab[i].st_value);
+	}
+	return NULL;
+}
+
+static __thread int booting __attribute__((tls_model("initial-exec")));
+
+int gmt_interpose_boot(void)
+{
+	void *(*vsym)(void *, const char *, const char *);
+	void *(*sym)(void *, const char *);
+	struct link_map *lm = NULL;
+	void *libc;
+
+	if (atomic_load(&gmt_real_dlsym) != NULL)
+		return 0;
+	if (booting)
+		return -EDEADLK;
+	booting = 1;
+	libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	if (libc == NULL || dlinfo(libc, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL) {
+		booting = 0;
+		return -ENOENT;
+	}
+	vsym = (__typeof__(vsym))elf_lookup(lm, "dlvsym", "GLIBC_2.34");
+	if (vsym == NULL)
+		vsym = (__typeof__(vsym))elf_lookup(lm, "dlvsym", "GLIBC_2.2.5");
+	sym = NULL;
+	if (vsym != NULL) {
+		sym = (__typeof__(sym))vsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+		if (sym == NULL)
+			sym = (__typeof__(sym))vsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+	}
+	if (sym == NULL) /* we are not in a scope that reaches libc after us */
+		sym = (__typeof__(sym))elf_lookup(lm, "dlsym", "GLIBC_2.34");
+	if (sym == NULL)
+		sym = (__typeof__(sym))elf_lookup(lm, "dlsym", "GLIBC_2.2.5");
+	dlclose(libc);
+	booting = 0;
+	if (sym == NULL || vsym == NULL)
+		return -ENOENT;
+	atomic_store(&gmt_real_dlvsym, vsym);
+	atomic_store(&gmt_real_dlsym, sym);
+	return 0;
+}
+
+/* What our dlsym answers if glibc's could not be found (never seen; it
+ * keeps the program alive rather than jumping to NULL). */
+static void *no_dlsym(void *handle, const char *name)
+{
+	return NULL;
+}
+
+static void *no_dlvsym(void *handle, const char *name, const char *version)
+{
+	return NULL;
+}
+
+static __attribute__((noinline, cold)) void *(*boot_dlsym(void))(void *, const char *)
+{
+	gmt_interpose_boot();
+	return atomic_load(&gmt_real_dlsym) ? atomic_load(&gmt_real_dlsym) : no_dlsym;
+}
+
+static __attribute__((noinline, cold)) void *(*boot_dlvsym(void))(void *, const char *, const char *)
+{
+	gmt_interpose_boot();
+	return atomic_load(&gmt_real_dlvsym) ? atomic_load(&gmt_real_dlvsym) : no_dlvsym;
+}
+
+/* glibc's dlsym / dlvsym; never NULL. */
+static inline void *(*real_dlsym_fn(void))(void *, const char *)
+{
+	void *(*f)(void *, const char *) = atomic_load_explicit(&gmt_real_dlsym, memory_order_acquire);
+	return GMT_LIKELY(f != NULL) ? f : boot_dlsym();
+}
+
+static inline void *(*real_dlvsym_fn(void))(void *, const char *, const char *)
+{
+	void *(*f)(void *, const char *, const char *) =
+		atomic_load_explicit(&gmt_real_dlvsym, memory_order_acquire);
+	return GMT_LIKELY(f != NULL) ? f : boot_dlvsym();
+}
+
+/* ---- our dlsym and dlvsym ------------------------------------------------ */
+
+/* The result of a look-up on a real handle: our wrapper if name is hooked. */
+static __attribute__((noinline)) void *wrap_lookup(void *p, const char *name, const void *caller)
+{
+	int id;
+
+	if (p == NULL)
+		return NULL;
+	gmt_nccl_note(caller);
+	id = gmt_hook_find(name);
+	if (id >= 0 && gmt_real_offer(id, p))
+		return gmt_hooks[id].wrapper;
+	return p;
+}
+
+GMT_EXPORT void *dlsym(void *restrict handle, const char *restrict name)
+{
+	/* First statement, a tail call: glibc must see our caller's return
+	 * address for these two (see the top of this file). */
+	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT)
+		return real_dlsym_fn()(handle, name);
+	return wrap_lookup(real_dlsym_fn()(handle, name), name, __builtin_return_address(0));
+}
+
+GMT_EXPORT void *dlvsym(void *restrict handle, const char *restrict name, const char *restrict version)
+{
+	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT)
+		return real_dlvsym_fn()(handle, name, version);
+	return wrap_lookup(real_dlvsym_fn()(handle, name, version), name, __builtin_return_address(0));
+}
+
+/* ---- finding a hook's real function --------------------------------------- */
+
+static const char *const lib_names[3][4] = {
+	[GMT_LIB_DRV] = { "libcuda.so.1", "libcuda.so", NULL },
+	[GMT_LIB_RT] = { "libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL },
+	[GMT_LIB_NCCL] = { "libnccl.so.2", "libnccl.so", NULL },
+};
+
+/* A handle of an already loaded library (never loads one: NOLOAD). */
+static void *lib_handle(int lib)
+{
+	for (int i = 0; lib_names[lib][i] != NULL; i++) {
+		void *h = dlopen(lib_names[lib][i], RTLD_LAZY | RTLD_NOLOAD);
+		if (h != NULL)
+			return h;
+	}
+	return NULL;
+}
+
+static _Atomic(void *) drv_handle;
+
+void *gmt_driver_handle(void)
+{
+	void *h = atomic_load_explicit(&drv_handle, memory_order_acquire);
+	Dl_info info;
+
+	if (h != NULL)
+		return h;
+	h = lib_handle(GMT_LIB_DRV);
+	/* A driver under another name: the module of a real driver function. */
+	for (int id = 0; h == NULL && id < GMT_HOOK_COUNT; id++) {
+		void *p = gmt_real(id);
+		if (p != NULL && gmt_hooks[id].lib == GMT_LIB_DRV && dladdr(p, &info) && info.dli_fname)
+			h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	}
+	if (h != NULL) {
+		void *expected = NULL;
+		/* NOLOAD took a reference; a second racing thread's is harmless. */
+		if (!atomic_compare_exchange_strong(&drv_handle, &expected, h))
+			h = expected;
+	}
+	return h;
+}
+
+void *gmt_resolve(int id)
+{
+	const gmt_hook_t *hk = &gmt_hooks[id];
+	void *(*sym)(void *, const char *);
+	void *p;
+
+	gmt_preload_ensure_init();
+	p = gmt_real(id);
+	if (p != NULL)
+		return p;
+	sym = real_dlsym_fn();
+	p = sym(RTLD_NEXT, hk->name);
+	if (p == NULL || p == hk->wrapper) {
+		void *h = hk->lib == GMT_LIB_DRV ? gmt_driver_handle() : lib_handle(hk->lib);
+		p = h != NULL ? sym(h, hk->name) : NULL;
+	}
+	if (p != NULL)
+		gmt_real_offer(id, p);
+	p = gmt_real(id);
+	if (p == NULL)
+		gmt_pl_log(hk->required ? 1 : 3, "%s: no real function (needs %s version %d)",
+			   hk->name, hk->lib == GMT_LIB_NCCL ? "NCCL" : "CUDA", hk->min_version);
+	return p;
+}
+
+/* ---- driver helpers the tracer calls itself -------------------------------- */
+
+static gmt_drv_t drv_fns;
+static _Atomic int drv_ready;
+static pthread_mutex_t drv_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const gmt_drv_t *gmt_drv(void)
+{
+	void *h;
+	void *(*sym)(void *, const char *);
+
+	if (GMT_LIKELY(atomic_load_explicit(&drv_ready, memory_order_acquire)))
+		return &drv_fns;
+	h = gmt_driver_handle();
+	sym = real_dlsym_fn();
+	if (h == NULL)
+		return &drv_fns; /* all NULL: no driver yet */
+	pthread_mutex_lock(&drv_lock);
+	if (!atomic_load(&drv_ready)) {
+#define GMT_DRV_FN(field, name) drv_fns.field = (__typeof__(drv_fns.field))sym(h, #name)
+		GMT_DRV_FN(ctx_get_current, cuCtxGetCurrent);
+		GMT_DRV_FN(ctx_get_device, cuCtxGetDevice);
+		GMT_DRV_FN(ctx_push, cuCtxPushCurrent_v2);
+		GMT_DRV_FN(ctx_pop, cuCtxPopCurrent_v2);
+		GMT_DRV_FN(mem_get_info, cuMemGetInfo_v2);
+		GMT_DRV_FN(pool_get_attribute, cuMemPoolGetAttribute);
+		GMT_DRV_FN(device_get_name, cuDeviceGetName);
+		GMT_DRV_FN(device_get_uuid, cuDeviceGetUuid_v2);
+		GMT_DRV_FN(device_get_pci_bus_id, cuDeviceGetPCIBusId);
+		GMT_DRV_FN(device_total_mem, cuDeviceTotalMem_v2);
+		GMT_DRV_FN(device_get_attribute, cuDeviceGetAttribute);
+		GMT_DRV_FN(driver_get_version, cuDriverGetVersion);
+#undef GMT_DRV_FN
+		atomic_store_explicit(&drv_ready, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&drv_lock);
+	return &drv_fns;
+}
+
+/* ---- cuGetProcAddress ------------------------------------------------------- */
+
+/* Is hook name an implementation of the API the program asked for? "cuMemAlloc"
+ * -> cuMemAlloc_v2; "cuMemAllocAsync" -> cuMemAllocAsync, _ptsz. */
+static int implements(const char *name, const char *requested)
+{
+	size_t n = strlen(requested);
+	const char *rest;
+
+	if (strncmp(name, requested, n) != 0)
+		return 0;
+	rest = name + n;
+	if (rest[0] == '_' && rest[1] == 'v' && rest[2] >= '0' && rest[2] <= '9') {
+		rest += 2;
+		while (*rest >= '0' && *rest <= '9')
+			rest++;
+	}
+	return *rest == '\0' || strcmp(rest, "_ptsz") == 0 || strcmp(rest, "_ptds") == 0;
+}
+
+void *gmt_substitute(void *fn, const char *requested)
+{
+	Dl_info info;
+	int id;
+
+	if (fn == NULL)
+		return fn;
+	for (id = 0; id < GMT_HOOK_COUNT; id++)
+		if (gmt_hooks[id].wrapper == fn)
+			return fn; /* already ours (the driver used our dlsym) */
+	for (id = 0; id < GMT_HOOK_COUNT; id++)
+		if (gmt_real(id) == fn)
+			return gmt_hooks[id].wrapper;
+	if (dladdr(fn, &info) && info.dli_sname != NULL && info.dli_saddr == fn) {
+		id = gmt_hook_find(info.dli_sname);
+		if (id >= 0 && gmt_real_offer(id, fn))
+			return gmt_hooks[id].wrapper;
+	}
+	if (requested != NULL) {
+		void *(*sym)(void *, const char *) = real_dlsym_fn();
+		void *h = gmt_driver_handle();
+		for (id = 0; h != NULL && id < GMT_HOOK_COUNT; id++) {
+			if (gmt_hooks[id].lib != GMT_LIB_DRV || gmt_real(id) != NULL ||
+			    !implements(gmt_hooks[id].name, requested))
+				continue;
+			gmt_real_offer(id, sym(h, gmt_hooks[id].name));
+			if (gmt_real(id) == fn)
+				return gmt_hooks[id].wrapper;
+		}
+	}
+	return fn;
+}
+
+CUresult gmt_do_cuGetProcAddress_v2(__typeof__(cuGetProcAddress_v2) *real, const gmt_call_t *call,
+				    const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+				    CUdriverProcAddressQueryResult *symbolStatus)
+{
+	CUresult r = real(symbol, pfn, cudaVersion, flags, symbolStatus);
+
+	gmt_nccl_note(call->caller);
+	if (r == CUDA_SUCCESS && pfn != NULL && *pfn != NULL)
+		*pfn = gmt_substitute(*pfn, symbol);
+	return r;
+}
+
+CUresult gmt_do_cuGetProcAddress(__typeof__(cuGetProcAddress) *real, const gmt_call_t *call,
+				 const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	CUresult r = real(symbol, pfn, cudaVersion, flags);
+
+	gmt_nccl_note(call->caller);
+	if (r == CUDA_SUCCESS && pfn != NULL && *pfn != NULL)
+		*pfn = gmt_substitute(*pfn, symbol);
+	return r;
+}

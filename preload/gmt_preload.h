@@ -1,0 +1,236 @@
+/*
+ * gmt_preload.h - PRIVATE to preload/: what the interposer's files share.
+ *
+ * The hooks (hooks.def) are expanded here into ids, typed accessors of the
+ * real functions and the prototypes of the hand-written bodies. A wrapper
+ * (generated in gmt_hooks_table.c) does the common part: make sure the
+ * preload is initialised, find the real function (or return the library's
+ * "not found" error), pass straight through when the re-entry guard is set,
+ * and otherwise call gmt_do_<body>(real, &call, args...), which calls the
+ * real function and records what happened.
+ */
+#ifndef GMT_PRELOAD_H
+#define GMT_PRELOAD_H
+
+/* The un-macroed declarations: cuMemAlloc_v2, cuCtxSynchronize_v2, the _ptsz
+ * variants and the legacy names, exactly as the driver exports them. */
+#define __CUDA_API_VERSION_INTERNAL 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wundef"
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#pragma GCC diagnostic pop
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "gmt_tracer.h"
+
+#define GMT_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define GMT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define GMT_EXPORT      __attribute__((visibility("default")))
+
+/* ---- the hook table ------------------------------------------------------ */
+
+enum gmt_hook_lib { GMT_LIB_DRV = 0, GMT_LIB_RT = 1, GMT_LIB_NCCL = 2 };
+#define GMT_LIB_OF_DRV  GMT_LIB_DRV
+#define GMT_LIB_OF_RT   GMT_LIB_RT
+#define GMT_LIB_OF_NCCL GMT_LIB_NCCL
+#define GMT_REQ_REQ 1
+#define GMT_REQ_OPT 0
+
+/* What a wrapper returns when the real function does not exist. */
+#define GMT_MISSING_DRV  CUDA_ERROR_NOT_FOUND
+#define GMT_MISSING_RT   cudaErrorSymbolNotFound
+#define GMT_MISSING_NCCL ncclSystemError
+
+enum gmt_hook_id {
+#define GMT_HOOK(lib, name, ret, params, args, minver, body, flags, req) GMT_ID_##name,
+#include "hooks.def"
+#undef GMT_HOOK
+	GMT_HOOK_COUNT
+};
+
+typedef struct gmt_hook {
+	const char *name;       /* exact exported / implementation name       */
+	void *wrapper;          /* our wrapper (the exported symbol's address) */
+	const char *body;       /* the body's base name                        */
+	int min_version;
+	uint8_t lib;            /* enum gmt_hook_lib                           */
+	uint8_t flags;          /* GMT_FLAG_PTSZ                               */
+	uint8_t required;
+} gmt_hook_t;
+
+extern const gmt_hook_t gmt_hooks[GMT_HOOK_COUNT];
+
+/* The real functions, one slot per hook, set once (first writer wins) by
+ * gmt_real_offer() and read with acquire. */
+extern _Atomic(void *) gmt_real_slots[GMT_HOOK_COUNT];
+
+static inline void *gmt_real(int id)
+{
+	return atomic_load_explicit(&gmt_real_slots[id], memory_order_acquire);
+}
+
+/* Typed accessors of the real functions: real_cuMemAlloc_v2() etc. */
+#define GMT_HOOK(lib, name, ret, params, args, minver, body, flags, req) \
+	static inline __typeof__(name) *real_##name(void)                 \
+	{                                                                  \
+		return (__typeof__(name) *)gmt_real(GMT_ID_##name);        \
+	}
+#include "hooks.def"
+#undef GMT_HOOK
+
+/* Offers p as hook id's real function: stored if the slot is empty. Returns
+ * 1 when the slot now holds p (so our wrapper may stand in for p), 0 when it
+ * holds another function (p must then be passed through untouched). */
+int gmt_real_offer(int id, void *p);
+
+/* Finds hook id's real function when nobody has offered one yet:
+ * dlsym(RTLD_NEXT), then the library's own handle. NULL when it does not
+ * exist (an old driver): the wrapper then returns GMT_MISSING_<lib>. */
+void *gmt_resolve(int id);
+
+/* Index of the hook whose name is exactly `name`, or -1. */
+int gmt_hook_find(const char *name);
+
+/* What the generated wrapper tells its body. */
+typedef struct gmt_call {
+	int id;                 /* the hook that was called             */
+	unsigned flags;         /* GMT_FLAG_PTSZ for a _ptsz variant    */
+	void *caller;           /* the wrapper's return address         */
+} gmt_call_t;
+
+/* params "(a, b)" -> ", a, b"; "()" -> "" */
+#define GMT_TAIL(...) __VA_OPT__(, __VA_ARGS__)
+/* params "(a, b)" -> "(a, b)"; "()" -> "(void)" */
+#define GMT_PROTO(...) __VA_OPT__((__VA_ARGS__) GMT_EAT)(void)
+#define GMT_EAT(...)
+
+#define GMT_HOOK(lib, name, ret, params, args, minver, body, flags, req)            \
+	ret gmt_w_##name GMT_PROTO params;                                           \
+	ret gmt_do_##body(__typeof__(body) *real, const gmt_call_t *call GMT_TAIL params);
+#include "hooks.def"
+#undef GMT_HOOK
+
+/* ---- per-thread state (initial-exec TLS: no allocation, no lock) --------- */
+
+typedef struct gmt_tls {
+	int guard;              /* >0: inside a hook or the tracer: pass through */
+	unsigned api;           /* enum gmt_api of the outermost runtime call    */
+	int nccl_depth;         /* inside an NCCL entry point                    */
+	unsigned ctx_gen;       /* gmt_ctx_gen when ctx/ctx_dev were cached      */
+	CUcontext ctx;          /* cache: the last current context seen ...      */
+	int ctx_dev;            /* ... and its device                            */
+} gmt_tls_t;
+
+extern __thread gmt_tls_t gmt_tls __attribute__((tls_model("initial-exec")));
+
+#define GMT_GUARD_ENTER() (gmt_tls.guard++)
+#define GMT_GUARD_LEAVE() (gmt_tls.guard--)
+
+/* ---- initialisation and logging (gmt_preload_state.c) -------------------- */
+
+/* Makes sure the preload is initialised (cheap once done; safe from any
+ * thread and from another library's constructor before ours ran). */
+void gmt_preload_init_slow(void);
+extern _Atomic int gmt_preload_ready;
+static inline void gmt_preload_ensure_init(void)
+{
+	if (GMT_UNLIKELY(!atomic_load_explicit(&gmt_preload_ready, memory_order_acquire)))
+		gmt_preload_init_slow();
+}
+
+/* Log level (0 quiet, 1 warnings, 2 info, 3 debug), read once. */
+extern int gmt_pl_log_level;
+void gmt_pl_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- symbol resolution (gmt_interpose.c) ---------------------------------- */
+
+/* glibc's dlsym/dlvsym, found without going through our own exports. */
+extern void *(*_Atomic gmt_real_dlsym)(void *, const char *);
+extern void *(*_Atomic gmt_real_dlvsym)(void *, const char *, const char *);
+int gmt_interpose_boot(void);
+
+/* A handle of the loaded driver (libcuda), or NULL. */
+void *gmt_driver_handle(void);
+
+/* Replaces a function pointer the driver handed out by our wrapper for the
+ * same implementation, when it is one we hook; else returns fn. */
+void *gmt_substitute(void *fn, const char *requested);
+
+/* ---- driver functions the tracer calls itself (never hooked) ------------- */
+
+typedef struct gmt_drv {
+	__typeof__(cuCtxGetCurrent) *ctx_get_current;
+	__typeof__(cuCtxGetDevice) *ctx_get_device;
+	__typeof__(cuCtxPushCurrent_v2) *ctx_push;
+	__typeof__(cuCtxPopCurrent_v2) *ctx_pop;
+	__typeof__(cuMemGetInfo_v2) *mem_get_info;
+	__typeof__(cuMemPoolGetAttribute) *pool_get_attribute;
+	__typeof__(cuDeviceGetName) *device_get_name;
+	__typeof__(cuDeviceGetUuid_v2) *device_get_uuid;
+	__typeof__(cuDeviceGetPCIBusId) *device_get_pci_bus_id;
+	__typeof__(cuDeviceTotalMem_v2) *device_total_mem;
+	__typeof__(cuDeviceGetAttribute) *device_get_attribute;
+	__typeof__(cuDriverGetVersion) *driver_get_version;
+} gmt_drv_t;
+
+/* The driver's helper functions; members NULL until the driver is loaded
+ * (resolved once, at the first hook that needs them). */
+const gmt_drv_t *gmt_drv(void);
+
+/* ---- recording helpers (gmt_preload_state.c) ----------------------------- */
+
+#define GMT_MAX_DEVICES 64
+
+/* Device of the calling thread's current context, -1 if none. Cheap: a
+ * per-thread cache refreshed only when the context changes. */
+int gmt_cur_device(void);
+/* Device of ctx (-1 if unknown); NULL means the current context. */
+int gmt_ctx_device(CUcontext ctx);
+/* Forget every cached context -> device (a context was destroyed). */
+void gmt_ctx_forget(void);
+
+/* The owner of a driver-level call: NCCL when inside an NCCL entry point or
+ * called from libnccl's code, else the application. */
+unsigned gmt_owner(const gmt_call_t *call);
+/* Tells the tracer that code at addr called us (dlsym, cuGetProcAddress): if
+ * it is libnccl, its text range is remembered for gmt_owner(). */
+void gmt_nccl_note(const void *addr);
+
+/* aux of an allocation-like event: kind | api | owner | flags. */
+uint64_t gmt_aux(unsigned kind, const gmt_call_t *call);
+
+/* Emits one event from a body (skip: the body's and the wrapper's frames). */
+void gmt_rec(unsigned type, int device, uint64_t addr, uint64_t size,
+	     uint64_t stream, uint64_t aux, int want_stack);
+
+/* A failed allocation: ALLOC_FAIL, then a MEMINFO and pool samples of the
+ * device, all on disk before it returns (post-mortems need them). */
+void gmt_rec_alloc_fail(int device, uint64_t size, uint64_t stream,
+			uint64_t aux, int result);
+
+/* The device record (first time a device is seen) and a MEMINFO sample of
+ * ctx (NULL: current context), for context creation. */
+void gmt_device_seen(int device, CUcontext ctx);
+
+/* Samples at a synchronisation point: MEMINFO and pools of the device, at
+ * most every 10 ms per device. */
+void gmt_sample_sync(int device, CUcontext ctx);
+
+/* Pools: remember device of a pool; mark a pool as serving stream-ordered
+ * allocations; the device's current pool served one (pool unknown). */
+void gmt_pool_set_device(CUmemoryPool pool, int device);
+int gmt_pool_device(CUmemoryPool pool);
+void gmt_pool_served(CUmemoryPool pool, int device);
+void gmt_pool_forget(CUmemoryPool pool);
+void gmt_pool_current_served(int device);
+
+/* VMM handles and mapped ranges -> device. */
+void gmt_vmm_set_device(uint64_t key, int is_va, int device);
+int gmt_vmm_device(uint64_t key, int is_va, int remove);
+
+#endif /* GMT_PRELOAD_H */

@@ -1,0 +1,545 @@
+/*
+ * gmt_preload_state.c - initialisation, per-thread state and the recording
+ * helpers the hook bodies share: device attribution (current context ->
+ * device, cached per thread), owners (NCCL), device records, and the
+ * cuMemGetInfo / pool samples.
+ *
+ * Samples call the driver through the real pointers (gmt_drv(), real_*()),
+ * never through our wrappers, so they are never recorded themselves.
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gmt_preload.h"
+
+__thread gmt_tls_t gmt_tls __attribute__((tls_model("initial-exec")));
+_Atomic int gmt_preload_ready;
+int gmt_pl_log_level = 1;
+
+/* ---- initialisation ----------------------------------------------------- */
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void init_run(void)
+{
+	gmt_config_t cfg;
+
+	gmt_config_from_env(&cfg);
+	gmt_pl_log_level = cfg.log_level;
+	if (gmt_interpose_boot() != 0)
+		gmt_pl_log(1, "glibc's dlsym was not found: dlopen'ed CUDA is not traced");
+	atomic_store_explicit(&gmt_preload_ready, 1, memory_order_release);
+}
+
+void gmt_preload_init_slow(void)
+{
+	pthread_once(&init_once, init_run);
+}
+
+/* Also reached from the first hook when another library's constructor calls
+ * CUDA before this one ran: pthread_once makes the order irrelevant. */
+__attribute__((constructor)) static void gmt_preload_ctor(void)
+{
+	gmt_preload_init_slow();
+}
+
+void gmt_pl_log(int level, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	if (level > gmt_pl_log_level)
+		return;
+	n = snprintf(buf, sizeof buf, "gpumemtrace: ");
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof buf - 2)
+		n = (int)sizeof buf - 2;
+	buf[n++] = '\n';
+	if (write(2, buf, (size_t)n) < 0)
+		return;
+}
+
+/* ---- devices ------------------------------------------------------------- */
+
+/* Bumped when a context goes away: per-thread caches compare generations, so
+ * a new context at a recycled address is looked up again. */
+static _Atomic unsigned ctx_gen = 1;
+static _Atomic uint64_t described[GMT_MAX_DEVICES / 64];
+
+void gmt_ctx_forget(void)
+{
+	atomic_fetch_add_explicit(&ctx_gen, 1, memory_order_relaxed);
+}
+
+static void describe_device(int dev)
+{
+	const gmt_drv_t *d = gmt_drv();
+	gmt_device_info_t info;
+	uint64_t bit;
+	size_t total = 0;
+	CUuuid uuid;
+	int v;
+
+	if (dev < 0 || dev >= GMT_MAX_DEVICES)
+		return;
+	bit = 1ull << (dev % 64);
+	if (atomic_load_explicit(&described[dev / 64], memory_order_relaxed) & bit)
+		return;
+	if (atomic_fetch_or(&described[dev / 64], bit) & bit)
+		return;
+	memset(&info, 0, sizeof info);
+	info.ordinal = dev;
+	if (d->device_get_name == NULL ||
+	    d->device_get_name(info.name, (int)sizeof info.name, (CUdevice)dev) != CUDA_SUCCESS)
+		info.name[0] = '\0';
+	if (d->device_get_uuid != NULL && d->device_get_uuid(&uuid, (CUdevice)dev) == CUDA_SUCCESS)
+		memcpy(info.uuid, uuid.bytes, sizeof info.uuid);
+	if (d->device_get_pci_bus_id == NULL ||
+	    d->device_get_pci_bus_id(info.pci_bus_id, (int)sizeof info.pci_bus_id, (CUdevice)dev) != CUDA_SUCCESS)
+		info.pci_bus_id[0] = '\0';
+	if (d->device_total_mem != NULL && d->device_total_mem(&total, (CUdevice)dev) == CUDA_SUCCESS)
+		info.total_bytes = total;
+	if (d->device_get_attribute != NULL) {
+		if (d->device_get_attribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, (CUdevice)dev) == CUDA_SUCCESS)
+			info.cc_major = v;
+		if (d->device_get_attribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, (CUdevice)dev) == CUDA_SUCCESS)
+			info.cc_minor = v;
+	}
+	if (d->driver_get_version != NULL && d->driver_get_version(&v) == CUDA_SUCCESS)
+		info.driver_version = v;
+	gmt_tracer_device(&info);
+}
+
+int gmt_cur_device(void)
+{
+	const gmt_drv_t *d = gmt_drv();
+	CUcontext ctx = NULL;
+	CUdevice dev;
+	unsigned gen;
+
+	if (d->ctx_get_current == NULL || d->ctx_get_current(&ctx) != CUDA_SUCCESS || ctx == NULL)
+		return -1;
+	gen = atomic_load_explicit(&ctx_gen, memory_order_relaxed);
+	if (GMT_LIKELY(ctx == gmt_tls.ctx && gen == gmt_tls.ctx_gen))
+		return gmt_tls.ctx_dev;
+	if (d->ctx_get_device == NULL || d->ctx_get_device(&dev) != CUDA_SUCCESS)
+		return -1;
+	gmt_tls.ctx = ctx;
+	gmt_tls.ctx_dev = (int)dev;
+	gmt_tls.ctx_gen = gen;
+	/* A device used without a context creation we saw still gets its record. */
+	describe_device((int)dev);
+	return (int)dev;
+}
+
+int gmt_ctx_device(CUcontext ctx)
+{
+	const gmt_drv_t *d = gmt_drv();
+	CUcontext cur = NULL, popped;
+	CUdevice dev;
+	int r;
+
+	if (ctx == NULL)
+		return gmt_cur_device();
+	if (d->ctx_get_current != NULL && d->ctx_get_current(&cur) == CUDA_SUCCESS && cur == ctx)
+		return gmt_cur_device();
+	if (d->ctx_push == NULL || d->ctx_pop == NULL || d->ctx_get_device == NULL ||
+	    d->ctx_push(ctx) != CUDA_SUCCESS)
+		return -1;
+	r = d->ctx_get_device(&dev);
+	d->ctx_pop(&popped);
+	return r == CUDA_SUCCESS ? (int)dev : -1;
+}
+
+/* ---- owners --------------------------------------------------------------- */
+
+static _Atomic uintptr_t nccl_lo, nccl_hi;
+
+typedef struct text_search {
+	uintptr_t addr, lo, hi;
+} text_search_t;
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	text_search_t *s = arg;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	int inside = 0;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (s->addr >= a && s->addr < a + ph->p_memsz)
+			inside = 1;
+		if (ph->p_flags & PF_X) {
+			if (a < lo)
+				lo = a;
+			if (a + ph->p_memsz > hi)
+				hi = a + ph->p_memsz;
+		}
+	}
+	if (!inside || hi == 0)
+		return 0;
+	s->lo = lo;
+	s->hi = hi;
+	return 1;
+}
+
+void gmt_nccl_note(const void *addr)
+{
+	text_search_t s = { (uintptr_t)addr, 0, 0 };
+	const char *base;
+	Dl_info info;
+
+	if (addr == NULL || atomic_load_explicit(&nccl_hi, memory_order_relaxed) != 0)
+		return;
+	if (!dladdr(addr, &info) || info.dli_fname == NULL)
+		return;
+	base = strrchr(info.dli_fname, '/');
+	base = base ? base + 1 : info.dli_fname;
+	if (strncmp(base, "libnccl", 7) != 0)
+		return;
+	if (dl_iterate_phdr(find_text, &s) == 1) {
+		atomic_store(&nccl_lo, s.lo);
+		atomic_store(&nccl_hi, s.hi);
+		gmt_pl_log(3, "NCCL text at %#lx-%#lx (%s)", (unsigned long)s.lo,
+			   (unsigned long)s.hi, info.dli_fname);
+	}
+}
+
+unsigned gmt_owner(const gmt_call_t *call)
+{
+	uintptr_t a = (uintptr_t)call->caller;
+
+	if (gmt_tls.nccl_depth > 0)
+		return GMT_OWNER_NCCL;
+	if (a < atomic_load_explicit(&nccl_hi, memory_order_relaxed) &&
+	    a >= atomic_load_explicit(&nccl_lo, memory_order_relaxed))
+		return GMT_OWNER_NCCL;
+	return GMT_OWNER_APP;
+}
+
+uint64_t gmt_aux(unsigned kind, const gmt_call_t *call)
+{
+	return GMT_AUX(kind, gmt_tls.api, gmt_owner(call)) | (uint64_t)(call->flags & 0xff) << 24;
+}
+
+/* ---- small maps: pools and VMM handles/ranges -> device ------------------ */
+
+/* Open addressing, linear probing, backward-shift deletion, under a mutex:
+ * these calls are rare next to plain allocations (a pool is looked up once
+ * per pool allocation, VMM operations map 2-20 MiB pages). Key 0 = empty. */
+typedef struct gmt_map {
+	pthread_mutex_t lock;
+	uint32_t cap, n;      /* cap is a power of two */
+	uint64_t *keys;
+	int32_t *vals;
+	int warned;
+} gmt_map_t;
+
+static uint64_t pool_keys[1024], handle_keys[16384], va_keys[16384];
+static int32_t pool_vals[1024], handle_vals[16384], va_vals[16384];
+static gmt_map_t pools = { PTHREAD_MUTEX_INITIALIZER, 1024, 0, pool_keys, pool_vals, 0 };
+static gmt_map_t handles = { PTHREAD_MUTEX_INITIALIZER, 16384, 0, handle_keys, handle_vals, 0 };
+static gmt_map_t vas = { PTHREAD_MUTEX_INITIALIZER, 16384, 0, va_keys, va_vals, 0 };
+
+static uint32_t map_slot(const gmt_map_t *m, uint64_t k)
+{
+	k ^= k >> 29;
+	k *= 0xbf58476d1ce4e5b9ull;
+	k ^= k >> 32;
+	return (uint32_t)k & (m->cap - 1);
+}
+
+/* Caller holds m->lock. Returns the slot of k, or of the empty slot where it
+ * would go, or UINT32_MAX when full. */
+static uint32_t map_find(const gmt_map_t *m, uint64_t k)
+{
+	uint32_t i = map_slot(m, k);
+	for (uint32_t probes = 0; probes < m->cap; probes++, i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == k || m->keys[i] == 0)
+			return i;
+	return UINT32_MAX;
+}
+
+/* Caller holds m->lock. */
+static int32_t *map_put(gmt_map_t *m, uint64_t k, int32_t v)
+{
+	uint32_t i = map_find(m, k);
+	if (i == UINT32_MAX || (m->keys[i] == 0 && m->n + 1 > m->cap / 4 * 3)) {
+		if (!m->warned++)
+			gmt_pl_log(1, "too many live pools or VMM handles: some devices unattributed");
+		return NULL;
+	}
+	if (m->keys[i] == 0) {
+		m->keys[i] = k;
+		m->vals[i] = v;
+		m->n++;
+	}
+	return &m->vals[i];
+}
+
+/* Caller holds m->lock. */
+static void map_del(gmt_map_t *m, uint64_t k)
+{
+	uint32_t i = map_find(m, k), j;
+	if (i == UINT32_MAX || m->keys[i] != k)
+		return;
+	m->keys[i] = 0;
+	m->n--;
+	/* Backward shift: move later entries of the cluster into the hole when
+	 * their home slot does not lie cyclically in (i, j]. */
+	for (j = (i + 1) & (m->cap - 1); m->keys[j] != 0; j = (j + 1) & (m->cap - 1)) {
+		uint32_t h = map_slot(m, m->keys[j]);
+		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			m->keys[j] = 0;
+			i = j;
+		}
+	}
+}
+
+/* Pool values: device in the low 16 bits (signed), bit 16 = served
+ * stream-ordered allocations. */
+#define POOL_DEV(v)    ((int)(int16_t)((v) & 0xffff))
+#define POOL_SERVED    0x10000
+#define POOL_VAL(d, s) ((int32_t)(((uint32_t)(d) & 0xffff) | ((s) ? POOL_SERVED : 0)))
+
+void gmt_pool_set_device(CUmemoryPool pool, int device)
+{
+	int32_t *v;
+	if (pool == NULL)
+		return;
+	pthread_mutex_lock(&pools.lock);
+	v = map_put(&pools, (uint64_t)(uintptr_t)pool, POOL_VAL(device, 0));
+	if (v != NULL)
+		*v = POOL_VAL(device, *v & POOL_SERVED);
+	pthread_mutex_unlock(&pools.lock);
+}
+
+int gmt_pool_device(CUmemoryPool pool)
+{
+	int dev = -1;
+	uint32_t i;
+	pthread_mutex_lock(&pools.lock);
+	i = map_find(&pools, (uint64_t)(uintptr_t)pool);
+	if (i != UINT32_MAX && pools.keys[i] != 0)
+		dev = POOL_DEV(pools.vals[i]);
+	pthread_mutex_unlock(&pools.lock);
+	return dev;
+}
+
+void gmt_pool_served(CUmemoryPool pool, int device)
+{
+	int32_t *v;
+	if (pool == NULL)
+		return;
+	pthread_mutex_lock(&pools.lock);
+	v = map_put(&pools, (uint64_t)(uintptr_t)pool, POOL_VAL(device, 1));
+	if (v != NULL && !(*v & POOL_SERVED))
+		*v |= POOL_SERVED;
+	pthread_mutex_unlock(&pools.lock);
+}
+
+void gmt_pool_forget(CUmemoryPool pool)
+{
+	pthread_mutex_lock(&pools.lock);
+	map_del(&pools, (uint64_t)(uintptr_t)pool);
+	pthread_mutex_unlock(&pools.lock);
+}
+
+static _Atomic uint64_t current_pool_served[GMT_MAX_DEVICES / 64];
+
+void gmt_pool_current_served(int device)
+{
+	uint64_t bit;
+	if (device < 0 || device >= GMT_MAX_DEVICES)
+		return;
+	bit = 1ull << (device % 64);
+	if (!(atomic_load_explicit(&current_pool_served[device / 64], memory_order_relaxed) & bit))
+		atomic_fetch_or(&current_pool_served[device / 64], bit);
+}
+
+void gmt_vmm_set_device(uint64_t key, int is_va, int device)
+{
+	gmt_map_t *m = is_va ? &vas : &handles;
+	int32_t *v;
+	if (key == 0)
+		return;
+	pthread_mutex_lock(&m->lock);
+	v = map_put(m, key, device);
+	if (v != NULL)
+		*v = device;
+	pthread_mutex_unlock(&m->lock);
+}
+
+int gmt_vmm_device(uint64_t key, int is_va, int remove)
+{
+	gmt_map_t *m = is_va ? &vas : &handles;
+	int dev = -1;
+	uint32_t i;
+	if (key == 0)
+		return -1;
+	pthread_mutex_lock(&m->lock);
+	i = map_find(m, key);
+	if (i != UINT32_MAX && m->keys[i] == key) {
+		dev = m->vals[i];
+		if (remove)
+			map_del(m, key);
+	}
+	pthread_mutex_unlock(&m->lock);
+	return dev;
+}
+
+/* ---- events and samples ----------------------------------------------------- */
+
+/* Frames between gmt_emit()'s caller and the program: gmt_rec* itself, the
+ * body, the generated wrapper. */
+#define GMT_SKIP_FRAMES 3
+
+__attribute__((noinline)) void gmt_rec(unsigned type, int device, uint64_t addr, uint64_t size,
+				       uint64_t stream, uint64_t aux, int want_stack)
+{
+	gmt_event_t ev = {
+		.ts = 0, .addr = addr, .size = size, .stream = stream, .aux = aux,
+		.stack = 0, .type = (uint16_t)type, .device = (int16_t)device,
+	};
+	gmt_emit(&ev, want_stack, GMT_SKIP_FRAMES);
+}
+
+#define MAX_SAMPLED_POOLS 16
+
+/* Appends to ev[] the samples of device dev (ctx: its context, NULL for the
+ * current one): MEMINFO, then POOL_RESERVED and POOL_USED of each pool of the
+ * device that served stream-ordered allocations. Returns how many. */
+static int collect_samples(int dev, CUcontext ctx, gmt_event_t *ev, int max)
+{
+	const gmt_drv_t *d = gmt_drv();
+	CUmemoryPool pl[MAX_SAMPLED_POOLS + 1];
+	CUcontext cur = NULL, popped;
+	size_t fr = 0, tot = 0;
+	int n = 0, np = 0, pushed = 0;
+	CUresult r;
+
+	if (dev < 0 || d->mem_get_info == NULL)
+		return 0;
+	if (ctx != NULL && d->ctx_get_current != NULL && d->ctx_push != NULL && d->ctx_pop != NULL &&
+	    d->ctx_get_current(&cur) == CUDA_SUCCESS && cur != ctx) {
+		if (d->ctx_push(ctx) != CUDA_SUCCESS)
+			return 0;
+		pushed = 1;
+	}
+	r = d->mem_get_info(&fr, &tot);
+	if (pushed)
+		d->ctx_pop(&popped);
+	if (r == CUDA_SUCCESS && n < max)
+		ev[n++] = (gmt_event_t){ .addr = fr, .size = tot, .type = GMT_EV_MEMINFO,
+					 .device = (int16_t)dev };
+
+	pthread_mutex_lock(&pools.lock);
+	for (uint32_t i = 0; i < pools.cap && np < MAX_SAMPLED_POOLS; i++)
+		if (pools.keys[i] != 0 && (pools.vals[i] & POOL_SERVED) && POOL_DEV(pools.vals[i]) == dev)
+			pl[np++] = (CUmemoryPool)(uintptr_t)pools.keys[i];
+	pthread_mutex_unlock(&pools.lock);
+	if (dev < GMT_MAX_DEVICES &&
+	    (atomic_load_explicit(&current_pool_served[dev / 64], memory_order_relaxed) & (1ull << (dev % 64)))) {
+		__typeof__(cuDeviceGetMemPool) *get = real_cuDeviceGetMemPool();
+		CUmemoryPool cp = NULL;
+		int dup = 0;
+		if (get == NULL)
+			get = (__typeof__(get))gmt_resolve(GMT_ID_cuDeviceGetMemPool);
+		if (get != NULL && get(&cp, (CUdevice)dev) == CUDA_SUCCESS && cp != NULL) {
+			for (int i = 0; i < np; i++)
+				dup |= pl[i] == cp;
+			if (!dup)
+				pl[np++] = cp;
+		}
+	}
+	for (int i = 0; i < np && d->pool_get_attribute != NULL && n + 2 <= max; i++) {
+		cuuint64_t rc = 0, rh = 0, uc = 0, uh = 0;
+		if (d->pool_get_attribute(pl[i], CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &rc) != CUDA_SUCCESS ||
+		    d->pool_get_attribute(pl[i], CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &rh) != CUDA_SUCCESS ||
+		    d->pool_get_attribute(pl[i], CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &uc) != CUDA_SUCCESS ||
+		    d->pool_get_attribute(pl[i], CU_MEMPOOL_ATTR_USED_MEM_HIGH, &uh) != CUDA_SUCCESS)
+			continue;
+		ev[n++] = (gmt_event_t){ .addr = rc, .size = rh, .stream = (uint64_t)(uintptr_t)pl[i],
+					 .type = GMT_EV_POOL_RESERVED, .device = (int16_t)dev };
+		ev[n++] = (gmt_event_t){ .addr = uc, .size = uh, .stream = (uint64_t)(uintptr_t)pl[i],
+					 .type = GMT_EV_POOL_USED, .device = (int16_t)dev };
+	}
+	return n;
+}
+
+#define MAX_SAMPLES (1 + 2 * (MAX_SAMPLED_POOLS + 1))
+
+/* Emits the samples; with urgent, the last one (and so everything this
+ * thread emitted before it) is on disk when this returns. */
+static int emit_samples(int dev, CUcontext ctx, int urgent)
+{
+	gmt_event_t ev[MAX_SAMPLES];
+	int n = collect_samples(dev, ctx, ev, MAX_SAMPLES);
+
+	for (int i = 0; i < n; i++) {
+		if (urgent && i == n - 1)
+			gmt_emit_urgent(&ev[i], 0, 0);
+		else
+			gmt_emit(&ev[i], 0, 0);
+	}
+	return n;
+}
+
+__attribute__((noinline)) void gmt_rec_alloc_fail(int device, uint64_t size, uint64_t stream,
+						  uint64_t aux, int result)
+{
+	gmt_event_t ev = {
+		.ts = 0, .size = size, .stream = stream, .aux = GMT_AUX_WITH_RESULT(aux, result),
+		.type = GMT_EV_ALLOC_FAIL, .device = (int16_t)device,
+	};
+
+	/* The failure first (its time is the failure's), then the samples taken
+	 * right after it; one wait for the disk covers them all. */
+	if (device < 0 || gmt_drv()->mem_get_info == NULL) {
+		gmt_emit_urgent(&ev, 1, GMT_SKIP_FRAMES);
+		return;
+	}
+	gmt_emit(&ev, 1, GMT_SKIP_FRAMES);
+	if (emit_samples(device, NULL, 1) == 0)
+		gmt_tracer_flush(200);
+}
+
+void gmt_device_seen(int device, CUcontext ctx)
+{
+	if (device < 0)
+		return;
+	describe_device(device);
+	emit_samples(device, ctx, 0);
+}
+
+#define SAMPLE_PERIOD_NS 10000000ull
+static _Atomic uint64_t last_sample[GMT_MAX_DEVICES];
+
+void gmt_sample_sync(int device, CUcontext ctx)
+{
+	uint64_t now, last;
+
+	if (device < 0 || device >= GMT_MAX_DEVICES)
+		return;
+	now = gmt_now_ns();
+	last = atomic_load_explicit(&last_sample[device], memory_order_relaxed);
+	if (last != 0 && now - last < SAMPLE_PERIOD_NS)
+		return;
+	/* One thread claims the period; the others go on without sampling. */
+	if (!atomic_compare_exchange_strong(&last_sample[device], &last, now))
+		return;
+	emit_samples(device, ctx, 0);
+}

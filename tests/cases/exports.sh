@@ -1,0 +1,27 @@
+#!/bin/sh
+# The preload exports exactly the hooks of preload/hooks.def, dlsym, dlvsym and
+# the public API (nothing of the tracer, zstd, msgpack-c or libunwind), and
+# preload/exports.map lists the same set.
+. "$ROOT/tests/lib.sh"
+[ -f "$PRELOAD" ] || fail "no $PRELOAD"
+cd "$TESTDIR"
+# The hook names, by expanding the table itself.
+printf '#define GMT_HOOK(lib, name, ...) GMT_NAME name\n#include "hooks.def"\n' |
+	${CC:-cc} -E -P -I"$ROOT/preload" - | grep -o 'GMT_NAME [A-Za-z0-9_]*' | sed 's/GMT_NAME //' > hooks.txt
+n=$(wc -l < hooks.txt)
+[ "$n" -ge 60 ] || fail "only $n hooks expanded from hooks.def"
+{ cat hooks.txt; printf '%s\n' dlsym dlvsym gpumemtrace_flush gpumemtrace_version gpumemtrace_trace_path; } |
+	sort > expected.txt
+nm -D --defined-only "$PRELOAD" | awk '{ print $3 }' | sed 's/@.*//' | sort > actual.txt
+diff expected.txt actual.txt > diff.txt || { cat diff.txt >&2; fail "nm -D differs from hooks.def (< missing, > extra)"; }
+# The version script says the same (it is what makes the set exact).
+sed -n '/global:/,/local:/p' "$ROOT/preload/exports.map" | grep -o '^ *[A-Za-z0-9_]*;' |
+	tr -d ' ;' | sort > map.txt
+diff expected.txt map.txt > diff2.txt || { cat diff2.txt >&2; fail "preload/exports.map differs from hooks.def"; }
+# Nothing of the unwinder, compressor or encoder is defined for others to bind.
+if grep -E '^(_Unwind_|backtrace|unw_|_U|ZSTD_|ZDICT_|msgpack_)' actual.txt; then
+	fail "the preload exports library internals"
+fi
+# Every hook name is unique in the table.
+[ "$(sort -u hooks.txt | wc -l)" = "$n" ] || fail "a hook appears twice in hooks.def"
+echo "ok: $n hooks + 5 exported, nothing else"

@@ -1,0 +1,2116 @@
+/* fake_driver.c - a test double of the CUDA driver (libcuda.so.1).
+ *
+ * Device memory is never backed. Each device owns a 1 TiB range of virtual
+ * address space reserved PROT_NONE at start (one more range serves
+ * cuMemAddressReserve), so a fake device address can never equal a host
+ * address, yet looks like what the real driver hands out. Addresses are
+ * placed by a bump pointer plus per-size LIFO free lists: freeing a block and
+ * allocating the same rounded size again returns the same address at once,
+ * from any thread, which is what the tracer's reuse tests need.
+ *
+ * Accounting is exact and documented in tests/fakecuda/README.md: every
+ * number the tests expect (cuMemGetInfo, pool attributes) follows from the
+ * rules there. One mutex guards all state; the current context stack is per
+ * thread.
+ *
+ * Look-ups: cuGetProcAddress(_v2) answer from one table of (name, minimum
+ * CUDA version, legacy implementation, per-thread-stream implementation),
+ * picking the newest entry not newer than the requested version, and return
+ * the address of the exported symbol of that exact name (taken through hidden
+ * aliases, so an LD_PRELOADed definition of the same name cannot leak into
+ * the answer: dlsym on this library's handle would not return it either).
+ *
+ * NVIDIA's private export tables are not reimplemented: cuGetExportTable
+ * answers CUDA_ERROR_NOT_SUPPORTED.
+ */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "fakecuda_internal.h"
+
+#define FK_MAX_DEV 8
+#define FK_REGION ((uintptr_t)1 << 40)
+#define FK_VMM_REGION FK_MAX_DEV /* index of the cuMemAddressReserve range */
+#define FK_CTX_STACK 16
+
+enum { MAGIC_CTX = 0x43545846, MAGIC_STREAM = 0x53545246, MAGIC_EVENT = 0x45565446,
+       MAGIC_POOL = 0x504f4f46, MAGIC_PHYS = 0x50485946 };
+
+enum fk_kind { K_PLAIN, K_PITCH, K_MANAGED, K_POOL, K_HOST };
+
+struct CUctx_st {
+	uint32_t magic;
+	int device;
+	int primary;
+	int active;	/* primary: retained at least once and not reset */
+	unsigned refs;	/* primary retain count */
+	unsigned flags;
+};
+
+struct CUstream_st {
+	uint32_t magic;
+	int device;
+	unsigned flags;
+	int priority;
+	CUcontext ctx;
+};
+
+struct CUevent_st {
+	uint32_t magic;
+	int recorded;
+	int device;
+	uintptr_t key;
+	uint64_t seq;
+};
+
+struct CUmemPoolHandle_st {
+	uint32_t magic;
+	int device;
+	int is_default;
+	int destroyed;
+	uint64_t reserved, used, reserved_high, used_high, threshold, max_size;
+	int reuse[3];
+	struct CUmemPoolHandle_st *next;
+};
+
+struct fk_phys {
+	uint32_t magic;
+	int device;
+	size_t size;
+	unsigned refs;	/* cuMemCreate + cuMemRetainAllocationHandle - cuMemRelease */
+	unsigned maps;
+	CUmemAllocationProp prop;
+};
+
+struct fk_alloc {
+	uintptr_t addr;
+	size_t size, rounded;
+	int device;
+	int kind;
+	int pending;	/* a cuMemFreeAsync waits for its stream */
+	CUmemoryPool pool;
+	CUcontext ctx;
+	struct fk_alloc *next;
+};
+
+struct fk_bin {
+	size_t size;
+	uintptr_t *addr;
+	size_t n, cap;
+	struct fk_bin *next;
+};
+
+struct fk_region {
+	uintptr_t base, next, end;
+	struct fk_bin *bins[256];
+};
+
+struct fk_range { uintptr_t base; size_t size; };
+struct fk_map { uintptr_t va; size_t size; struct fk_phys *phys; };
+struct fk_pending { struct fk_alloc *a; uintptr_t key; int device; uint64_t seq; };
+
+struct fk_vec { void *v; size_t n, cap, elem; };
+
+static struct {
+	pthread_mutex_t mu;
+	int initialized;	/* cuInit called */
+	int ndev;
+	uint64_t total, ctx_bytes;
+	int driver_version;
+	uint64_t used[FK_MAX_DEV];
+	struct CUctx_st primary[FK_MAX_DEV];
+	struct CUmemPoolHandle_st *default_pool[FK_MAX_DEV], *cur_pool[FK_MAX_DEV];
+	struct CUmemPoolHandle_st *pools;
+	struct fk_region region[FK_MAX_DEV + 1];
+	struct fk_alloc **tab;
+	size_t tab_size, tab_count;
+	struct fk_alloc *free_nodes;
+	struct fk_vec resv, maps, pending;
+	uint64_t seq;
+} S = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static pthread_once_t S_once = PTHREAD_ONCE_INIT;
+static __thread CUcontext tls_stack[FK_CTX_STACK];
+static __thread int tls_depth;
+static __thread char tls_ptds_marker;	/* its address names this thread's default stream */
+
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return def;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end) {
+		fprintf(stderr, "fakecuda: ignoring %s=%s (not a number)\n", name, s);
+		return def;
+	}
+	return v;
+}
+
+static void fork_prepare(void) { pthread_mutex_lock(&S.mu); }
+static void fork_release(void) { pthread_mutex_unlock(&S.mu); }
+
+static void state_init(void)
+{
+	uint64_t n = env_u64("GMT_FAKE_DEVICES", 1);
+	uintptr_t base;
+	void *p;
+
+	S.ndev = n < 1 ? 1 : n > FK_MAX_DEV ? FK_MAX_DEV : (int)n;
+	S.total = env_u64("GMT_FAKE_MEM_BYTES", 17179869184ull);
+	S.ctx_bytes = env_u64("GMT_FAKE_CONTEXT_BYTES", 0);
+	S.driver_version = (int)env_u64("GMT_FAKE_DRIVER_VERSION", 13000);
+	/* Address space only: PROT_NONE + MAP_NORESERVE costs no memory and
+	 * keeps host allocations out of the fake device ranges. Without it
+	 * (ulimit -v), fall back to numbers above the user address space. */
+	p = mmap(NULL, FK_REGION * (FK_MAX_DEV + 1), PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	base = p == MAP_FAILED ? (uintptr_t)0x100000000000000ull : (uintptr_t)p;
+	for (int i = 0; i <= FK_MAX_DEV; i++) {
+		/* Keep address 0 of each range unused: 0 means NULL. */
+		S.region[i].base = base + (uintptr_t)i * FK_REGION;
+		S.region[i].next = S.region[i].base + FK_GRANULE;
+		S.region[i].end = S.region[i].base + FK_REGION;
+	}
+	for (int i = 0; i < FK_MAX_DEV; i++) {
+		S.primary[i].magic = MAGIC_CTX;
+		S.primary[i].device = i;
+		S.primary[i].primary = 1;
+	}
+	S.tab_size = 1024;
+	S.tab = calloc(S.tab_size, sizeof(*S.tab));
+	S.resv.elem = sizeof(struct fk_range);
+	S.maps.elem = sizeof(struct fk_map);
+	S.pending.elem = sizeof(struct fk_pending);
+	/* A child forked while another thread held the lock can still call in. */
+	pthread_atfork(fork_prepare, fork_release, fork_release);
+}
+
+static void lock(void)
+{
+	pthread_once(&S_once, state_init);
+	pthread_mutex_lock(&S.mu);
+}
+
+static void unlock(void)
+{
+	pthread_mutex_unlock(&S.mu);
+}
+
+/* ---- small containers ---------------------------------------------------- */
+
+static void *vec_push(struct fk_vec *v)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 16;
+		void *nv = realloc(v->v, cap * v->elem);
+
+		if (!nv)
+			return NULL;
+		v->v = nv;
+		v->cap = cap;
+	}
+	return (char *)v->v + v->elem * v->n++;
+}
+
+static void vec_del(struct fk_vec *v, size_t i)
+{
+	char *b = v->v;
+
+	memmove(b + i * v->elem, b + (i + 1) * v->elem, (v->n - i - 1) * v->elem);
+	v->n--;
+}
+
+#define VEC_AT(vec, type, i) (((type *)(vec).v)[i])
+
+static size_t hash_addr(uintptr_t a, size_t size)
+{
+	return (size_t)(((uint64_t)(a >> 9) * 0x9E3779B97F4A7C15ull) >> 20) & (size - 1);
+}
+
+static void tab_grow(void)
+{
+	size_t nsize = S.tab_size * 2;
+	struct fk_alloc **nt = calloc(nsize, sizeof(*nt));
+
+	if (!nt)
+		return;
+	for (size_t i = 0; i < S.tab_size; i++) {
+		struct fk_alloc *a = S.tab[i], *nx;
+
+		for (; a; a = nx) {
+			size_t h = hash_addr(a->addr, nsize);
+
+			nx = a->next;
+			a->next = nt[h];
+			nt[h] = a;
+		}
+	}
+	free(S.tab);
+	S.tab = nt;
+	S.tab_size = nsize;
+}
+
+static struct fk_alloc *tab_insert(uintptr_t addr)
+{
+	struct fk_alloc *a = S.free_nodes;
+	size_t h;
+
+	if (a)
+		S.free_nodes = a->next;
+	else if (!(a = malloc(sizeof(*a))))
+		return NULL;
+	memset(a, 0, sizeof(*a));
+	a->addr = addr;
+	if (S.tab_count >= S.tab_size * 2)
+		tab_grow();
+	h = hash_addr(addr, S.tab_size);
+	a->next = S.tab[h];
+	S.tab[h] = a;
+	S.tab_count++;
+	return a;
+}
+
+static struct fk_alloc *tab_find(uintptr_t addr)
+{
+	struct fk_alloc *a = S.tab[hash_addr(addr, S.tab_size)];
+
+	while (a && a->addr != addr)
+		a = a->next;
+	return a;
+}
+
+/* Finds the allocation containing addr (slow path: interior pointers). */
+static struct fk_alloc *tab_find_range(uintptr_t addr)
+{
+	struct fk_alloc *a = tab_find(addr);
+
+	if (a)
+		return a;
+	for (size_t i = 0; i < S.tab_size; i++)
+		for (a = S.tab[i]; a; a = a->next)
+			if (addr >= a->addr && addr < a->addr + (a->size ? a->size : 1))
+				return a;
+	return NULL;
+}
+
+static void tab_remove(struct fk_alloc *x)
+{
+	struct fk_alloc **pp = &S.tab[hash_addr(x->addr, S.tab_size)];
+
+	while (*pp && *pp != x)
+		pp = &(*pp)->next;
+	if (*pp) {
+		*pp = x->next;
+		S.tab_count--;
+	}
+	x->next = S.free_nodes;
+	S.free_nodes = x;
+}
+
+/* ---- address placement ---------------------------------------------------- */
+
+static struct fk_bin *bin_get(struct fk_region *r, size_t size, int create)
+{
+	size_t h = (size_t)((size * 0x9E3779B97F4A7C15ull) >> 56);
+	struct fk_bin *b = r->bins[h];
+
+	while (b && b->size != size)
+		b = b->next;
+	if (!b && create && (b = calloc(1, sizeof(*b)))) {
+		b->size = size;
+		b->next = r->bins[h];
+		r->bins[h] = b;
+	}
+	return b;
+}
+
+/* Returns an address for size bytes (already rounded) aligned to align, or 0
+ * when the range is exhausted. Freed addresses of the same size come back
+ * last-in first-out. */
+static uintptr_t va_alloc(int region, size_t size, size_t align)
+{
+	struct fk_region *r = &S.region[region];
+	struct fk_bin *b = bin_get(r, size, 0);
+	uintptr_t a;
+
+	if (b && b->n && b->addr[b->n - 1] % align == 0)
+		return b->addr[--b->n];
+	a = fk_roundup(r->next, align);
+	if (a + size > r->end || a + size < a)
+		return 0;
+	r->next = a + size;
+	return a;
+}
+
+static void va_free(int region, uintptr_t a, size_t size)
+{
+	struct fk_bin *b = bin_get(&S.region[region], size, 1);
+
+	if (!b)
+		return;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 8;
+		uintptr_t *na = realloc(b->addr, cap * sizeof(*na));
+
+		if (!na)
+			return;
+		b->addr = na;
+		b->cap = cap;
+	}
+	b->addr[b->n++] = a;
+}
+
+static int region_of(uintptr_t a)
+{
+	for (int i = 0; i <= FK_MAX_DEV; i++)
+		if (a >= S.region[i].base && a < S.region[i].end)
+			return i;
+	return -1;
+}
+
+/* ---- accounting ----------------------------------------------------------- */
+
+static int charge(int dev, uint64_t bytes)
+{
+	if (bytes > S.total || S.used[dev] > S.total - bytes)
+		return -1;
+	S.used[dev] += bytes;
+	return 0;
+}
+
+static void uncharge(int dev, uint64_t bytes)
+{
+	S.used[dev] -= bytes;
+}
+
+static CUcontext cur_ctx(void)
+{
+	return tls_depth ? tls_stack[tls_depth - 1] : NULL;
+}
+
+static int valid_ctx(CUcontext c)
+{
+	return c && c->magic == MAGIC_CTX;
+}
+
+static int valid_dev(CUdevice d)
+{
+	return d >= 0 && d < S.ndev;
+}
+
+/* ---- initialisation, devices --------------------------------------------- */
+
+CUresult cuInit(unsigned int flags)
+{
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	S.initialized = 1;
+	unlock();
+	return CUDA_SUCCESS;
+}
+
+CUresult cuDriverGetVersion(int *v)
+{
+	if (!v)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_once(&S_once, state_init);
+	*v = S.driver_version;
+	return CUDA_SUCCESS;
+}
+
+/* Every device query below needs cuInit first, like the real driver. */
+static CUresult need_dev(CUdevice d)
+{
+	pthread_once(&S_once, state_init);
+	if (!S.initialized)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	return valid_dev(d) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult cuDeviceGetCount(int *count)
+{
+	CUresult r = need_dev(0);
+
+	if (r == CUDA_SUCCESS && !count)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		*count = S.ndev;
+	return r;
+}
+
+CUresult cuDeviceGet(CUdevice *dev, int ordinal)
+{
+	CUresult r = need_dev(ordinal);
+
+	if (r == CUDA_SUCCESS && !dev)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		*dev = ordinal;
+	return r;
+}
+
+CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+	CUresult r = need_dev(dev);
+
+	if (r == CUDA_SUCCESS && (!name || len <= 0))
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		snprintf(name, (size_t)len, "Fake GPU %d", dev);
+	return r;
+}
+
+/* UUID: "gmtfake-" then seven zero bytes then the ordinal. */
+static CUresult get_uuid(CUuuid *uuid, CUdevice dev)
+{
+	CUresult r = need_dev(dev);
+
+	if (r == CUDA_SUCCESS && !uuid)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS) {
+		memset(uuid->bytes, 0, sizeof(uuid->bytes));
+		memcpy(uuid->bytes, "gmtfake-", 8);
+		uuid->bytes[15] = (char)dev;
+	}
+	return r;
+}
+
+CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
+{
+	return get_uuid(uuid, dev);
+}
+
+CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
+{
+	return get_uuid(uuid, dev);
+}
+
+CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
+{
+	CUresult r = need_dev(dev);
+
+	if (r == CUDA_SUCCESS && (!pciBusId || len <= 0))
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		snprintf(pciBusId, (size_t)len, "0000:%02x:00.0", dev + 1);
+	return r;
+}
+
+CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+	CUresult r = need_dev(dev);
+
+	if (r == CUDA_SUCCESS && !bytes)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		*bytes = S.total;
+	return r;
+}
+
+CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+	CUresult r = need_dev(dev);
+
+	if (r == CUDA_SUCCESS && !pi)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r != CUDA_SUCCESS)
+		return r;
+	switch (attrib) {
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *pi = 9; break;
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *pi = 0; break;
+	case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *pi = dev + 1; break;
+	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
+	case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
+	case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
+	case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+		*pi = 1;
+		break;
+	default: *pi = 0; break;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* ---- contexts ------------------------------------------------------------- */
+
+static void stack_set(CUcontext c)
+{
+	if (tls_depth)
+		tls_stack[tls_depth - 1] = c;
+	else if (c)
+		tls_stack[tls_depth++] = c;
+	if (!c && tls_depth == 1)
+		tls_depth = 0;
+}
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+	CUresult r = need_dev(dev);
+	struct CUctx_st *c;
+
+	if (r == CUDA_SUCCESS && !pctx)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r != CUDA_SUCCESS)
+		return r;
+	lock();
+	c = &S.primary[dev];
+	if (!c->active) {
+		if (charge(dev, S.ctx_bytes)) {
+			unlock();
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		}
+		c->active = 1;
+	}
+	c->refs++;
+	unlock();
+	*pctx = c;
+	return CUDA_SUCCESS;
+}
+
+static CUresult primary_release(CUdevice dev, int reset)
+{
+	CUresult r = need_dev(dev);
+	struct CUctx_st *c;
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	lock();
+	c = &S.primary[dev];
+	if (!c->active) {
+		r = reset ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+	} else if (reset || --c->refs == 0) {
+		c->refs = 0;
+		c->active = 0;
+		uncharge(dev, S.ctx_bytes);
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuDevicePrimaryCtxRelease(CUdevice dev) { return primary_release(dev, 0); }
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) { return primary_release(dev, 0); }
+CUresult cuDevicePrimaryCtxReset(CUdevice dev) { return primary_release(dev, 1); }
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) { return primary_release(dev, 1); }
+
+CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+	CUresult r = need_dev(dev);
+
+	if (r == CUDA_SUCCESS && (!flags || !active))
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r != CUDA_SUCCESS)
+		return r;
+	lock();
+	*flags = S.primary[dev].flags;
+	*active = S.primary[dev].active;
+	unlock();
+	return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
+{
+	CUresult r = need_dev(dev);
+
+	if (r == CUDA_SUCCESS) {
+		lock();
+		S.primary[dev].flags = flags;
+		unlock();
+	}
+	return r;
+}
+
+static CUresult ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	CUresult r = need_dev(dev);
+	struct CUctx_st *c;
+
+	if (r == CUDA_SUCCESS && !pctx)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS && tls_depth == FK_CTX_STACK)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!(c = calloc(1, sizeof(*c))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	lock();
+	if (charge(dev, S.ctx_bytes)) {
+		unlock();
+		free(c);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	unlock();
+	c->magic = MAGIC_CTX;
+	c->device = dev;
+	c->active = 1;
+	c->flags = flags;
+	tls_stack[tls_depth++] = c;	/* a new context is pushed, as in the real driver */
+	*pctx = c;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	return ctx_create(pctx, flags, dev);
+}
+
+CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	return ctx_create(pctx, flags, dev);
+}
+
+CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
+			unsigned int flags, CUdevice dev)
+{
+	return ctx_create(pctx, flags, dev);
+}
+
+CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags,
+			CUdevice dev)
+{
+	return ctx_create(pctx, flags, dev);
+}
+
+static CUresult ctx_destroy(CUcontext c)
+{
+	if (!valid_ctx(c) || c->primary)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	lock();
+	uncharge(c->device, S.ctx_bytes);
+	unlock();
+	for (int i = 0; i < tls_depth; i++)
+		if (tls_stack[i] == c) {
+			memmove(&tls_stack[i], &tls_stack[i + 1],
+				(size_t)(tls_depth - i - 1) * sizeof(tls_stack[0]));
+			tls_depth--;
+			i--;
+		}
+	c->magic = 0;
+	free(c);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuCtxDestroy(CUcontext ctx) { return ctx_destroy(ctx); }
+CUresult cuCtxDestroy_v2(CUcontext ctx) { return ctx_destroy(ctx); }
+
+CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+	if (ctx && !valid_ctx(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	stack_set(ctx);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(CUcontext *pctx)
+{
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pctx = cur_ctx();
+	return CUDA_SUCCESS;
+}
+
+static CUresult ctx_push(CUcontext ctx)
+{
+	if (!valid_ctx(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (tls_depth == FK_CTX_STACK)
+		return CUDA_ERROR_INVALID_VALUE;
+	tls_stack[tls_depth++] = ctx;
+	return CUDA_SUCCESS;
+}
+
+static CUresult ctx_pop(CUcontext *pctx)
+{
+	if (!tls_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	tls_depth--;
+	if (pctx)
+		*pctx = tls_stack[tls_depth];
+	return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent(CUcontext ctx) { return ctx_push(ctx); }
+CUresult cuCtxPushCurrent_v2(CUcontext ctx) { return ctx_push(ctx); }
+CUresult cuCtxPopCurrent(CUcontext *pctx) { return ctx_pop(pctx); }
+CUresult cuCtxPopCurrent_v2(CUcontext *pctx) { return ctx_pop(pctx); }
+
+static CUresult ctx_device(CUdevice *device, CUcontext ctx)
+{
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!ctx)
+		ctx = cur_ctx();
+	if (!valid_ctx(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*device = ctx->device;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetDevice(CUdevice *device) { return ctx_device(device, NULL); }
+CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx) { return ctx_device(device, ctx); }
+
+/* The device of the calling thread's current context, or -1. */
+static int cur_dev(void)
+{
+	CUcontext c = cur_ctx();
+
+	return valid_ctx(c) ? c->device : -1;
+}
+
+/* ---- pools and stream-ordered frees -------------------------------------- */
+
+static int valid_pool(CUmemoryPool p)
+{
+	return p && p->magic == MAGIC_POOL && !p->destroyed;
+}
+
+static void pool_bump_high(CUmemoryPool p)
+{
+	if (p->reserved > p->reserved_high)
+		p->reserved_high = p->reserved;
+	if (p->used > p->used_high)
+		p->used_high = p->used;
+}
+
+static void pool_unlink_free(CUmemoryPool p)
+{
+	CUmemoryPool *pp = &S.pools;
+
+	while (*pp && *pp != p)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = p->next;
+	uncharge(p->device, p->reserved);
+	p->magic = 0;
+	free(p);
+}
+
+/* Shrinks reserved to the smallest whole number of granules holding keep. */
+static void pool_trim(CUmemoryPool p, uint64_t keep)
+{
+	uint64_t target;
+
+	if (keep >= p->reserved)
+		return;
+	target = fk_roundup(keep, FK_GRANULE);
+	if (target < p->reserved) {
+		uncharge(p->device, p->reserved - target);
+		p->reserved = target;
+	}
+}
+
+static void pools_trim_all(void)
+{
+	for (CUmemoryPool p = S.pools; p; p = p->next)
+		pool_trim(p, p->used > p->threshold ? p->used : p->threshold);
+}
+
+static CUmemoryPool pool_new(int dev)
+{
+	CUmemoryPool p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->magic = MAGIC_POOL;
+	p->device = dev;
+	p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
+	p->next = S.pools;
+	S.pools = p;
+	return p;
+}
+
+static CUmemoryPool default_pool(int dev)
+{
+	if (!S.default_pool[dev]) {
+		S.default_pool[dev] = pool_new(dev);
+		if (S.default_pool[dev])
+			S.default_pool[dev]->is_default = 1;
+		S.cur_pool[dev] = S.default_pool[dev];
+	}
+	return S.cur_pool[dev];
+}
+
+/* Releases a block for good: accounting, address reuse, table. */
+static void alloc_release(struct fk_alloc *a)
+{
+	if (a->kind == K_POOL) {
+		CUmemoryPool p = a->pool;
+
+		p->used -= a->rounded;
+		if (p->destroyed && p->used == 0)
+			pool_unlink_free(p);
+	} else {
+		uncharge(a->device, a->rounded);
+	}
+	va_free(a->device, a->addr, a->rounded);
+	tab_remove(a);
+}
+
+enum { SYNC_STREAM, SYNC_EVENT, SYNC_DEVICE };
+
+/* Completes the pending frees a synchronisation covers, then trims every
+ * pool (see README: "Stream-ordered allocations"). */
+static void sync_complete(int how, uintptr_t key, int device, uint64_t before)
+{
+	struct fk_vec *v = &S.pending;
+
+	for (size_t i = 0; i < v->n;) {
+		struct fk_pending *e = &VEC_AT(*v, struct fk_pending, i);
+		int hit = how == SYNC_DEVICE ? e->device == device
+			: e->key == key && (how == SYNC_STREAM || e->seq < before);
+
+		if (hit) {
+			alloc_release(e->a);
+			vec_del(v, i);
+		} else {
+			i++;
+		}
+	}
+	pools_trim_all();
+}
+
+/* Stream keys: created streams by handle, the legacy stream 1, the
+ * per-thread default stream by the address of a thread-local byte. */
+static uintptr_t stream_key(CUstream s, int ptds)
+{
+	if (!s)
+		s = ptds ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+	if (s == CU_STREAM_LEGACY)
+		return 1;
+	if (s == CU_STREAM_PER_THREAD)
+		return (uintptr_t)&tls_ptds_marker;
+	return (uintptr_t)s;
+}
+
+static int is_builtin_stream(CUstream s)
+{
+	return !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
+}
+
+/* Device a stream works on; -1 (and *err) if none. */
+static int stream_device(CUstream s, CUresult *err)
+{
+	if (is_builtin_stream(s)) {
+		int d = cur_dev();
+
+		*err = d < 0 ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS;
+		return d;
+	}
+	if (s->magic != MAGIC_STREAM) {
+		*err = CUDA_ERROR_INVALID_HANDLE;
+		return -1;
+	}
+	*err = CUDA_SUCCESS;
+	return s->device;
+}
+
+static CUresult pool_alloc(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool p, CUcontext ctx)
+{
+	size_t r = fk_roundup(bytesize, FK_ALIGN);
+	uint64_t grow = 0;
+	uintptr_t a;
+	struct fk_alloc *rec;
+
+	if (r > p->reserved - p->used) {
+		grow = fk_roundup(r, FK_GRANULE);
+		if (p->max_size && p->reserved + grow > p->max_size)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		if (charge(p->device, grow))
+			return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	a = va_alloc(p->device, r, FK_ALIGN);
+	if (!a || !(rec = tab_insert(a))) {
+		if (a)
+			va_free(p->device, a, r);
+		uncharge(p->device, grow);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	p->reserved += grow;
+	p->used += r;
+	pool_bump_high(p);
+	rec->size = bytesize;
+	rec->rounded = r;
+	rec->device = p->device;
+	rec->kind = K_POOL;
+	rec->pool = p;
+	rec->ctx = ctx;
+	*dptr = a;
+	return CUDA_SUCCESS;
+}
+
+static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+			    CUstream s, int ptds)
+{
+	CUresult r;
+	int dev;
+
+	if (!dptr || !bytesize)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	dev = stream_device(s, &r);
+	if (r == CUDA_SUCCESS) {
+		if (!pool)
+			pool = default_pool(dev);
+		if (!valid_pool(pool))
+			r = CUDA_ERROR_INVALID_VALUE;
+		else
+			r = pool_alloc(dptr, bytesize, pool, cur_ctx());
+	}
+	unlock();
+	(void)ptds;	/* the stream only decides when a free completes */
+	return r;
+}
+
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream s)
+{
+	return alloc_async(dptr, bytesize, NULL, s, 0);
+}
+
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream s)
+{
+	return alloc_async(dptr, bytesize, NULL, s, 1);
+}
+
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream s)
+{
+	return pool ? alloc_async(dptr, bytesize, pool, s, 0) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+				      CUstream s)
+{
+	return pool ? alloc_async(dptr, bytesize, pool, s, 1) : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult free_async(CUdeviceptr dptr, CUstream s, int ptds)
+{
+	struct fk_alloc *a;
+	struct fk_pending *e;
+	CUresult r = CUDA_SUCCESS;
+
+	lock();
+	a = tab_find(dptr);
+	if (!a || a->kind == K_HOST || a->pending)
+		r = CUDA_ERROR_INVALID_VALUE;
+	else if (!is_builtin_stream(s) && s->magic != MAGIC_STREAM)
+		r = CUDA_ERROR_INVALID_HANDLE;
+	else if (!(e = vec_push(&S.pending)))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	else {
+		a->pending = 1;
+		e->a = a;
+		e->key = stream_key(s, ptds);
+		e->device = a->device;
+		e->seq = ++S.seq;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s) { return free_async(dptr, s, 0); }
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream s) { return free_async(dptr, s, 1); }
+
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+	CUresult r;
+	CUmemoryPool p;
+
+	if (!pool || !props || props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if ((r = need_dev(props->location.id)) != CUDA_SUCCESS)
+		return r;
+	lock();
+	p = pool_new(props->location.id);
+	if (p)
+		p->max_size = props->maxSize;
+	unlock();
+	if (!p)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*pool = p;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+	CUresult r = CUDA_SUCCESS;
+
+	lock();
+	if (!valid_pool(pool) || pool->is_default) {
+		r = CUDA_ERROR_INVALID_VALUE;
+	} else {
+		if (S.cur_pool[pool->device] == pool)
+			S.cur_pool[pool->device] = S.default_pool[pool->device];
+		pool->destroyed = 1;
+		if (pool->used == 0)
+			pool_unlink_free(pool);	/* else when its last block is freed */
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+	CUresult r = CUDA_SUCCESS;
+
+	lock();
+	if (!valid_pool(pool))
+		r = CUDA_ERROR_INVALID_VALUE;
+	else
+		pool_trim(pool, pool->used > minBytesToKeep ? pool->used : minBytesToKeep);
+	unlock();
+	return r;
+}
+
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+	CUresult r = CUDA_SUCCESS;
+
+	if (!value)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	if (!valid_pool(pool)) {
+		r = CUDA_ERROR_INVALID_VALUE;
+	} else {
+		switch (attr) {
+		case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+		case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+		case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+			pool->reuse[attr - CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES] =
+				*(int *)value;
+			break;
+		case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+			pool->threshold = *(cuuint64_t *)value;
+			break;
+		case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+			if (*(cuuint64_t *)value)
+				r = CUDA_ERROR_INVALID_VALUE;
+			else
+				pool->reserved_high = pool->reserved;
+			break;
+		case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+			if (*(cuuint64_t *)value)
+				r = CUDA_ERROR_INVALID_VALUE;
+			else
+				pool->used_high = pool->used;
+			break;
+		default:
+			r = CUDA_ERROR_INVALID_VALUE;
+		}
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+	CUresult r = CUDA_SUCCESS;
+
+	if (!value)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	if (!valid_pool(pool)) {
+		r = CUDA_ERROR_INVALID_VALUE;
+	} else {
+		switch (attr) {
+		case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+		case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+		case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+			*(int *)value =
+				pool->reuse[attr - CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES];
+			break;
+		case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *(cuuint64_t *)value = pool->threshold; break;
+		case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: *(cuuint64_t *)value = pool->reserved; break;
+		case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: *(cuuint64_t *)value = pool->reserved_high; break;
+		case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *(cuuint64_t *)value = pool->used; break;
+		case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *(cuuint64_t *)value = pool->used_high; break;
+		default: r = CUDA_ERROR_INVALID_VALUE;
+		}
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+	CUresult r = need_dev(dev);
+
+	if (r == CUDA_SUCCESS && !pool)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r != CUDA_SUCCESS)
+		return r;
+	lock();
+	default_pool(dev);
+	*pool = S.default_pool[dev];
+	unlock();
+	return *pool ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+	CUresult r = need_dev(dev);
+
+	if (r == CUDA_SUCCESS && !pool)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r != CUDA_SUCCESS)
+		return r;
+	lock();
+	*pool = default_pool(dev);
+	unlock();
+	return *pool ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
+{
+	CUresult r = need_dev(dev);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	lock();
+	default_pool(dev);
+	if (!valid_pool(pool))
+		r = CUDA_ERROR_INVALID_VALUE;
+	else if (pool->device != dev)
+		r = CUDA_ERROR_INVALID_DEVICE;
+	else
+		S.cur_pool[dev] = pool;
+	unlock();
+	return r;
+}
+
+/* ---- streams and events --------------------------------------------------- */
+
+static CUresult stream_create(CUstream *ph, unsigned int flags, int priority)
+{
+	CUcontext c = cur_ctx();
+	CUstream s;
+
+	if (!ph || flags > CU_STREAM_NON_BLOCKING)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!valid_ctx(c))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!(s = calloc(1, sizeof(*s))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	s->magic = MAGIC_STREAM;
+	s->device = c->device;
+	s->flags = flags;
+	s->priority = priority;
+	s->ctx = c;
+	*ph = s;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuStreamCreate(CUstream *ph, unsigned int flags)
+{
+	return stream_create(ph, flags, 0);
+}
+
+CUresult cuStreamCreateWithPriority(CUstream *ph, unsigned int flags, int priority)
+{
+	return stream_create(ph, flags, priority);
+}
+
+static CUresult stream_sync(CUstream s, int ptds)
+{
+	CUresult r;
+
+	lock();
+	stream_device(s, &r);
+	if (r == CUDA_SUCCESS)
+		sync_complete(SYNC_STREAM, stream_key(s, ptds), 0, 0);
+	unlock();
+	return r;
+}
+
+CUresult cuStreamSynchronize(CUstream s) { return stream_sync(s, 0); }
+CUresult cuStreamSynchronize_ptsz(CUstream s) { return stream_sync(s, 1); }
+
+/* Destroying a stream completes its pending frees, as a synchronisation. */
+static CUresult stream_destroy(CUstream s)
+{
+	if (is_builtin_stream(s) || s->magic != MAGIC_STREAM)
+		return CUDA_ERROR_INVALID_HANDLE;
+	lock();
+	sync_complete(SYNC_STREAM, stream_key(s, 0), 0, 0);
+	unlock();
+	s->magic = 0;
+	free(s);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuStreamDestroy(CUstream s) { return stream_destroy(s); }
+CUresult cuStreamDestroy_v2(CUstream s) { return stream_destroy(s); }
+
+static CUresult stream_query(CUstream s)
+{
+	CUresult r;
+
+	lock();
+	stream_device(s, &r);
+	unlock();
+	return r;
+}
+
+CUresult cuStreamQuery(CUstream s) { return stream_query(s); }
+CUresult cuStreamQuery_ptsz(CUstream s) { return stream_query(s); }
+
+CUresult cuEventCreate(CUevent *ph, unsigned int flags)
+{
+	CUevent e;
+
+	if (!ph)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!valid_ctx(cur_ctx()))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!(e = calloc(1, sizeof(*e))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	e->magic = MAGIC_EVENT;
+	*ph = e;
+	return CUDA_SUCCESS;
+}
+
+static CUresult event_record(CUevent e, CUstream s, int ptds)
+{
+	CUresult r;
+	int dev;
+
+	if (!e || e->magic != MAGIC_EVENT)
+		return CUDA_ERROR_INVALID_HANDLE;
+	lock();
+	dev = stream_device(s, &r);
+	if (r == CUDA_SUCCESS) {
+		e->recorded = 1;
+		e->device = dev;
+		e->key = stream_key(s, ptds);
+		e->seq = ++S.seq;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuEventRecord(CUevent e, CUstream s) { return event_record(e, s, 0); }
+CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { return event_record(e, s, 1); }
+
+CUresult cuEventSynchronize(CUevent e)
+{
+	if (!e || e->magic != MAGIC_EVENT)
+		return CUDA_ERROR_INVALID_HANDLE;
+	lock();
+	if (e->recorded)
+		sync_complete(SYNC_EVENT, e->key, 0, e->seq);
+	unlock();
+	return CUDA_SUCCESS;
+}
+
+CUresult cuEventQuery(CUevent e)
+{
+	return e && e->magic == MAGIC_EVENT ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult event_destroy(CUevent e)
+{
+	if (!e || e->magic != MAGIC_EVENT)
+		return CUDA_ERROR_INVALID_HANDLE;
+	e->magic = 0;
+	free(e);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy(CUevent e) { return event_destroy(e); }
+CUresult cuEventDestroy_v2(CUevent e) { return event_destroy(e); }
+
+static CUresult ctx_sync(CUcontext c)
+{
+	if (!c)
+		c = cur_ctx();
+	if (!valid_ctx(c))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	lock();
+	sync_complete(SYNC_DEVICE, 0, c->device, 0);
+	unlock();
+	return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSynchronize(void) { return ctx_sync(NULL); }
+CUresult cuCtxSynchronize_v2(CUcontext ctx) { return ctx_sync(ctx); }
+
+/* ---- plain memory --------------------------------------------------------- */
+
+/* Places and accounts a plain block on the current context's device. */
+static CUresult plain_alloc(CUdeviceptr *dptr, size_t bytesize, size_t rounded, int kind)
+{
+	CUcontext c = cur_ctx();
+	CUresult r = CUDA_SUCCESS;
+	uintptr_t a = 0;
+	struct fk_alloc *rec;
+
+	if (!valid_ctx(c))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	lock();
+	if (charge(c->device, rounded)) {
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	} else if (!(a = va_alloc(c->device, rounded, FK_ALIGN)) || !(rec = tab_insert(a))) {
+		if (a)
+			va_free(c->device, a, rounded);
+		uncharge(c->device, rounded);
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	} else {
+		rec->size = bytesize;
+		rec->rounded = rounded;
+		rec->device = c->device;
+		rec->kind = kind;
+		rec->ctx = c;
+		*dptr = a;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	if (!dptr || !bytesize)
+		return CUDA_ERROR_INVALID_VALUE;
+	return plain_alloc(dptr, bytesize, fk_roundup(bytesize, FK_ALIGN), K_PLAIN);
+}
+
+/* 32-bit device pointers cannot hold the fake addresses. */
+CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+{
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+			    size_t Height, unsigned int ElementSizeBytes)
+{
+	size_t pitch = fk_roundup(WidthInBytes, FK_ALIGN);
+	CUresult r;
+
+	if (!dptr || !pPitch || !WidthInBytes || !Height ||
+	    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (Height > SIZE_MAX / pitch)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	r = plain_alloc(dptr, pitch * Height, pitch * Height, K_PITCH);
+	if (r == CUDA_SUCCESS)
+		*pPitch = pitch;
+	return r;
+}
+
+CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+	if (!dptr || !bytesize || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
+		return CUDA_ERROR_INVALID_VALUE;
+	return plain_alloc(dptr, bytesize, fk_roundup(bytesize, FK_ALIGN), K_MANAGED);
+}
+
+static CUresult mem_free(CUdeviceptr dptr)
+{
+	struct fk_alloc *a;
+	CUresult r = CUDA_SUCCESS;
+
+	if (!dptr)
+		return CUDA_SUCCESS;
+	lock();
+	a = tab_find(dptr);
+	if (!a || a->kind == K_HOST || a->pending)
+		r = CUDA_ERROR_INVALID_VALUE;
+	else
+		alloc_release(a);
+	unlock();
+	return r;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr dptr) { return mem_free(dptr); }
+CUresult cuMemFree(CUdeviceptr_v1 dptr) { return mem_free(dptr); }
+
+static CUresult host_alloc(void **pp, size_t bytesize)
+{
+	void *p = NULL;
+	struct fk_alloc *rec;
+
+	if (!pp || !bytesize)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!valid_ctx(cur_ctx()))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (posix_memalign(&p, 4096, bytesize))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	lock();
+	rec = tab_insert((uintptr_t)p);
+	if (rec) {
+		rec->size = rec->rounded = bytesize;
+		rec->device = -1;
+		rec->kind = K_HOST;
+		rec->ctx = cur_ctx();
+	}
+	unlock();
+	if (!rec) {
+		free(p);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*pp = p;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocHost_v2(void **pp, size_t bytesize) { return host_alloc(pp, bytesize); }
+
+CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+	return host_alloc(pp, bytesize);
+}
+
+CUresult cuMemFreeHost(void *p)
+{
+	struct fk_alloc *a;
+
+	lock();
+	a = tab_find((uintptr_t)p);
+	if (a && a->kind == K_HOST)
+		tab_remove(a);
+	unlock();
+	if (!a || a->kind != K_HOST)
+		return CUDA_ERROR_INVALID_VALUE;
+	free(p);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuMemGetInfo_v2(size_t *free_, size_t *total)
+{
+	int d = cur_dev();
+
+	if (!free_ || !total)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (d < 0)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	lock();
+	*free_ = S.total - S.used[d];
+	*total = S.total;
+	unlock();
+	return CUDA_SUCCESS;
+}
+
+/* The mapping of a virtual-memory address, or NULL. Caller holds the lock. */
+static struct fk_map *map_find(uintptr_t a)
+{
+	for (size_t i = 0; i < S.maps.n; i++) {
+		struct fk_map *m = &VEC_AT(S.maps, struct fk_map, i);
+
+		if (a >= m->va && a < m->va + m->size)
+			return m;
+	}
+	return NULL;
+}
+
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+	struct fk_alloc *a;
+	struct fk_map *m;
+	CUresult r = CUDA_SUCCESS;
+
+	lock();
+	if ((m = map_find(dptr))) {
+		if (pbase)
+			*pbase = m->va;
+		if (psize)
+			*psize = m->size;
+	} else if ((a = tab_find_range(dptr)) && a->kind != K_HOST) {
+		if (pbase)
+			*pbase = a->addr;
+		if (psize)
+			*psize = a->size;
+	} else {
+		r = CUDA_ERROR_NOT_FOUND;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+	struct fk_alloc *a = NULL;
+	struct fk_map *m;
+	CUresult r = CUDA_SUCCESS;
+	uintptr_t base;
+	size_t size;
+	int dev, host;
+
+	if (!data)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	if ((m = map_find(ptr))) {
+		base = m->va, size = m->size, dev = m->phys->device, host = 0;
+	} else if ((a = tab_find_range(ptr))) {
+		base = a->addr, size = a->size, dev = a->device, host = a->kind == K_HOST;
+	} else {
+		unlock();
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	switch (attribute) {
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = host ? -1 : dev; break;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		*(unsigned int *)data = host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+		break;
+	case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = a ? a->ctx : NULL; break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = ptr; break;
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		*(void **)data = host ? (void *)(uintptr_t)ptr : NULL;
+		break;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = base; break;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = size; break;
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+		*(unsigned int *)data = a && a->kind == K_MANAGED;
+		break;
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+		*(CUmemoryPool *)data = a && a->kind == K_POOL ? a->pool : NULL;
+		break;
+	case CU_POINTER_ATTRIBUTE_MAPPED: *(unsigned int *)data = 1; break;
+	default: r = CUDA_ERROR_INVALID_VALUE;
+	}
+	unlock();
+	return r;
+}
+
+/* Copies: real only between two host addresses; device memory has no bytes. */
+static CUresult copy(uintptr_t dst, uintptr_t src, size_t n)
+{
+	pthread_once(&S_once, state_init);
+	if (n && region_of(dst) < 0 && region_of(src) < 0)
+		memmove((void *)dst, (const void *)src, n);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy(dst, src, n); }
+CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy(dst, src, n); }
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+	return copy(dst, src, n);
+}
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+	return copy(dst, src, n);
+}
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) { return CUDA_SUCCESS; }
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n) { return CUDA_SUCCESS; }
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) { return CUDA_SUCCESS; }
+CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n) { return CUDA_SUCCESS; }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) { return CUDA_SUCCESS; }
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { return CUDA_SUCCESS; }
+
+static CUresult memset8(CUdeviceptr dst, unsigned char uc, size_t n)
+{
+	pthread_once(&S_once, state_init);
+	if (n && region_of(dst) < 0)
+		memset((void *)dst, uc, n);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t n) { return memset8(dst, uc, n); }
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr dst, unsigned char uc, size_t n)
+{
+	return memset8(dst, uc, n);
+}
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t n, CUstream s)
+{
+	return memset8(dst, uc, n);
+}
+CUresult cuMemsetD8Async_ptsz(CUdeviceptr dst, unsigned char uc, size_t n, CUstream s)
+{
+	return memset8(dst, uc, n);
+}
+
+/* ---- virtual memory management ------------------------------------------- */
+
+CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
+				       CUmemAllocationGranularity_flags option)
+{
+	if (!granularity || !prop)
+		return CUDA_ERROR_INVALID_VALUE;
+	*granularity = FK_GRANULE;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
+			     unsigned long long flags)
+{
+	struct fk_range *rg;
+	uintptr_t a;
+	CUresult r = CUDA_SUCCESS;
+
+	if (!ptr || !size || size % FK_GRANULE || (alignment & (alignment - 1)))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (alignment < FK_GRANULE)
+		alignment = FK_GRANULE;
+	lock();
+	if (!(a = va_alloc(FK_VMM_REGION, size, alignment))) {
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	} else if (!(rg = vec_push(&S.resv))) {
+		va_free(FK_VMM_REGION, a, size);
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	} else {
+		rg->base = a;
+		rg->size = size;
+		*ptr = a;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	lock();
+	for (size_t i = 0; i < S.resv.n; i++) {
+		struct fk_range *rg = &VEC_AT(S.resv, struct fk_range, i);
+
+		if (rg->base != ptr || rg->size != size)
+			continue;
+		r = CUDA_SUCCESS;
+		for (size_t j = 0; j < S.maps.n; j++) {
+			struct fk_map *m = &VEC_AT(S.maps, struct fk_map, j);
+
+			if (m->va >= ptr && m->va < ptr + size)
+				r = CUDA_ERROR_INVALID_VALUE;	/* still mapped */
+		}
+		if (r == CUDA_SUCCESS) {
+			va_free(FK_VMM_REGION, ptr, size);
+			vec_del(&S.resv, i);
+		}
+		break;
+	}
+	unlock();
+	return r;
+}
+
+static struct fk_phys *phys_of(CUmemGenericAllocationHandle h)
+{
+	struct fk_phys *p = (struct fk_phys *)(uintptr_t)h;
+
+	return p && p->magic == MAGIC_PHYS && p->refs ? p : NULL;
+}
+
+/* Physical memory is given back once released and unmapped everywhere. */
+static void phys_maybe_free(struct fk_phys *p)
+{
+	if (p->refs || p->maps)
+		return;
+	uncharge(p->device, p->size);
+	p->magic = 0;
+	free(p);
+}
+
+CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+		     const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	struct fk_phys *p;
+	CUresult r;
+
+	if (!handle || !prop || !size || size % FK_GRANULE || flags ||
+	    prop->type != CU_MEM_ALLOCATION_TYPE_PINNED)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if ((r = need_dev(prop->location.id)) != CUDA_SUCCESS)
+		return r;
+	if (!(p = calloc(1, sizeof(*p))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	lock();
+	if (charge(prop->location.id, size)) {
+		unlock();
+		free(p);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	unlock();
+	p->magic = MAGIC_PHYS;
+	p->device = prop->location.id;
+	p->size = size;
+	p->refs = 1;
+	p->prop = *prop;
+	*handle = (CUmemGenericAllocationHandle)(uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+	struct fk_phys *p;
+	CUresult r = CUDA_SUCCESS;
+
+	lock();
+	if (!(p = phys_of(handle))) {
+		r = CUDA_ERROR_INVALID_VALUE;
+	} else {
+		p->refs--;
+		phys_maybe_free(p);
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+		  CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+	struct fk_phys *p;
+	struct fk_map *m;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	if (!size || size % FK_GRANULE || offset % FK_GRANULE || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	p = phys_of(handle);
+	if (!p || offset > p->size || size > p->size - offset)
+		goto out;
+	for (size_t i = 0; i < S.resv.n; i++) {
+		struct fk_range *rg = &VEC_AT(S.resv, struct fk_range, i);
+
+		if (ptr >= rg->base && ptr + size <= rg->base + rg->size)
+			r = CUDA_SUCCESS;
+	}
+	for (size_t i = 0; r == CUDA_SUCCESS && i < S.maps.n; i++) {
+		m = &VEC_AT(S.maps, struct fk_map, i);
+		if (ptr < m->va + m->size && m->va < ptr + size)
+			r = CUDA_ERROR_INVALID_VALUE;	/* overlaps a mapping */
+	}
+	if (r != CUDA_SUCCESS)
+		goto out;
+	if (!(m = vec_push(&S.maps))) {
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+		goto out;
+	}
+	m->va = ptr;
+	m->size = size;
+	m->phys = p;
+	p->maps++;
+out:
+	unlock();
+	return r;
+}
+
+CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	lock();
+	for (size_t i = 0; i < S.maps.n; i++) {
+		struct fk_map *m = &VEC_AT(S.maps, struct fk_map, i);
+
+		if (m->va + m->size <= ptr || m->va >= ptr + size)
+			continue;
+		if (m->va < ptr || m->va + m->size > ptr + size) {
+			r = CUDA_ERROR_INVALID_VALUE;	/* would split a mapping */
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < S.maps.n;) {
+		struct fk_map *m = &VEC_AT(S.maps, struct fk_map, i);
+
+		if (m->va >= ptr && m->va + m->size <= ptr + size) {
+			struct fk_phys *p = m->phys;
+
+			vec_del(&S.maps, i);
+			p->maps--;
+			phys_maybe_free(p);
+			r = CUDA_SUCCESS;
+		} else {
+			i++;
+		}
+	}
+out:
+	unlock();
+	return r;
+}
+
+CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
+{
+	CUresult r;
+
+	if (!desc || !count || !size)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	r = map_find(ptr) && map_find(ptr + size - 1) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	unlock();
+	return r;
+}
+
+CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+						CUmemGenericAllocationHandle handle)
+{
+	struct fk_phys *p;
+	CUresult r = CUDA_SUCCESS;
+
+	if (!prop)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	if ((p = phys_of(handle)))
+		*prop = p->prop;
+	else
+		r = CUDA_ERROR_INVALID_VALUE;
+	unlock();
+	return r;
+}
+
+CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
+{
+	struct fk_map *m;
+	CUresult r = CUDA_SUCCESS;
+
+	if (!handle)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	if ((m = map_find((uintptr_t)addr))) {
+		m->phys->refs++;
+		*handle = (CUmemGenericAllocationHandle)(uintptr_t)m->phys;
+	} else {
+		r = CUDA_ERROR_INVALID_VALUE;
+	}
+	unlock();
+	return r;
+}
+
+/* ---- errors ---------------------------------------------------------------- */
+
+static const struct { CUresult code; const char *name, *text; } errors[] = {
+	{ CUDA_SUCCESS, "CUDA_SUCCESS", "no error" },
+	{ CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument" },
+	{ CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory" },
+	{ CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error" },
+	{ CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down" },
+	{ CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library" },
+	{ CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
+	{ CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal" },
+	{ CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
+	{ CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle" },
+	{ CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
+	{ CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready" },
+	{ CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported" },
+	{ CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error" },
+};
+
+static CUresult error_lookup(CUresult e, const char **p, int text)
+{
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+		if (errors[i].code == e) {
+			*p = text ? errors[i].text : errors[i].name;
+			return CUDA_SUCCESS;
+		}
+	*p = NULL;
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuGetErrorName(CUresult e, const char **p) { return error_lookup(e, p, 0); }
+CUresult cuGetErrorString(CUresult e, const char **p) { return error_lookup(e, p, 1); }
+
+/* NVIDIA's private tables are not reimplemented (see the facts file). */
+CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
+{
+	if (ppExportTable)
+		*ppExportTable = NULL;
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+/* ---- cuGetProcAddress ----------------------------------------------------- */
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+			     CUdriverProcAddressQueryResult *symbolStatus);
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+
+/* Hidden aliases: taking their address yields this library's own definition
+ * even when a preloaded library defines the same public name. */
+#define FK_ALIAS(n) extern __typeof(n) fk_##n __attribute__((alias(#n), visibility("hidden")));
+#define FK_FUNCS(X) \
+	X(cuInit) X(cuDriverGetVersion) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetName) \
+	X(cuDeviceGetUuid) X(cuDeviceGetUuid_v2) X(cuDeviceGetPCIBusId) X(cuDeviceTotalMem_v2) \
+	X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) \
+	X(cuDevicePrimaryCtxRelease_v2) X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxReset_v2) \
+	X(cuDevicePrimaryCtxGetState) X(cuDevicePrimaryCtxSetFlags_v2) X(cuCtxCreate) \
+	X(cuCtxCreate_v2) X(cuCtxCreate_v3) X(cuCtxCreate_v4) X(cuCtxDestroy) X(cuCtxDestroy_v2) \
+	X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxPushCurrent) X(cuCtxPushCurrent_v2) \
+	X(cuCtxPopCurrent) X(cuCtxPopCurrent_v2) X(cuCtxGetDevice) X(cuCtxGetDevice_v2) \
+	X(cuCtxSynchronize) X(cuCtxSynchronize_v2) X(cuMemAlloc) X(cuMemAlloc_v2) \
+	X(cuMemAllocPitch_v2) X(cuMemAllocManaged) X(cuMemFree) X(cuMemFree_v2) \
+	X(cuMemAllocHost_v2) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemGetInfo_v2) \
+	X(cuMemGetAddressRange_v2) X(cuPointerGetAttribute) X(cuMemcpy) X(cuMemcpy_ptds) \
+	X(cuMemcpyAsync) X(cuMemcpyAsync_ptsz) X(cuMemcpyHtoD_v2) X(cuMemcpyHtoD_v2_ptds) \
+	X(cuMemcpyDtoH_v2) X(cuMemcpyDtoH_v2_ptds) X(cuMemcpyDtoD_v2) X(cuMemcpyDtoD_v2_ptds) \
+	X(cuMemsetD8_v2) X(cuMemsetD8_v2_ptds) X(cuMemsetD8Async) X(cuMemsetD8Async_ptsz) \
+	X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz) X(cuMemAllocFromPoolAsync) \
+	X(cuMemAllocFromPoolAsync_ptsz) X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz) \
+	X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuMemPoolTrimTo) X(cuMemPoolSetAttribute) \
+	X(cuMemPoolGetAttribute) X(cuDeviceGetDefaultMemPool) X(cuDeviceGetMemPool) \
+	X(cuDeviceSetMemPool) X(cuStreamCreate) X(cuStreamCreateWithPriority) X(cuStreamDestroy) \
+	X(cuStreamDestroy_v2) X(cuStreamSynchronize) X(cuStreamSynchronize_ptsz) X(cuStreamQuery) \
+	X(cuStreamQuery_ptsz) X(cuEventCreate) X(cuEventRecord) X(cuEventRecord_ptsz) \
+	X(cuEventSynchronize) X(cuEventQuery) X(cuEventDestroy) X(cuEventDestroy_v2) \
+	X(cuMemGetAllocationGranularity) X(cuMemAddressReserve) X(cuMemAddressFree) \
+	X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) \
+	X(cuMemGetAllocationPropertiesFromHandle) X(cuMemRetainAllocationHandle) \
+	X(cuGetErrorName) X(cuGetErrorString) X(cuGetExportTable) X(cuGetProcAddress) \
+	X(cuGetProcAddress_v2)
+FK_FUNCS(FK_ALIAS)
+
+struct fk_proc {
+	const char *name;
+	int version;	/* the first CUDA version that resolves name to this entry */
+	void *legacy, *ptds;
+};
+
+#define P(name, ver, fn) { name, ver, (void *)fk_##fn, NULL },
+#define PP(name, ver, fn, pfn) { name, ver, (void *)fk_##fn, (void *)fk_##pfn },
+/* Entries of one name are consecutive, oldest first (versions from the
+ * PFN_<name>_v<version> typedefs of cudaTypedefs.h). */
+static const struct fk_proc procs[] = {
+	P("cuInit", 2000, cuInit)
+	P("cuDriverGetVersion", 2020, cuDriverGetVersion)
+	P("cuDeviceGet", 2000, cuDeviceGet)
+	P("cuDeviceGetCount", 2000, cuDeviceGetCount)
+	P("cuDeviceGetName", 2000, cuDeviceGetName)
+	P("cuDeviceGetUuid", 9020, cuDeviceGetUuid)
+	P("cuDeviceGetUuid", 11040, cuDeviceGetUuid_v2)
+	P("cuDeviceGetPCIBusId", 4010, cuDeviceGetPCIBusId)
+	P("cuDeviceTotalMem", 3020, cuDeviceTotalMem_v2)
+	P("cuDeviceGetAttribute", 2000, cuDeviceGetAttribute)
+	P("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain)
+	P("cuDevicePrimaryCtxRelease", 7000, cuDevicePrimaryCtxRelease)
+	P("cuDevicePrimaryCtxRelease", 11000, cuDevicePrimaryCtxRelease_v2)
+	P("cuDevicePrimaryCtxReset", 7000, cuDevicePrimaryCtxReset)
+	P("cuDevicePrimaryCtxReset", 11000, cuDevicePrimaryCtxReset_v2)
+	P("cuDevicePrimaryCtxGetState", 7000, cuDevicePrimaryCtxGetState)
+	P("cuDevicePrimaryCtxSetFlags", 11000, cuDevicePrimaryCtxSetFlags_v2)
+	P("cuCtxCreate", 2000, cuCtxCreate)
+	P("cuCtxCreate", 3020, cuCtxCreate_v2)
+	P("cuCtxCreate", 11040, cuCtxCreate_v3)
+	P("cuCtxCreate", 12050, cuCtxCreate_v4)
+	P("cuCtxDestroy", 2000, cuCtxDestroy)
+	P("cuCtxDestroy", 4000, cuCtxDestroy_v2)
+	P("cuCtxSetCurrent", 4000, cuCtxSetCurrent)
+	P("cuCtxGetCurrent", 4000, cuCtxGetCurrent)
+	P("cuCtxPushCurrent", 2000, cuCtxPushCurrent)
+	P("cuCtxPushCurrent", 4000, cuCtxPushCurrent_v2)
+	P("cuCtxPopCurrent", 2000, cuCtxPopCurrent)
+	P("cuCtxPopCurrent", 4000, cuCtxPopCurrent_v2)
+	P("cuCtxGetDevice", 2000, cuCtxGetDevice)
+	P("cuCtxGetDevice", 13000, cuCtxGetDevice_v2)
+	P("cuCtxSynchronize", 2000, cuCtxSynchronize)
+	P("cuCtxSynchronize", 13000, cuCtxSynchronize_v2)
+	P("cuMemAlloc", 2000, cuMemAlloc)
+	P("cuMemAlloc", 3020, cuMemAlloc_v2)
+	P("cuMemAllocPitch", 3020, cuMemAllocPitch_v2)
+	P("cuMemAllocManaged", 6000, cuMemAllocManaged)
+	P("cuMemFree", 2000, cuMemFree)
+	P("cuMemFree", 3020, cuMemFree_v2)
+	P("cuMemAllocHost", 3020, cuMemAllocHost_v2)
+	P("cuMemHostAlloc", 2020, cuMemHostAlloc)
+	P("cuMemFreeHost", 2000, cuMemFreeHost)
+	P("cuMemGetInfo", 3020, cuMemGetInfo_v2)
+	P("cuMemGetAddressRange", 3020, cuMemGetAddressRange_v2)
+	P("cuPointerGetAttribute", 4000, cuPointerGetAttribute)
+	PP("cuMemcpy", 4000, cuMemcpy, cuMemcpy_ptds)
+	PP("cuMemcpyAsync", 4000, cuMemcpyAsync, cuMemcpyAsync_ptsz)
+	PP("cuMemcpyHtoD", 3020, cuMemcpyHtoD_v2, cuMemcpyHtoD_v2_ptds)
+	PP("cuMemcpyDtoH", 3020, cuMemcpyDtoH_v2, cuMemcpyDtoH_v2_ptds)
+	PP("cuMemcpyDtoD", 3020, cuMemcpyDtoD_v2, cuMemcpyDtoD_v2_ptds)
+	PP("cuMemsetD8", 3020, cuMemsetD8_v2, cuMemsetD8_v2_ptds)
+	PP("cuMemsetD8Async", 3020, cuMemsetD8Async, cuMemsetD8Async_ptsz)
+	PP("cuMemAllocAsync", 11020, cuMemAllocAsync, cuMemAllocAsync_ptsz)
+	PP("cuMemAllocFromPoolAsync", 11020, cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync_ptsz)
+	PP("cuMemFreeAsync", 11020, cuMemFreeAsync, cuMemFreeAsync_ptsz)
+	P("cuMemPoolCreate", 11020, cuMemPoolCreate)
+	P("cuMemPoolDestroy", 11020, cuMemPoolDestroy)
+	P("cuMemPoolTrimTo", 11020, cuMemPoolTrimTo)
+	P("cuMemPoolSetAttribute", 11020, cuMemPoolSetAttribute)
+	P("cuMemPoolGetAttribute", 11020, cuMemPoolGetAttribute)
+	P("cuDeviceGetDefaultMemPool", 11020, cuDeviceGetDefaultMemPool)
+	P("cuDeviceGetMemPool", 11020, cuDeviceGetMemPool)
+	P("cuDeviceSetMemPool", 11020, cuDeviceSetMemPool)
+	P("cuStreamCreate", 2000, cuStreamCreate)
+	P("cuStreamCreateWithPriority", 5050, cuStreamCreateWithPriority)
+	P("cuStreamDestroy", 2000, cuStreamDestroy)
+	P("cuStreamDestroy", 4000, cuStreamDestroy_v2)
+	PP("cuStreamSynchronize", 2000, cuStreamSynchronize, cuStreamSynchronize_ptsz)
+	PP("cuStreamQuery", 2000, cuStreamQuery, cuStreamQuery_ptsz)
+	P("cuEventCreate", 2000, cuEventCreate)
+	PP("cuEventRecord", 2000, cuEventRecord, cuEventRecord_ptsz)
+	P("cuEventSynchronize", 2000, cuEventSynchronize)
+	P("cuEventQuery", 2000, cuEventQuery)
+	P("cuEventDestroy", 2000, cuEventDestroy)
+	P("cuEventDestroy", 4000, cuEventDestroy_v2)
+	P("cuMemGetAllocationGranularity", 10020, cuMemGetAllocationGranularity)
+	P("cuMemAddressReserve", 10020, cuMemAddressReserve)
+	P("cuMemAddressFree", 10020, cuMemAddressFree)
+	P("cuMemCreate", 10020, cuMemCreate)
+	P("cuMemRelease", 10020, cuMemRelease)
+	P("cuMemMap", 10020, cuMemMap)
+	P("cuMemUnmap", 10020, cuMemUnmap)
+	P("cuMemSetAccess", 10020, cuMemSetAccess)
+	P("cuMemGetAllocationPropertiesFromHandle", 10020, cuMemGetAllocationPropertiesFromHandle)
+	P("cuMemRetainAllocationHandle", 11000, cuMemRetainAllocationHandle)
+	P("cuGetErrorName", 6000, cuGetErrorName)
+	P("cuGetErrorString", 6000, cuGetErrorString)
+	P("cuGetExportTable", 3000, cuGetExportTable)
+	P("cuGetProcAddress", 11030, cuGetProcAddress)
+	P("cuGetProcAddress", 12000, cuGetProcAddress_v2)
+};
+#undef P
+#undef PP
+
+/* Picks the newest entry of symbol that is not newer than the requested
+ * version nor than the driver (GMT_FAKE_DRIVER_VERSION): an entry newer than
+ * the driver does not exist for it. */
+static CUresult proc_lookup(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+			    CUdriverProcAddressQueryResult *status)
+{
+	const struct fk_proc *best = NULL;
+	int known = 0;
+
+	pthread_once(&S_once, state_init);
+	if (status)
+		*status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	if (!symbol || !pfn ||
+	    (flags & ~(cuuint64_t)(CU_GET_PROC_ADDRESS_LEGACY_STREAM |
+				   CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)))
+		return CUDA_ERROR_INVALID_VALUE;
+	*pfn = NULL;
+	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
+		const struct fk_proc *e = &procs[i];
+
+		if (strcmp(e->name, symbol) || e->version > S.driver_version)
+			continue;
+		known = 1;
+		if (e->version <= cudaVersion)
+			best = e;
+	}
+	if (!best) {
+		if (known && status)
+			*status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+		return CUDA_ERROR_NOT_FOUND;
+	}
+	*pfn = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && best->ptds
+		? best->ptds : best->legacy;
+	if (status)
+		*status = CU_GET_PROC_ADDRESS_SUCCESS;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+			     CUdriverProcAddressQueryResult *symbolStatus)
+{
+	return proc_lookup(symbol, pfn, cudaVersion, flags, symbolStatus);
+}
+
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	return proc_lookup(symbol, pfn, cudaVersion, flags, NULL);
+}

@@ -1,0 +1,169 @@
+/* unit_tracer_basic: one thread's events, metadata and the header go
+ * through the writer and come back field by field; file naming. */
+#include <sys/prctl.h>
+
+#include "gmt_test.h"
+#include "unit_tracer_collect.h"
+#include "gmt_internal.h"
+
+#define N_EV 7
+
+int main(void)
+{
+	const char *dir = test_dir("basic");
+	gmt_config_t cfg = test_config(dir);
+	prctl(PR_SET_NAME, "basic-main", 0, 0, 0);
+	CHECK_EQ_U64(0, gmt_tracer_active());
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));
+	CHECK_EQ_U64(1, gmt_tracer_active());
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));   /* idempotent */
+
+	char expect_path[4200];
+	snprintf(expect_path, sizeof(expect_path), "%s/gpumemtrace.unit_tracer_basic.%d.gmt", dir,
+		 (int)getpid());
+	CHECK_EQ_STR(expect_path, gmt_tracer_path());
+
+	gmt_device_info_t dev;
+	memset(&dev, 0, sizeof(dev));
+	dev.ordinal = 0;
+	snprintf(dev.name, sizeof(dev.name), "Fake GPU 0");
+	for (int i = 0; i < 16; i++)
+		dev.uuid[i] = (uint8_t)(0xA0 + i);
+	snprintf(dev.pci_bus_id, sizeof(dev.pci_bus_id), "0000:01:00.0");
+	dev.total_bytes = 80ull << 30;
+	dev.cc_major = 9;
+	gmt_tracer_device(&dev);
+	uint32_t s1 = gmt_tracer_string("phase:forward");
+	uint32_t s2 = gmt_tracer_string("phase:backward");
+	CHECK_EQ_U64(1, s1);
+	CHECK_EQ_U64(2, s2);
+	CHECK_EQ_U64(1, gmt_tracer_string("phase:forward"));
+	const char *k[2] = { "rank", "job" }, *v[2] = { "3", "train" };
+	gmt_tracer_meta(k, v, 2);
+
+	gmt_event_t in[N_EV] = {
+		{ .type = GMT_EV_ALLOC, .addr = 0x7f0000000000ull, .size = 1 << 20, .device = 0,
+		  .aux = GMT_AUX(GMT_KIND_PLAIN, GMT_API_CUDA_MALLOC, GMT_OWNER_APP) },
+		{ .type = GMT_EV_ALLOC, .addr = 0x7f0000100000ull, .size = 4096, .device = 0,
+		  .stream = 0xdead0000ull, .aux = GMT_AUX(GMT_KIND_ASYNC, GMT_API_CUDA_MALLOC_ASYNC, GMT_OWNER_NCCL) | 1u << 24 },
+		{ .type = GMT_EV_FREE, .addr = 0x7f0000000000ull, .device = 0,
+		  .aux = GMT_AUX(GMT_KIND_PLAIN, GMT_API_CUDA_FREE, GMT_OWNER_APP) },
+		{ .type = GMT_EV_ALLOC_FAIL, .size = 1ull << 40, .device = 1,
+		  .aux = GMT_AUX_WITH_RESULT(GMT_AUX(GMT_KIND_PLAIN, 0, 0), 2) },
+		{ .type = GMT_EV_SYNC, .addr = 12345, .stream = 0x10, .device = -1,
+		  .aux = GMT_SYNC_STREAM },
+		{ .type = GMT_EV_MEMINFO, .addr = 70ull << 30, .size = 80ull << 30, .device = 0 },
+		{ .type = GMT_EV_VMM_MAP, .addr = 0x1000, .size = 2 << 20, .stream = 0x5,
+		  .device = 2, .aux = 0xffffffffffull },
+	};
+	uint64_t t_before = gmt_now_ns();
+	for (int i = 0; i < N_EV; i++)
+		gmt_emit(&in[i], 0, 0);
+	uint64_t fixed_ts = gmt_now_ns();
+	gmt_event_t late = { .type = GMT_EV_CTX_CREATE, .ts = fixed_ts, .addr = 0xc7, .device = 0 };
+	gmt_emit(&late, 0, 0);
+	uint64_t t_after = gmt_now_ns();
+	CHECK_EQ_U64(0, gmt_tracer_flush(1000));
+
+	gmt_tracer_stats_t st;
+	gmt_tracer_get_stats(&st);
+	CHECK_EQ_U64(N_EV + 1, st.emitted);
+	CHECK_EQ_U64(N_EV + 1, st.written);
+	CHECK_EQ_U64(0, st.dropped);
+	gmt_tracer_shutdown();
+	CHECK_EQ_U64(0, gmt_tracer_active());
+	gmt_emit(&in[0], 0, 0);   /* ignored after shutdown */
+	gmt_tracer_get_stats(&st);
+	CHECK_EQ_U64(N_EV + 1, st.written);
+
+	gmt_decode_result_t r;
+	coll_t *c = coll_decode(expect_path, &r);
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	CHECK_EQ_U64(1, r.ended_cleanly);
+	CHECK_EQ_U64(r.file_size, r.bytes_ok);
+	CHECK_EQ_U64(1, c->headers);
+	CHECK_EQ_U64(getpid(), c->pid);
+	CHECK_EQ_U64(getppid(), c->ppid);
+	CHECK_EQ_U64(1, c->major);
+	CHECK_EQ_U64(0, c->minor);
+	CHECK_EQ_U64(0, c->stack_depth);
+	CHECK_EQ_U64(1, c->n_threads);
+	CHECK_EQ_U64(0, c->thread_idx[0]);
+	CHECK_EQ_U64(gettid(), c->thread_tid[0]);
+	CHECK_EQ_STR("basic-main", c->thread_name[0]);
+	CHECK_EQ_U64(1, c->n_devices);
+	CHECK_EQ_STR("Fake GPU 0", c->device_name[0]);
+	CHECK_EQ_U64(80ull << 30, c->device_total[0]);
+	CHECK_EQ_U64(0xA5, c->device_uuid[0][5]);
+	CHECK_EQ_U64(2, c->n_strings);
+	CHECK_EQ_U64(1, c->string_id[0]);
+	CHECK_EQ_STR("phase:forward", c->string_text[0]);
+	CHECK_EQ_U64(2, c->string_id[1]);
+	CHECK_EQ_STR("phase:backward", c->string_text[1]);
+	CHECK_EQ_U64(2, c->n_meta);
+	CHECK_EQ_STR("rank=3", c->meta_kv[0]);
+	CHECK_EQ_STR("job=train", c->meta_kv[1]);
+	CHECK_EQ_U64(N_EV + 1, c->n);
+	CHECK_EQ_U64(0, c->n_late);
+	for (int i = 0; i < N_EV && i < (int)c->n; i++) {
+		const gmt_devent_t *e = &c->ev[i];
+		CHECK_EQ_U64(in[i].type, e->type);
+		CHECK_EQ_U64(in[i].addr, e->addr);
+		CHECK_EQ_U64(in[i].size, e->size);
+		CHECK_EQ_U64(in[i].stream, e->stream);
+		CHECK_EQ_U64(in[i].aux, e->aux);
+		CHECK_EQ_U64((uint64_t)(int64_t)in[i].device, (uint64_t)(int64_t)e->device);
+		CHECK_EQ_U64(0, e->stack);
+		CHECK_EQ_U64(0, e->thread);
+		CHECK(e->ts >= t_before && e->ts <= t_after);
+		if (i)
+			CHECK(e->ts >= c->ev[i - 1].ts);
+	}
+	if (c->n == N_EV + 1) {
+		CHECK_EQ_U64(fixed_ts, c->ev[N_EV].ts);
+		CHECK_EQ_U64(GMT_EV_CTX_CREATE, c->ev[N_EV].type);
+		CHECK_EQ_U64(0xc7, c->ev[N_EV].addr);
+	}
+	CHECK_EQ_U64(1, c->has_end);
+	CHECK_EQ_U64(N_EV + 1, c->end.written);
+	CHECK_EQ_U64(0, c->end.dropped);
+	CHECK_EQ_U64(0, c->end.late);
+	CHECK_EQ_U64(0, c->n_drops);
+	/* the module map names this program */
+	char exe[4096];
+	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[el > 0 ? el : 0] = 0;
+	CHECK_EQ_STR(exe, c->exe);
+	int found = 0, vdso = 0;
+	for (size_t i = 0; i < c->n_modules && i < 512; i++) {
+		if (!strcmp(c->module_path[i], exe)) {
+			found++;
+			CHECK(c->module_size[i] > 0);
+			CHECK(c->module_bid_len[i] == 20);
+		}
+		vdso += !strcmp(c->module_path[i], "[vdso]");
+	}
+	CHECK_EQ_U64(1, found);
+	CHECK_EQ_U64(1, vdso);
+	coll_free(c);
+	free(c);
+
+	/* O_EXCL naming: an existing name gets .1, then .2 */
+	char *p1 = NULL, *p2 = NULL, *p3 = NULL, pat[4200], want[4300];
+	snprintf(pat, sizeof(pat), "%s/named.%%p.gmt", dir);
+	int fd1 = gmt_file_create(pat, &p1), fd2 = gmt_file_create(pat, &p2),
+	    fd3 = gmt_file_create(pat, &p3);
+	CHECK(fd1 >= 0 && fd2 >= 0 && fd3 >= 0);
+	snprintf(want, sizeof(want), "%s/named.%d.gmt", dir, (int)getpid());
+	CHECK_EQ_STR(want, p1);
+	snprintf(want, sizeof(want), "%s/named.%d.1.gmt", dir, (int)getpid());
+	CHECK_EQ_STR(want, p2);
+	snprintf(want, sizeof(want), "%s/named.%d.2.gmt", dir, (int)getpid());
+	CHECK_EQ_STR(want, p3);
+	snprintf(pat, sizeof(pat), "%s/x-%%n-%%%%", dir);
+	char *p4 = NULL;
+	CHECK(gmt_file_create(pat, &p4) >= 0);
+	snprintf(want, sizeof(want), "%s/x-unit_tracer_basic-%%", dir);
+	CHECK_EQ_STR(want, p4);
+	TEST_DONE();
+}

@@ -1,0 +1,260 @@
+/* unit_tracer_collect.h - private to the tracer/decoder unit tests: a
+ * visitor that keeps everything a trace holds, and small helpers. */
+#ifndef UNIT_TRACER_COLLECT_H
+#define UNIT_TRACER_COLLECT_H
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gmt_decode.h"
+#include "gmt_tracer.h"
+
+typedef struct coll_stack {
+	uint32_t id;
+	size_t n;
+	uint64_t frames[130];
+} coll_stack_t;
+
+typedef struct coll {
+	gmt_devent_t *ev;
+	unsigned char *late;
+	size_t n, cap;
+	size_t n_late;
+	int headers;
+	uint64_t pid, ppid;
+	unsigned major, minor, stack_depth;
+	int free_stacks;
+	char exe[4096];
+	size_t n_env_gpumemtrace;
+	size_t n_threads;
+	uint32_t thread_idx[512];
+	uint64_t thread_tid[512];
+	char thread_name[512][32];
+	size_t n_stacks;
+	coll_stack_t stacks[256];
+	size_t n_modules;
+	char module_path[512][256];
+	uint64_t module_base[512], module_size[512];
+	size_t module_bid_len[512];
+	size_t n_strings;
+	uint32_t string_id[64];
+	char string_text[64][64];
+	size_t n_devices;
+	char device_name[8][64];
+	uint64_t device_total[8];
+	int device_ordinal[8];
+	unsigned char device_uuid[8][16];
+	size_t n_drops;
+	uint64_t drops_total, drops_buffer, drops_write;
+	int drops_errno;
+	int has_end;
+	gmt_end_t end;
+	size_t n_meta;
+	char meta_kv[8][128];
+	int records_before_header;
+} coll_t;
+
+static int c_header(void *ctx, const gmt_header_t *h)
+{
+	coll_t *c = ctx;
+	c->headers++;
+	c->pid = h->pid;
+	c->ppid = h->ppid;
+	c->major = h->format_major;
+	c->minor = h->format_minor;
+	c->stack_depth = h->stack_depth;
+	c->free_stacks = h->free_stacks;
+	snprintf(c->exe, sizeof(c->exe), "%s", h->exe);
+	for (size_t i = 0; i < h->n_env; i++)
+		if (!strncmp(h->env[i].key, "GPUMEMTRACE_", 12))
+			c->n_env_gpumemtrace++;
+	return 0;
+}
+
+static int c_thread(void *ctx, uint32_t idx, uint64_t tid, const char *name)
+{
+	coll_t *c = ctx;
+	if (c->n_threads < 512) {
+		c->thread_idx[c->n_threads] = idx;
+		c->thread_tid[c->n_threads] = tid;
+		snprintf(c->thread_name[c->n_threads], 32, "%s", name);
+	}
+	c->n_threads++;
+	return 0;
+}
+
+static int c_module(void *ctx, const gmt_module_t *m)
+{
+	coll_t *c = ctx;
+	if (c->n_modules < 512) {
+		snprintf(c->module_path[c->n_modules], 256, "%s", m->path);
+		c->module_base[c->n_modules] = m->base;
+		c->module_size[c->n_modules] = m->size;
+		c->module_bid_len[c->n_modules] = m->build_id_len;
+	}
+	c->n_modules++;
+	return 0;
+}
+
+static int c_stack(void *ctx, uint32_t id, const uint64_t *f, size_t n)
+{
+	coll_t *c = ctx;
+	if (c->n_stacks < 256) {
+		coll_stack_t *s = &c->stacks[c->n_stacks];
+		s->id = id;
+		s->n = n;
+		memcpy(s->frames, f, (n < 130 ? n : 130) * sizeof(*f));
+	}
+	c->n_stacks++;
+	return 0;
+}
+
+static int c_device(void *ctx, const gmt_device_rec_t *d)
+{
+	coll_t *c = ctx;
+	if (c->n_devices < 8) {
+		snprintf(c->device_name[c->n_devices], 64, "%s", d->name);
+		c->device_total[c->n_devices] = d->total_bytes;
+		c->device_ordinal[c->n_devices] = d->ordinal;
+		memcpy(c->device_uuid[c->n_devices], d->uuid, 16);
+	}
+	c->n_devices++;
+	return 0;
+}
+
+static int c_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags)
+{
+	coll_t *c = ctx;
+	if (c->n + n > c->cap) {
+		size_t cap = c->cap ? c->cap : 1024;
+		while (cap < c->n + n)
+			cap *= 2;
+		c->ev = realloc(c->ev, cap * sizeof(*c->ev));
+		c->late = realloc(c->late, cap);
+		c->cap = cap;
+	}
+	memcpy(c->ev + c->n, ev, n * sizeof(*ev));
+	memset(c->late + c->n, (flags & GMT_EVENTS_LATE) ? 1 : 0, n);
+	c->n += n;
+	if (flags & GMT_EVENTS_LATE)
+		c->n_late += n;
+	return 0;
+}
+
+static int c_drops(void *ctx, const gmt_drops_t *d)
+{
+	coll_t *c = ctx;
+	c->n_drops++;
+	c->drops_total += d->count;
+	if (!strcmp(d->reason, "buffer_full"))
+		c->drops_buffer += d->count;
+	if (!strcmp(d->reason, "write_error")) {
+		c->drops_write += d->count;
+		c->drops_errno = d->err;
+	}
+	return 0;
+}
+
+static int c_string(void *ctx, uint32_t id, const char *text, size_t len)
+{
+	coll_t *c = ctx;
+	if (c->n_strings < 64) {
+		c->string_id[c->n_strings] = id;
+		snprintf(c->string_text[c->n_strings], 64, "%s", text);
+	}
+	c->n_strings++;
+	return 0;
+}
+
+static int c_end(void *ctx, const gmt_end_t *e)
+{
+	coll_t *c = ctx;
+	c->has_end++;
+	c->end = *e;
+	return 0;
+}
+
+static int c_meta(void *ctx, uint64_t ts, const gmt_kv_t *kv, size_t n)
+{
+	coll_t *c = ctx;
+	for (size_t i = 0; i < n && c->n_meta < 8; i++)
+		snprintf(c->meta_kv[c->n_meta++], 128, "%s=%s", kv[i].key, kv[i].value);
+	return 0;
+}
+
+static const gmt_visitor_t coll_visitor = {
+	.header = c_header, .thread = c_thread, .module = c_module, .stack = c_stack,
+	.device = c_device, .events = c_events, .drops = c_drops, .string = c_string,
+	.end = c_end, .meta = c_meta,
+};
+
+static __attribute__((unused)) void coll_free(coll_t *c)
+{
+	free(c->ev);
+	free(c->late);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Decodes path into a fresh (heap) collector. */
+static __attribute__((unused)) coll_t *coll_decode(const char *path, gmt_decode_result_t *r)
+{
+	coll_t *c = calloc(1, sizeof(*c));
+	gmt_visitor_t v = coll_visitor;
+	v.ctx = c;
+	gmt_decode_file(path, &v, r);
+	return c;
+}
+
+static __attribute__((unused)) const coll_stack_t *coll_find_stack(const coll_t *c, uint32_t id)
+{
+	for (size_t i = 0; i < c->n_stacks && i < 256; i++)
+		if (c->stacks[i].id == id)
+			return &c->stacks[i];
+	return NULL;
+}
+
+/* A fresh directory for traces: $TESTDIR/name (run.sh) or /tmp. */
+static __attribute__((unused)) const char *test_dir(const char *name)
+{
+	static char buf[4096];
+	const char *t = getenv("TESTDIR");
+	if (t && *t) {
+		snprintf(buf, sizeof(buf), "%s/%s", t, name);
+		mkdir(buf, 0755);
+	} else {
+		snprintf(buf, sizeof(buf), "/tmp/%s.XXXXXX", name);
+		if (!mkdtemp(buf))
+			abort();
+	}
+	return buf;
+}
+
+static __attribute__((unused)) gmt_config_t test_config(const char *dir)
+{
+	gmt_config_t cfg;
+	gmt_config_from_env(&cfg);
+	cfg.output = dir;
+	cfg.stack_depth = 0;
+	cfg.install_signal_handlers = 0;
+	cfg.log_level = 1;
+	return cfg;
+}
+
+static __attribute__((unused)) int file_bytes(const char *path, unsigned char **data, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	*data = malloc((size_t)n + 1);
+	*len = fread(*data, 1, (size_t)n, f);
+	fclose(f);
+	return 0;
+}
+#endif

@@ -1,0 +1,164 @@
+/*
+ * gmt_internal.h - PRIVATE to tracer/ (and the tracer's unit tests): the
+ * shared state of the tracer core (gmt_tracer.c), the writer thread
+ * (gmt_writer.c), stack capture (gmt_stack.c), the module map
+ * (gmt_modules.c) and logging (gmt_log.c). Nothing outside tracer/ may
+ * include it; preload/ uses gmt_tracer.h only.
+ */
+#ifndef GMT_INTERNAL_H
+#define GMT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "gmt_tracer.h"
+
+#ifndef GMT_VERSION
+#define GMT_VERSION "0.0.0"
+#endif
+
+#define GMT_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define GMT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- per-thread event buffers ------------------------------------------ */
+
+#define GMT_CHUNK_BYTES  (64u * 1024u)
+#define GMT_CHUNK_HDR    64u
+#define GMT_CHUNK_EVENTS ((GMT_CHUNK_BYTES - GMT_CHUNK_HDR) / sizeof(gmt_event_t))
+
+/* One buffer chunk: a single-producer single-consumer array. The owning
+ * thread appends and publishes with a release store of count; the writer
+ * reads up to count (acquire) and keeps its own read position rd. */
+typedef struct gmt_chunk {
+	struct gmt_chunk *_Atomic next;   /* linked by the producer (release)   */
+	_Atomic uint32_t count;           /* published events                   */
+	uint32_t rd;                      /* writer only: events consumed       */
+	struct gmt_chunk *pool_next;      /* free list link                      */
+	char pad_[GMT_CHUNK_HDR - 2 * sizeof(void *) - 8];
+	gmt_event_t ev[GMT_CHUNK_EVENTS];
+} gmt_chunk_t;
+
+/* A thread's tracing state. Producer fields are touched only by the owning
+ * thread; the writer reads seq, pub_ts, head, dead with acquire loads. */
+typedef struct gmt_tstate {
+	gmt_chunk_t *tail;                /* producer: current chunk (or NULL) */
+	uint32_t tail_n;                  /* producer: events in tail          */
+	uint32_t idx;                     /* thread column value               */
+	_Atomic uint64_t seq;             /* odd while busy (see the format)   */
+	_Atomic uint64_t pub_ts;          /* ts of the last published event    */
+	_Atomic uint64_t emitted;
+	gmt_chunk_t *_Atomic head;        /* oldest chunk; writer advances it  */
+	_Atomic int dead;                 /* thread exited: no more appends    */
+	pid_t tid;
+	/* writer only */
+	uint64_t w_seen_seq, w_seen_since;
+} gmt_tstate_t;
+
+/* A pre-encoded msgpack record waiting for the writer. */
+typedef struct gmt_mrec {
+	struct gmt_mrec *next;
+	size_t len;
+	unsigned char data[];
+} gmt_mrec_t;
+
+enum gmt_state { GMT_OFF = 0, GMT_ACTIVE = 1, GMT_DOWN = 2 };
+
+/* The tracer's global state (one per process; reset in a forked child). */
+typedef struct gmt_global {
+	_Atomic int state;                /* enum gmt_state                     */
+	gmt_config_t cfg;
+	int have_cfg;                     /* cfg set by an init: a fork child reuses it */
+	char *output;                     /* cfg.output copy                    */
+	pthread_mutex_t init_lock;
+
+	/* registry + metadata queue + strings + devices, under lock */
+	pthread_mutex_t lock;
+	gmt_tstate_t **threads; size_t n_threads, cap_threads;
+	uint32_t next_thread_idx;
+	gmt_mrec_t *meta_head, **meta_tail;
+	gmt_mrec_t *persist_head, **persist_tail; /* STRING/DEVICE, replayed in a fork child */
+	uint64_t emitted_dead;
+
+	/* chunk pool */
+	pthread_mutex_t pool_lock;
+	gmt_chunk_t *pool_free;
+	size_t chunks_made, chunks_max;
+	_Atomic size_t chunks_in_use;
+
+	/* buffer-full drops (hot path, rare) */
+	_Atomic uint64_t drop_count, drop_first, drop_last;
+
+	/* the file */
+	int fd;
+	char *path;
+	uint64_t file_off;                /* end of the last good frame         */
+	long write_calls;
+
+	/* the writer */
+	pthread_t writer;
+	int writer_running;
+	int wake_fd;                      /* eventfd                            */
+	_Atomic int stop;
+	_Atomic uint64_t flush_target;    /* write everything with ts <= this   */
+	_Atomic uint64_t done_ts;         /* everything published <= this is written */
+	_Atomic uint64_t sig_req, sig_done;
+	_Atomic int waiters;
+	pthread_mutex_t wait_lock;
+	pthread_cond_t wait_cond;
+
+	/* counters */
+	_Atomic uint64_t written, dropped, late;
+} gmt_global_t;
+
+extern gmt_global_t gmt_g;
+
+/* Set in the writer thread: signal handlers and urgent waits never wait on
+ * themselves. */
+extern __thread int gmt_tls_in_writer __attribute__((tls_model("initial-exec")));
+
+/* ---- logging (gmt_log.c) ------------------------------------------------ */
+int gmt_log_level(void);
+void gmt_log_set_level(int level);
+void gmt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Warns once per *flag (sticky failures). */
+void gmt_warn_once(_Atomic int *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- core (gmt_tracer.c) used by the writer ----------------------------- */
+gmt_chunk_t *gmt_chunk_get(void);
+void gmt_chunk_put(gmt_chunk_t *c);
+/* Appends a pre-encoded record to the metadata queue (takes ownership).
+ * persist: also kept for replay into a forked child's new file. */
+void gmt_meta_push(gmt_mrec_t *r, int persist);
+gmt_mrec_t *gmt_mrec_new(const void *data, size_t len);
+
+/* ---- file naming (gmt_writer.c) ---------------------------------------- */
+/* Opens a new trace file for output (dir or pattern; NULL = "."), O_EXCL
+ * with .1 .2 ... suffixes on collision. Returns the fd and sets *path
+ * (malloc'd), or a negative errno. */
+int gmt_file_create(const char *output, char **path);
+
+/* ---- writer (gmt_writer.c) ---------------------------------------------- */
+int gmt_writer_start(void);        /* header record queued, preamble written */
+void gmt_writer_stop(void);        /* final round, END, close                */
+void gmt_writer_wake(void);        /* async-signal-safe                      */
+void gmt_writer_reset_child(void); /* forget writer state in a fork child    */
+
+/* ---- stacks (gmt_stack.c) ---------------------------------------------- */
+void gmt_stack_init(int depth);                /* dlopen libunwind */
+/* Captures the caller's stack (skip more of the caller's frames) and
+ * returns its id (>= 1), or 0 when stacks are off or the table is full. */
+uint32_t gmt_stack_capture(int skip);
+/* Frames of id (valid forever), or NULL. */
+const uint64_t *gmt_stack_frames(uint32_t id, uint32_t *n);
+uint64_t gmt_stack_count(void);
+int gmt_stack_available(void);                 /* libunwind loaded, depth > 0 */
+
+/* ---- modules (gmt_modules.c) ------------------------------------------- */
+/* Returns MODULE / MODULE_UNLOAD records (a list) for the objects loaded or
+ * unloaded since the last call. Writer thread only. */
+gmt_mrec_t *gmt_modules_poll(uint64_t ts);
+void gmt_modules_reset(void);
+
+#endif /* GMT_INTERNAL_H */

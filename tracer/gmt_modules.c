@@ -1,0 +1,200 @@
+/*
+ * gmt_modules.c - the module map: which ELF objects are loaded where, so
+ * that the analyzer can symbolise return addresses offline.
+ *
+ * The writer polls dl_iterate_phdr once a round. The loader's dlpi_adds and
+ * dlpi_subs counters (seen in the first callback) tell whether anything was
+ * loaded or unloaded since the last poll; if not, the walk stops at once.
+ * Otherwise every object is compared with the known set (by base and path):
+ * new ones give MODULE records (path, base, size, GNU build id read from the
+ * PT_NOTE segment in memory), missing ones MODULE_UNLOAD. The main program
+ * (empty name) is named by /proc/self/exe, the vDSO "[vdso]".
+ */
+#include <elf.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+
+#include "gmt_internal.h"
+
+typedef struct mod {
+	uint64_t base;
+	char *path;
+	uint32_t id;
+	int seen;
+} mod_t;
+
+static mod_t *mods;
+static size_t n_mods, cap_mods;
+static unsigned long long last_adds, last_subs;
+static int polled;
+static uint32_t next_id;
+
+typedef struct poll_ctx {
+	int first;
+	int unchanged;
+	uint64_t ts;
+	gmt_mrec_t *out, **tail;
+} poll_ctx_t;
+
+void gmt_modules_reset(void)
+{
+	/* The child's new file needs every module again. */
+	n_mods = 0;
+	polled = 0;
+	next_id = 0;
+}
+
+static void emit(poll_ctx_t *c, msgpack_sbuffer *sb)
+{
+	gmt_mrec_t *r = sb->data ? gmt_mrec_new(sb->data, sb->size) : NULL;
+	if (r) {
+		*c->tail = r;
+		c->tail = &r->next;
+	}
+}
+
+static size_t build_id(const struct dl_phdr_info *info, const uint8_t **id)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		const uint8_t *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
+			size_t nsz = (nh->n_namesz + 3) & ~3u, dsz = (nh->n_descsz + 3) & ~3u;
+			const uint8_t *name = p + sizeof(*nh), *desc = name + nsz;
+			if (desc + dsz > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(name, "GNU", 4)) {
+				*id = desc;
+				return nh->n_descsz;
+			}
+			p = desc + dsz;
+		}
+	}
+	return 0;
+}
+
+static int cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	poll_ctx_t *c = arg;
+	if (c->first) {
+		c->first = 0;
+		if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+			if (polled && info->dlpi_adds == last_adds && info->dlpi_subs == last_subs) {
+				c->unchanged = 1;
+				return 1;
+			}
+			last_adds = info->dlpi_adds;
+			last_subs = info->dlpi_subs;
+		}
+	}
+	char exe[PATH_MAX];
+	const char *path = info->dlpi_name;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_vaddr < lo)
+			lo = ph->p_vaddr;
+		if (ph->p_vaddr + ph->p_memsz > hi)
+			hi = ph->p_vaddr + ph->p_memsz;
+	}
+	if (hi <= lo)
+		return 0;
+	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
+	if (vdso && info->dlpi_addr + lo == vdso) {
+		path = "[vdso]";
+	} else if (!path || !*path) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0)
+			return 0;
+		exe[n] = 0;
+		path = exe;
+	}
+	for (size_t i = 0; i < n_mods; i++) {
+		if (mods[i].base == info->dlpi_addr && !strcmp(mods[i].path, path)) {
+			mods[i].seen = 1;
+			return 0;
+		}
+	}
+	if (n_mods == cap_mods) {
+		size_t cap = cap_mods ? 2 * cap_mods : 64;
+		mod_t *a = realloc(mods, cap * sizeof(*a));
+		if (!a)
+			return 0;
+		mods = a;
+		cap_mods = cap;
+	}
+	mod_t *m = &mods[n_mods];
+	m->path = strdup(path);
+	if (!m->path)
+		return 0;
+	m->base = info->dlpi_addr;
+	m->id = ++next_id;
+	m->seen = 1;
+	n_mods++;
+
+	const uint8_t *bid = NULL;
+	size_t bl = build_id(info, &bid);
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_array(&pk, 7);
+	msgpack_pack_uint8(&pk, GMT_REC_MODULE);
+	msgpack_pack_uint32(&pk, m->id);
+	msgpack_pack_str(&pk, strlen(path));
+	msgpack_pack_str_body(&pk, path, strlen(path));
+	msgpack_pack_uint64(&pk, m->base);
+	msgpack_pack_uint64(&pk, hi - lo);
+	msgpack_pack_bin(&pk, bl);
+	msgpack_pack_bin_body(&pk, bid, bl);
+	msgpack_pack_uint64(&pk, c->ts);
+	emit(c, &sb);
+	msgpack_sbuffer_destroy(&sb);
+	return 0;
+}
+
+gmt_mrec_t *gmt_modules_poll(uint64_t ts)
+{
+	poll_ctx_t c = { .first = 1, .ts = ts };
+	c.tail = &c.out;
+	for (size_t i = 0; i < n_mods; i++)
+		mods[i].seen = 0;
+	dl_iterate_phdr(cb, &c);
+	if (c.unchanged)
+		return NULL;
+	polled = 1;
+	/* unloaded: known but not seen */
+	size_t k = 0;
+	for (size_t i = 0; i < n_mods; i++) {
+		if (mods[i].seen) {
+			mods[k++] = mods[i];
+			continue;
+		}
+		msgpack_sbuffer sb;
+		msgpack_packer pk;
+		msgpack_sbuffer_init(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		msgpack_pack_array(&pk, 3);
+		msgpack_pack_uint8(&pk, GMT_REC_MODULE_UNLOAD);
+		msgpack_pack_uint32(&pk, mods[i].id);
+		msgpack_pack_uint64(&pk, ts);
+		emit(&c, &sb);
+		msgpack_sbuffer_destroy(&sb);
+		free(mods[i].path);
+	}
+	n_mods = k;
+	return c.out;
+}

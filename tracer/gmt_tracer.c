@@ -1,0 +1,793 @@
+/*
+ * gmt_tracer.c - the tracer core: configuration, the hot path, per-thread
+ * buffers, the thread registry, metadata (threads, devices, strings, meta),
+ * init / shutdown, fork and signals.
+ *
+ * How an event travels. gmt_emit() runs in the application's thread: it
+ * marks the thread busy (an odd sequence number), reads CLOCK_MONOTONIC
+ * through the vDSO, copies the 48-byte event into the thread's current
+ * chunk, publishes it with a release store of the chunk's count, and clears
+ * the busy mark. No lock, no system call, no allocation on that path; a new
+ * 64 KiB chunk is taken from a global pool (a mutex, once per 1364 events)
+ * and when the pool's cap (cfg.buffer_bytes) is reached the event is counted
+ * as dropped instead. The writer thread (gmt_writer.c) drains the chunks,
+ * merges the threads by timestamp, encodes and compresses.
+ *
+ * Metadata (THREAD, DEVICE, STRING, META) is rare: it is encoded to msgpack
+ * in the calling thread and queued under a mutex; the writer writes the
+ * queue before the events of its round. Because the queue is taken after
+ * the round's T0 and an event's clock is read after its metadata was queued,
+ * every record precedes the events that refer to it.
+ *
+ * Fork: the child keeps nothing of the parent's buffers, queue, file or
+ * writer; it starts a new file at its first traced call (state OFF). Strings
+ * and devices are replayed into the child's queue, so the ids it already
+ * holds stay valid in its own file.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+
+#include "gmt_internal.h"
+
+gmt_global_t gmt_g = {
+	.init_lock = PTHREAD_MUTEX_INITIALIZER,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.pool_lock = PTHREAD_MUTEX_INITIALIZER,
+	.wait_lock = PTHREAD_MUTEX_INITIALIZER,
+	.fd = -1,
+	.wake_fd = -1,
+	.meta_tail = &gmt_g.meta_head,
+	.persist_tail = &gmt_g.persist_head,
+};
+
+static __thread gmt_tstate_t *tls_state __attribute__((tls_model("initial-exec")));
+__thread int gmt_tls_in_writer __attribute__((tls_model("initial-exec")));
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_key_t thread_key;
+static int stacks_on, free_stacks;
+static int signals_installed;
+
+/* ---- configuration ------------------------------------------------------ */
+
+static long env_long(const char *name, long def, long lo, long hi)
+{
+	const char *e = getenv(name);
+	if (!e || !*e)
+		return def;
+	char *end;
+	errno = 0;
+	long v = strtol(e, &end, 10);
+	if (errno || *end) {
+		gmt_log(1, "%s=%s is not a number; using %ld", name, e, def);
+		return def;
+	}
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static int errno_by_name(const char *s)
+{
+	if (!strcmp(s, "ENOSPC"))
+		return ENOSPC;
+	if (!strcmp(s, "EIO"))
+		return EIO;
+	if (!strcmp(s, "EDQUOT"))
+		return EDQUOT;
+	return 0;
+}
+
+void gmt_config_from_env(gmt_config_t *c)
+{
+	memset(c, 0, sizeof(*c));
+	const char *o = getenv("GPUMEMTRACE_OUTPUT");
+	c->output = o && *o ? o : NULL;
+	c->stack_depth = (int)env_long("GPUMEMTRACE_STACK_DEPTH", 20, 0, 128);
+	c->free_stacks = (int)env_long("GPUMEMTRACE_FREE_STACKS", 0, 0, 1);
+	c->buffer_bytes = (size_t)env_long("GPUMEMTRACE_BUFFER_MB", 64, 1, 1 << 20) << 20;
+	c->flush_ms = (int)env_long("GPUMEMTRACE_FLUSH_MS", 10, 1, 100);
+	c->zstd_level = (int)env_long("GPUMEMTRACE_ZSTD_LEVEL", 3, -7, 19);
+	c->log_level = (int)env_long("GPUMEMTRACE_LOG", 1, 0, 3);
+	c->install_signal_handlers = (int)env_long("GPUMEMTRACE_SIGNALS", 1, 0, 1);
+	const char *f = getenv("GPUMEMTRACE_TEST_FAIL_WRITES");
+	if (f && *f) {
+		/* "N:ERRNO[:M]" */
+		char name[16] = "";
+		long n = 0, m = 0;
+		int k = sscanf(f, "%ld:%15[A-Z]:%ld", &n, name, &m);
+		int err = k >= 2 ? errno_by_name(name) : 0;
+		if (n > 0 && err) {
+			c->test_fail_write_after = n;
+			c->test_fail_errno = err;
+			c->test_fail_count = k == 3 ? m : 0;
+		} else {
+			gmt_log(1, "GPUMEMTRACE_TEST_FAIL_WRITES=%s: expected N:ENOSPC|EIO|EDQUOT[:M]", f);
+		}
+	}
+}
+
+uint64_t gmt_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- chunk pool --------------------------------------------------------- */
+
+gmt_chunk_t *gmt_chunk_get(void)
+{
+	gmt_chunk_t *c;
+	pthread_mutex_lock(&gmt_g.pool_lock);
+	c = gmt_g.pool_free;
+	if (c) {
+		gmt_g.pool_free = c->pool_next;
+	} else if (gmt_g.chunks_made < gmt_g.chunks_max) {
+		c = aligned_alloc(64, sizeof(gmt_chunk_t));
+		if (c)
+			gmt_g.chunks_made++;
+	}
+	pthread_mutex_unlock(&gmt_g.pool_lock);
+	if (!c)
+		return NULL;
+	atomic_fetch_add_explicit(&gmt_g.chunks_in_use, 1, memory_order_relaxed);
+	atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
+	atomic_store_explicit(&c->count, 0, memory_order_relaxed);
+	c->rd = 0;
+	return c;
+}
+
+void gmt_chunk_put(gmt_chunk_t *c)
+{
+	atomic_fetch_sub_explicit(&gmt_g.chunks_in_use, 1, memory_order_relaxed);
+	pthread_mutex_lock(&gmt_g.pool_lock);
+	c->pool_next = gmt_g.pool_free;
+	gmt_g.pool_free = c;
+	pthread_mutex_unlock(&gmt_g.pool_lock);
+}
+
+/* ---- metadata queue ----------------------------------------------------- */
+
+gmt_mrec_t *gmt_mrec_new(const void *data, size_t len)
+{
+	gmt_mrec_t *r = malloc(sizeof(*r) + len);
+	if (!r)
+		return NULL;
+	r->next = NULL;
+	r->len = len;
+	memcpy(r->data, data, len);
+	return r;
+}
+
+static void meta_push_locked(gmt_mrec_t *r, int persist)
+{
+	if (persist) {
+		gmt_mrec_t *copy = gmt_mrec_new(r->data, r->len);
+		if (copy) {
+			*gmt_g.persist_tail = copy;
+			gmt_g.persist_tail = &copy->next;
+		}
+	}
+	*gmt_g.meta_tail = r;
+	gmt_g.meta_tail = &r->next;
+}
+
+void gmt_meta_push(gmt_mrec_t *r, int persist)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&gmt_g.lock);
+	meta_push_locked(r, persist);
+	pthread_mutex_unlock(&gmt_g.lock);
+}
+
+/* Encodes one record with a fresh packer into a queue entry. */
+typedef struct rec_builder {
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+} rec_builder_t;
+
+static void rb_init(rec_builder_t *b)
+{
+	msgpack_sbuffer_init(&b->sb);
+	msgpack_packer_init(&b->pk, &b->sb, msgpack_sbuffer_write);
+}
+
+static gmt_mrec_t *rb_finish(rec_builder_t *b)
+{
+	gmt_mrec_t *r = b->sb.data ? gmt_mrec_new(b->sb.data, b->sb.size) : NULL;
+	msgpack_sbuffer_destroy(&b->sb);
+	return r;
+}
+
+static void pack_str(msgpack_packer *pk, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s ? s : "", n);
+}
+
+/* ---- thread registry ---------------------------------------------------- */
+
+static void thread_exit(void *p)
+{
+	gmt_tstate_t *t = p;
+	if (tls_state == t)
+		tls_state = NULL;
+	atomic_store_explicit(&t->dead, 1, memory_order_release);
+}
+
+static gmt_tstate_t *thread_register(void)
+{
+	gmt_tstate_t *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = (pid_t)gettid();
+	t->tail_n = GMT_CHUNK_EVENTS;   /* the first emit takes a chunk */
+	char name[17] = "";
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	/* Events of this thread are time-stamped after this instant, so it is
+	 * a safe "last published" value while the first event is in flight. */
+	atomic_store_explicit(&t->pub_ts, gmt_now_ns(), memory_order_relaxed);
+
+	rec_builder_t b;
+	pthread_mutex_lock(&gmt_g.lock);
+	if (gmt_g.n_threads == gmt_g.cap_threads) {
+		size_t cap = gmt_g.cap_threads ? 2 * gmt_g.cap_threads : 16;
+		gmt_tstate_t **a = realloc(gmt_g.threads, cap * sizeof(*a));
+		if (!a) {
+			pthread_mutex_unlock(&gmt_g.lock);
+			free(t);
+			return NULL;
+		}
+		gmt_g.threads = a;
+		gmt_g.cap_threads = cap;
+	}
+	t->idx = gmt_g.next_thread_idx++;
+	rb_init(&b);
+	msgpack_pack_array(&b.pk, 4);
+	msgpack_pack_uint8(&b.pk, GMT_REC_THREAD);
+	msgpack_pack_uint32(&b.pk, t->idx);
+	msgpack_pack_uint64(&b.pk, (uint64_t)t->tid);
+	pack_str(&b.pk, name);
+	gmt_mrec_t *r = rb_finish(&b);
+	if (r)
+		meta_push_locked(r, 0);
+	gmt_g.threads[gmt_g.n_threads++] = t;
+	pthread_mutex_unlock(&gmt_g.lock);
+
+	tls_state = t;
+	pthread_setspecific(thread_key, t);
+	return t;
+}
+
+/* ---- hot path ----------------------------------------------------------- */
+
+static void drop_buffer_full(uint64_t ts)
+{
+	atomic_fetch_add_explicit(&gmt_g.drop_count, 1, memory_order_relaxed);
+	uint64_t zero = 0;
+	atomic_compare_exchange_strong(&gmt_g.drop_first, &zero, ts);
+	uint64_t last = atomic_load_explicit(&gmt_g.drop_last, memory_order_relaxed);
+	while (last < ts &&
+	       !atomic_compare_exchange_weak(&gmt_g.drop_last, &last, ts))
+		;
+}
+
+/* Links a fresh chunk after the full tail; 0 when the pool cap is reached. */
+static __attribute__((noinline)) int chunk_advance(gmt_tstate_t *t)
+{
+	gmt_chunk_t *c = gmt_chunk_get();
+	if (!c)
+		return 0;
+	if (t->tail)
+		atomic_store_explicit(&t->tail->next, c, memory_order_release);
+	else
+		atomic_store_explicit(&t->head, c, memory_order_release);
+	t->tail = c;
+	t->tail_n = 0;
+	if (atomic_load_explicit(&gmt_g.chunks_in_use, memory_order_relaxed) * 2 > gmt_g.chunks_max)
+		gmt_writer_wake();
+	return 1;
+}
+
+static __attribute__((noinline)) gmt_tstate_t *thread_attach(void)
+{
+	if (atomic_load_explicit(&gmt_g.state, memory_order_acquire) == GMT_OFF)
+		gmt_tracer_init(NULL);
+	if (atomic_load_explicit(&gmt_g.state, memory_order_acquire) != GMT_ACTIVE)
+		return NULL;
+	return tls_state ? tls_state : thread_register();
+}
+
+static inline int is_free_like(unsigned type)
+{
+	return type == GMT_EV_FREE || type == GMT_EV_VMM_RELEASE ||
+	       type == GMT_EV_VMM_UNMAP || type == GMT_EV_VMM_ADDR_FREE;
+}
+
+/* Returns the event's ts, or 0 when it was not recorded. Inlined into both
+ * callers so that the stack capture sees a fixed number of tracer frames. */
+static inline __attribute__((always_inline)) uint64_t
+emit_impl(const gmt_event_t *ev, int want_stack, int skip)
+{
+	gmt_tstate_t *t = tls_state;
+	if (GMT_UNLIKELY(!t || atomic_load_explicit(&gmt_g.state, memory_order_relaxed) != GMT_ACTIVE)) {
+		t = thread_attach();
+		if (!t)
+			return 0;
+	}
+	uint32_t stack = ev->stack;
+	if (want_stack && stacks_on && (free_stacks || !is_free_like(ev->type)))
+		stack = gmt_stack_capture(skip);
+
+	/* Busy before the clock read, idle after publication: the writer's
+	 * watermark argument (schemas/trace-format.md, "Time order"). */
+	uint64_t seq = atomic_load_explicit(&t->seq, memory_order_relaxed);
+	atomic_store_explicit(&t->seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_seq_cst);
+	uint64_t ts = ev->ts ? ev->ts : gmt_now_ns();
+	if (GMT_UNLIKELY(t->tail_n >= GMT_CHUNK_EVENTS) && !chunk_advance(t)) {
+		drop_buffer_full(ts);
+		atomic_store_explicit(&t->seq, seq + 2, memory_order_release);
+		return 0;
+	}
+	gmt_chunk_t *c = t->tail;
+	gmt_event_t *e = &c->ev[t->tail_n];
+	*e = *ev;
+	e->ts = ts;
+	e->stack = stack;
+	atomic_store_explicit(&t->pub_ts, ts, memory_order_relaxed);
+	atomic_store_explicit(&c->count, ++t->tail_n, memory_order_release);
+	atomic_store_explicit(&t->emitted,
+			      atomic_load_explicit(&t->emitted, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	atomic_store_explicit(&t->seq, seq + 2, memory_order_release);
+	return ts;
+}
+
+void gmt_emit(const gmt_event_t *ev, int want_stack, int skip_frames)
+{
+	emit_impl(ev, want_stack, skip_frames + 1);
+}
+
+static int wait_written(uint64_t target, int timeout_ms)
+{
+	uint64_t cur = atomic_load(&gmt_g.flush_target);
+	while (cur < target && !atomic_compare_exchange_weak(&gmt_g.flush_target, &cur, target))
+		;
+	gmt_writer_wake();
+	if (atomic_load(&gmt_g.done_ts) >= target)
+		return 0;
+	struct timespec dl;
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += timeout_ms / 1000;
+	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	atomic_fetch_add(&gmt_g.waiters, 1);
+	pthread_mutex_lock(&gmt_g.wait_lock);
+	while (atomic_load(&gmt_g.done_ts) < target &&
+	       atomic_load(&gmt_g.state) == GMT_ACTIVE) {
+		if (pthread_cond_timedwait(&gmt_g.wait_cond, &gmt_g.wait_lock, &dl) == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&gmt_g.wait_lock);
+	atomic_fetch_sub(&gmt_g.waiters, 1);
+	return atomic_load(&gmt_g.done_ts) >= target ? 0 : -ETIMEDOUT;
+}
+
+void gmt_emit_urgent(const gmt_event_t *ev, int want_stack, int skip_frames)
+{
+	uint64_t ts = emit_impl(ev, want_stack, skip_frames + 1);
+	if (ts && !gmt_tls_in_writer)
+		wait_written(ts, 200);
+}
+
+int gmt_tracer_flush(int timeout_ms)
+{
+	if (atomic_load(&gmt_g.state) != GMT_ACTIVE)
+		return 0;
+	return wait_written(gmt_now_ns(), timeout_ms < 0 ? 0 : timeout_ms);
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+static const int flush_signals[] = {
+	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+};
+
+/* Asks the writer to write everything published (async-signal-safe: atomics
+ * and an eventfd write), waits at most 1 s, then dies the default way. */
+static void signal_flush(int sig)
+{
+	int saved = errno;
+	if (atomic_load(&gmt_g.state) == GMT_ACTIVE && gmt_g.writer_running &&
+	    !gmt_tls_in_writer) {
+		uint64_t gen = atomic_fetch_add(&gmt_g.sig_req, 1) + 1;
+		gmt_writer_wake();
+		struct timespec d = { 0, 1000000 };
+		for (int i = 0; i < 1000 && atomic_load(&gmt_g.sig_done) < gen; i++)
+			nanosleep(&d, NULL);
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	raise(sig);   /* blocked until the handler returns, then default */
+	errno = saved;
+}
+
+static void install_signals(void)
+{
+	for (size_t i = 0; i < sizeof(flush_signals) / sizeof(flush_signals[0]); i++) {
+		struct sigaction old, sa;
+		if (sigaction(flush_signals[i], NULL, &old) ||
+		    (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = signal_flush;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESTART;
+		sigaction(flush_signals[i], &sa, NULL);
+	}
+}
+
+/* ---- fork --------------------------------------------------------------- */
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&gmt_g.init_lock);
+	pthread_mutex_lock(&gmt_g.lock);
+	pthread_mutex_lock(&gmt_g.pool_lock);
+	pthread_mutex_lock(&gmt_g.wait_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&gmt_g.wait_lock);
+	pthread_mutex_unlock(&gmt_g.pool_lock);
+	pthread_mutex_unlock(&gmt_g.lock);
+	pthread_mutex_unlock(&gmt_g.init_lock);
+}
+
+/* The child owns none of the parent's buffered events (the parent writes
+ * them), nor its file or writer. The parent's thread states and chunks are
+ * left allocated on purpose: freeing them would touch (and copy) pages the
+ * child never needs. */
+static void fork_child(void)
+{
+	fork_parent();
+	tls_state = NULL;
+	if (gmt_g.fd >= 0)
+		close(gmt_g.fd);
+	gmt_g.fd = -1;
+	free(gmt_g.path);
+	gmt_g.path = NULL;
+	if (gmt_g.wake_fd >= 0)
+		close(gmt_g.wake_fd);
+	gmt_g.wake_fd = -1;
+	gmt_g.writer_running = 0;
+	gmt_writer_reset_child();
+
+	gmt_g.n_threads = 0;
+	gmt_g.next_thread_idx = 0;
+	gmt_g.emitted_dead = 0;
+	for (gmt_mrec_t *r = gmt_g.meta_head, *n; r; r = n) {
+		n = r->next;
+		free(r);
+	}
+	gmt_g.meta_head = NULL;
+	gmt_g.meta_tail = &gmt_g.meta_head;
+	for (gmt_mrec_t *r = gmt_g.persist_head; r; r = r->next) {
+		gmt_mrec_t *c = gmt_mrec_new(r->data, r->len);
+		if (c) {
+			*gmt_g.meta_tail = c;
+			gmt_g.meta_tail = &c->next;
+		}
+	}
+	gmt_g.pool_free = NULL;
+	gmt_g.chunks_made = 0;
+	atomic_store(&gmt_g.chunks_in_use, 0);
+	atomic_store(&gmt_g.drop_count, 0);
+	atomic_store(&gmt_g.drop_first, 0);
+	atomic_store(&gmt_g.drop_last, 0);
+	atomic_store(&gmt_g.stop, 0);
+	atomic_store(&gmt_g.flush_target, 0);
+	atomic_store(&gmt_g.done_ts, 0);
+	atomic_store(&gmt_g.sig_req, 0);
+	atomic_store(&gmt_g.sig_done, 0);
+	atomic_store(&gmt_g.waiters, 0);
+	atomic_store(&gmt_g.written, 0);
+	atomic_store(&gmt_g.dropped, 0);
+	atomic_store(&gmt_g.late, 0);
+	gmt_g.file_off = 0;
+	gmt_g.write_calls = 0;
+	if (atomic_load(&gmt_g.state) == GMT_ACTIVE)
+		atomic_store(&gmt_g.state, GMT_OFF);
+}
+
+/* ---- init / shutdown ---------------------------------------------------- */
+
+static void shutdown_at_exit(void)
+{
+	gmt_tracer_shutdown();
+}
+
+__attribute__((destructor)) static void shutdown_destructor(void)
+{
+	gmt_tracer_shutdown();
+}
+
+static void once_init(void)
+{
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&gmt_g.wait_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_key_create(&thread_key, thread_exit);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atexit(shutdown_at_exit);
+}
+
+int gmt_tracer_init(const gmt_config_t *cfg)
+{
+	if (atomic_load(&gmt_g.state) == GMT_ACTIVE)
+		return 0;
+	pthread_once(&once, once_init);
+	pthread_mutex_lock(&gmt_g.init_lock);
+	int st = atomic_load(&gmt_g.state);
+	if (st != GMT_OFF) {
+		pthread_mutex_unlock(&gmt_g.init_lock);
+		return st == GMT_ACTIVE ? 0 : -ESHUTDOWN;
+	}
+	gmt_config_t *c = &gmt_g.cfg;
+	if (cfg || !gmt_g.have_cfg) {
+		/* (A fork child's lazy init keeps the parent's settings.) */
+		if (cfg)
+			*c = *cfg;
+		else
+			gmt_config_from_env(c);
+		char *out = c->output ? strdup(c->output) : NULL;
+		free(gmt_g.output);
+		gmt_g.output = out;
+		c->output = out;
+		gmt_g.have_cfg = 1;
+	}
+	if (c->stack_depth < 0)
+		c->stack_depth = 0;
+	if (c->stack_depth > 128)
+		c->stack_depth = 128;
+	if (c->flush_ms < 1)
+		c->flush_ms = 1;
+	if (c->flush_ms > 100)
+		c->flush_ms = 100;
+	gmt_log_set_level(c->log_level);
+	gmt_g.chunks_max = c->buffer_bytes / GMT_CHUNK_BYTES;
+	if (gmt_g.chunks_max < 2)
+		gmt_g.chunks_max = 2;
+
+	gmt_stack_init(c->stack_depth);
+	stacks_on = gmt_stack_available();
+	if (!stacks_on)
+		c->stack_depth = 0;
+	free_stacks = c->free_stacks;
+
+	int fd = gmt_file_create(c->output, &gmt_g.path);
+	if (fd < 0) {
+		gmt_log(1, "cannot create a trace file in %s: %s; tracing is off",
+			c->output ? c->output : ".", strerror(-fd));
+		atomic_store(&gmt_g.state, GMT_DOWN);
+		pthread_mutex_unlock(&gmt_g.init_lock);
+		return fd;
+	}
+	gmt_g.fd = fd;
+	int rc = gmt_writer_start();
+	if (rc < 0) {
+		gmt_log(1, "cannot start the trace writer: %s; tracing is off", strerror(-rc));
+		close(fd);
+		gmt_g.fd = -1;
+		atomic_store(&gmt_g.state, GMT_DOWN);
+		pthread_mutex_unlock(&gmt_g.init_lock);
+		return rc;
+	}
+	if (c->install_signal_handlers && !signals_installed) {
+		install_signals();
+		signals_installed = 1;
+	}
+	gmt_log(2, "tracing to %s", gmt_g.path);
+	atomic_store(&gmt_g.state, GMT_ACTIVE);
+	pthread_mutex_unlock(&gmt_g.init_lock);
+	return 0;
+}
+
+int gmt_tracer_active(void)
+{
+	return atomic_load(&gmt_g.state) == GMT_ACTIVE;
+}
+
+void gmt_tracer_shutdown(void)
+{
+	if (atomic_load(&gmt_g.state) != GMT_ACTIVE)
+		return;
+	pthread_mutex_lock(&gmt_g.init_lock);
+	if (atomic_load(&gmt_g.state) == GMT_ACTIVE) {
+		atomic_store(&gmt_g.state, GMT_DOWN);
+		gmt_writer_stop();
+		pthread_mutex_lock(&gmt_g.wait_lock);
+		pthread_cond_broadcast(&gmt_g.wait_cond);
+		pthread_mutex_unlock(&gmt_g.wait_lock);
+	}
+	pthread_mutex_unlock(&gmt_g.init_lock);
+}
+
+const char *gmt_tracer_path(void)
+{
+	return gmt_g.path;
+}
+
+/* ---- metadata API ------------------------------------------------------- */
+
+static int ensure_init(void)
+{
+	if (atomic_load(&gmt_g.state) == GMT_OFF)
+		gmt_tracer_init(NULL);
+	return atomic_load(&gmt_g.state) == GMT_ACTIVE;
+}
+
+void gmt_tracer_device(const gmt_device_info_t *d)
+{
+	if (!d || !ensure_init())
+		return;
+	rec_builder_t b;
+	rb_init(&b);
+	msgpack_packer *pk = &b.pk;
+	msgpack_pack_array(pk, 2);
+	msgpack_pack_uint8(pk, GMT_REC_DEVICE);
+	msgpack_pack_map(pk, 8);
+	pack_str(pk, "ordinal");
+	msgpack_pack_int(pk, d->ordinal);
+	pack_str(pk, "name");
+	char name[sizeof(d->name) + 1];
+	memcpy(name, d->name, sizeof(d->name));
+	name[sizeof(d->name)] = 0;
+	pack_str(pk, name);
+	pack_str(pk, "uuid");
+	msgpack_pack_bin(pk, 16);
+	msgpack_pack_bin_body(pk, d->uuid, 16);
+	pack_str(pk, "pci_bus_id");
+	char bus[sizeof(d->pci_bus_id) + 1];
+	memcpy(bus, d->pci_bus_id, sizeof(d->pci_bus_id));
+	bus[sizeof(d->pci_bus_id)] = 0;
+	pack_str(pk, bus);
+	pack_str(pk, "total_bytes");
+	msgpack_pack_uint64(pk, d->total_bytes);
+	pack_str(pk, "cc_major");
+	msgpack_pack_int(pk, d->cc_major);
+	pack_str(pk, "cc_minor");
+	msgpack_pack_int(pk, d->cc_minor);
+	pack_str(pk, "driver_version");
+	msgpack_pack_int(pk, d->driver_version);
+	gmt_meta_push(rb_finish(&b), 1);
+}
+
+/* String interning: an open-addressing table under gmt_g.lock (rare calls;
+ * ids are process-wide and survive fork, see fork_child). */
+typedef struct istr {
+	uint64_t hash;
+	uint32_t id;
+	char *text;
+} istr_t;
+static istr_t *strtab;
+static size_t strtab_cap, strtab_n;
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h | 1;
+}
+
+static int strtab_grow(void)
+{
+	size_t cap = strtab_cap ? strtab_cap * 2 : 256;
+	istr_t *t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < strtab_cap; i++) {
+		if (!strtab[i].hash)
+			continue;
+		size_t j = strtab[i].hash & (cap - 1);
+		while (t[j].hash)
+			j = (j + 1) & (cap - 1);
+		t[j] = strtab[i];
+	}
+	free(strtab);
+	strtab = t;
+	strtab_cap = cap;
+	return 0;
+}
+
+uint32_t gmt_tracer_string(const char *text)
+{
+	if (!text)
+		return 0;
+	ensure_init();
+	uint64_t h = str_hash(text);
+	uint32_t id = 0;
+	pthread_mutex_lock(&gmt_g.lock);
+	if ((strtab_n + 1) * 2 > strtab_cap && strtab_grow() < 0)
+		goto out;
+	size_t j = h & (strtab_cap - 1);
+	for (; strtab[j].hash; j = (j + 1) & (strtab_cap - 1)) {
+		if (strtab[j].hash == h && !strcmp(strtab[j].text, text)) {
+			id = strtab[j].id;
+			goto out;
+		}
+	}
+	char *copy = strdup(text);
+	if (!copy)
+		goto out;
+	rec_builder_t b;
+	rb_init(&b);
+	msgpack_pack_array(&b.pk, 3);
+	msgpack_pack_uint8(&b.pk, GMT_REC_STRING);
+	msgpack_pack_uint32(&b.pk, (uint32_t)strtab_n + 1);
+	pack_str(&b.pk, text);
+	gmt_mrec_t *r = rb_finish(&b);
+	if (!r) {
+		free(copy);
+		goto out;
+	}
+	id = (uint32_t)++strtab_n;
+	strtab[j].hash = h;
+	strtab[j].id = id;
+	strtab[j].text = copy;
+	meta_push_locked(r, 1);
+out:
+	pthread_mutex_unlock(&gmt_g.lock);
+	return id;
+}
+
+void gmt_tracer_meta(const char *const *keys, const char *const *values, int n)
+{
+	if (n < 0 || !ensure_init())
+		return;
+	rec_builder_t b;
+	rb_init(&b);
+	msgpack_pack_array(&b.pk, 3);
+	msgpack_pack_uint8(&b.pk, GMT_REC_META);
+	msgpack_pack_uint64(&b.pk, gmt_now_ns());
+	msgpack_pack_map(&b.pk, (size_t)n);
+	for (int i = 0; i < n; i++) {
+		pack_str(&b.pk, keys[i]);
+		pack_str(&b.pk, values[i]);
+	}
+	gmt_meta_push(rb_finish(&b), 0);
+}
+
+void gmt_tracer_get_stats(gmt_tracer_stats_t *st)
+{
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&gmt_g.lock);
+	st->emitted = gmt_g.emitted_dead;
+	for (size_t i = 0; i < gmt_g.n_threads; i++)
+		st->emitted += atomic_load_explicit(&gmt_g.threads[i]->emitted, memory_order_relaxed);
+	pthread_mutex_unlock(&gmt_g.lock);
+	st->written = atomic_load(&gmt_g.written);
+	st->dropped = atomic_load(&gmt_g.dropped) + atomic_load(&gmt_g.drop_count);
+	st->late = atomic_load(&gmt_g.late);
+	st->stacks = gmt_stack_count();
+}

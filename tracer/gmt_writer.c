@@ -1,0 +1,999 @@
+/*
+ * gmt_writer.c - the writer thread: drains the per-thread buffers, merges
+ * them by timestamp, encodes records (msgpack-c envelope, varint columns)
+ * and writes one zstd frame per round with one write().
+ *
+ * A round:
+ *   1. T0 = now.
+ *   2. Under the registry lock: take the metadata queue (THREAD, DEVICE,
+ *      STRING, META records) and a snapshot of the thread list.
+ *   3. Poll the module map (MODULE / MODULE_UNLOAD records).
+ *   4. Watermark W = min(T0 - 1 ms, last published ts of every busy
+ *      thread); W = infinity at shutdown and on a fatal signal.
+ *   5. Take from every thread the published events with ts <= W (each
+ *      thread's buffer is in its own time order) and merge them by ts.
+ *   6. Frame = pending metadata, DROPS, then EVENTS records (a STACK record
+ *      ahead of the first event using each stack id); compress; write.
+ *
+ * Why the file is in time order. An event that this round did not see
+ * published either was time-stamped after T0 - 1 ms (its clock read came
+ * after our T0, give or take the store-visibility margin), or belongs to a
+ * thread that was busy when we looked, whose unpublished events are stamped
+ * at or after its last published ts; both are >= W. So every event a later
+ * round writes has ts >= W >= everything written so far. Two things break
+ * the premise and are caught, not assumed away: a thread busy for over 1 s
+ * (stopped, or killed mid-append) stops holding W, and a caller may pass its
+ * own ts (ev->ts != 0) read before the busy mark. Any event older than the
+ * newest one already written goes into an EVENTS record flagged LATE and is
+ * counted; normal records are therefore nondecreasing by construction.
+ *
+ * Write errors (ENOSPC, EIO, or injected by cfg.test_fail_*): the frame is
+ * lost and the file is truncated back to the last good frame, its events
+ * are counted as dropped (DROPS "write_error"), its metadata and stacks go
+ * back into the queue for the next frame, and draining goes on: the program
+ * never waits for the disk. One warning goes to stderr.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+#include <zstd.h>
+
+#include "gmt_internal.h"
+
+#define FRAME_CAP     (1u << 20)   /* uncompressed bytes per frame (soft)  */
+#define REC_EVENTS    16384u       /* events per EVENTS record              */
+#define MARGIN_NS     1000000ull   /* store-visibility margin of W          */
+#define STUCK_NS      1000000000ull
+#define PREAMBLE_LEN  20u
+
+extern char **environ;
+
+typedef struct colbuf {
+	uint8_t *p;
+	size_t n, cap;
+} colbuf_t;
+
+/* One EVENTS record under construction. */
+typedef struct evrec {
+	colbuf_t col[GMT_COL_COUNT];
+	uint32_t n;
+	unsigned flags;
+	uint64_t base_ts, prev_ts, prev_addr, prev_stream;
+	uint64_t first_ts, last_ts;
+} evrec_t;
+
+typedef struct sev {
+	gmt_event_t ev;
+	uint32_t thread;
+} sev_t;
+
+typedef struct run {
+	size_t i, end;
+} run_t;
+
+static struct writer {
+	ZSTD_CCtx *cctx;
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	uint8_t *zbuf;
+	size_t zcap;
+	int preamble_done;
+
+	gmt_mrec_t *pending, **pending_tail;   /* metadata not yet on disk  */
+	gmt_mrec_t *inflight, **inflight_tail; /* metadata in this frame    */
+
+	gmt_tstate_t **snap;
+	size_t n_snap, cap_snap;
+	sev_t *st;
+	size_t n_st, cap_st;
+	run_t *runs;
+	size_t *heap;
+	size_t cap_runs;
+
+	evrec_t rec, late;
+	uint8_t *stack_bits;
+	size_t stack_bits_len;
+	uint32_t *frame_stacks;
+	size_t n_frame_stacks, cap_frame_stacks;
+	uint64_t frame_events, frame_late, frame_first, frame_last;
+	uint64_t last_ts;                      /* newest ts written (LATE test) */
+
+	/* drops not yet on disk, and what the current frame carries of them */
+	uint64_t bf_count, bf_first, bf_last;
+	uint64_t we_count, we_first, we_last;
+	int we_errno;
+	uint64_t fr_bf, fr_we;
+	_Atomic int warned;
+} w;
+
+/* ---- file --------------------------------------------------------------- */
+
+/* Expands a GPUMEMTRACE_OUTPUT pattern: %p pid, %n program, %h host, %%. */
+static int expand_pattern(const char *pat, char *out, size_t cap)
+{
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	size_t n = 0;
+	for (const char *p = pat; *p; p++) {
+		char tmp[300];
+		const char *add = tmp;
+		if (*p == '%' && p[1]) {
+			p++;
+			switch (*p) {
+			case 'p': snprintf(tmp, sizeof(tmp), "%d", (int)getpid()); break;
+			case 'n': add = program_invocation_short_name; break;
+			case 'h': add = host; break;
+			case '%': add = "%"; break;
+			default: snprintf(tmp, sizeof(tmp), "%%%c", *p); break;
+			}
+		} else {
+			tmp[0] = *p;
+			tmp[1] = 0;
+		}
+		size_t l = strlen(add);
+		if (n + l + 1 > cap)
+			return -ENAMETOOLONG;
+		memcpy(out + n, add, l);
+		n += l;
+	}
+	out[n] = 0;
+	return 0;
+}
+
+int gmt_file_create(const char *output, char **pathp)
+{
+	char base[PATH_MAX], path[PATH_MAX + 16];
+	const char *out = output && *output ? output : ".";
+	struct stat sb;
+	size_t ol = strlen(out);
+	if ((stat(out, &sb) == 0 && S_ISDIR(sb.st_mode)) || out[ol - 1] == '/') {
+		while (ol > 1 && out[ol - 1] == '/')
+			ol--;
+		if ((size_t)snprintf(base, sizeof(base), "%.*s/gpumemtrace.%s.%d.gmt", (int)ol, out,
+				     program_invocation_short_name, (int)getpid()) >= sizeof(base))
+			return -ENAMETOOLONG;
+	} else if (expand_pattern(out, base, sizeof(base)) < 0) {
+		return -ENAMETOOLONG;
+	}
+	size_t bl = strlen(base);
+	size_t stem = bl >= 4 && !strcmp(base + bl - 4, ".gmt") ? bl - 4 : bl;
+	for (int i = 0; i < 100000; i++) {
+		if (i == 0)
+			snprintf(path, sizeof(path), "%s", base);
+		else
+			snprintf(path, sizeof(path), "%.*s.%d%s", (int)stem, base, i, base + stem);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			*pathp = strdup(path);
+			return fd;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* ---- record encoding ---------------------------------------------------- */
+
+static void pack_str(msgpack_packer *pk, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s ? s : "", n);
+}
+
+static int env_allowed(const char *kv)
+{
+	static const char *const prefixes[] = {
+		"CUDA_", "NCCL_", "NVIDIA_", "GPUMEMTRACE_", "PYTORCH_", "TORCH_",
+	};
+	static const char *const names[] = {
+		"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK",
+		"MASTER_ADDR", "MASTER_PORT", "CUDA_VISIBLE_DEVICES",
+		"NVTX_INJECTION64_PATH", "LD_PRELOAD", "OMP_NUM_THREADS",
+	};
+	const char *eq = strchr(kv, '=');
+	if (!eq)
+		return 0;
+	size_t kl = (size_t)(eq - kv);
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(kv, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == kl && !strncmp(kv, names[i], kl))
+			return 1;
+	return 0;
+}
+
+static size_t read_small_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t n = 0;
+	while (n < cap) {
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	return n;
+}
+
+static gmt_mrec_t *header_record(void)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+
+	char host[256] = "", exe[PATH_MAX] = "";
+	gethostname(host, sizeof(host) - 1);
+	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[el > 0 ? el : 0] = 0;
+	static char cmd[65536];
+	size_t cl = read_small_file("/proc/self/cmdline", cmd, sizeof(cmd) - 1);
+	cmd[cl] = 0;
+	size_t nargs = 0;
+	for (size_t i = 0; i < cl; i++)
+		if (cmd[i] == 0)
+			nargs++;
+	if (cl && cmd[cl - 1] != 0)
+		nargs++;
+	struct timespec mono, real;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+
+	msgpack_pack_array(&pk, 2);
+	msgpack_pack_uint8(&pk, GMT_REC_HEADER);
+	msgpack_pack_map(&pk, 13);
+	pack_str(&pk, "format_major");
+	msgpack_pack_uint32(&pk, GMT_FORMAT_MAJOR);
+	pack_str(&pk, "format_minor");
+	msgpack_pack_uint32(&pk, GMT_FORMAT_MINOR);
+	pack_str(&pk, "tool_version");
+	pack_str(&pk, GMT_VERSION);
+	pack_str(&pk, "pid");
+	msgpack_pack_uint64(&pk, (uint64_t)getpid());
+	pack_str(&pk, "ppid");
+	msgpack_pack_uint64(&pk, (uint64_t)getppid());
+	pack_str(&pk, "host");
+	pack_str(&pk, host);
+	pack_str(&pk, "cmdline");
+	msgpack_pack_array(&pk, nargs);
+	for (size_t i = 0, k = 0; k < nargs; k++) {
+		pack_str(&pk, cmd + i);
+		i += strlen(cmd + i) + 1;
+	}
+	pack_str(&pk, "exe");
+	pack_str(&pk, exe);
+	pack_str(&pk, "clock_monotonic_ns");
+	msgpack_pack_uint64(&pk, (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec);
+	pack_str(&pk, "clock_realtime_ns");
+	msgpack_pack_uint64(&pk, (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec);
+	size_t nenv = 0;
+	for (char **e = environ; e && *e; e++)
+		nenv += (size_t)env_allowed(*e);
+	pack_str(&pk, "env");
+	msgpack_pack_map(&pk, nenv);
+	for (char **e = environ; e && *e; e++) {
+		if (!env_allowed(*e))
+			continue;
+		const char *eq = strchr(*e, '=');
+		msgpack_pack_str(&pk, (size_t)(eq - *e));
+		msgpack_pack_str_body(&pk, *e, (size_t)(eq - *e));
+		pack_str(&pk, eq + 1);
+	}
+	pack_str(&pk, "stack_depth");
+	msgpack_pack_uint32(&pk, (uint32_t)gmt_g.cfg.stack_depth);
+	pack_str(&pk, "free_stacks");
+	if (gmt_g.cfg.free_stacks)
+		msgpack_pack_true(&pk);
+	else
+		msgpack_pack_false(&pk);
+	gmt_mrec_t *r = sb.data ? gmt_mrec_new(sb.data, sb.size) : NULL;
+	msgpack_sbuffer_destroy(&sb);
+	return r;
+}
+
+static int colbuf_reserve(colbuf_t *c, size_t more)
+{
+	if (c->cap - c->n >= more)
+		return 0;
+	size_t cap = c->cap ? c->cap * 2 : 4096;
+	while (cap - c->n < more)
+		cap *= 2;
+	uint8_t *p = realloc(c->p, cap);
+	if (!p)
+		return -ENOMEM;
+	c->p = p;
+	c->cap = cap;
+	return 0;
+}
+
+static void evrec_reset(evrec_t *r)
+{
+	for (int i = 0; i < GMT_COL_COUNT; i++)
+		r->col[i].n = 0;
+	r->n = 0;
+}
+
+static inline void put_uv(colbuf_t *c, uint64_t v)
+{
+	c->n += gmt_uvarint_put(c->p + c->n, v);
+}
+
+static int evrec_add(evrec_t *r, const gmt_event_t *e, uint32_t thread)
+{
+	for (int i = 0; i < GMT_COL_COUNT; i++)
+		if (colbuf_reserve(&r->col[i], 10) < 0)
+			return -ENOMEM;
+	if (r->n == 0) {
+		r->base_ts = r->prev_ts = e->ts;
+		r->prev_addr = r->prev_stream = 0;
+		r->first_ts = e->ts;
+	}
+	r->col[GMT_COL_TYPE].p[r->col[GMT_COL_TYPE].n++] = (uint8_t)e->type;
+	put_uv(&r->col[GMT_COL_TS], e->ts - r->prev_ts);
+	r->prev_ts = e->ts;
+	put_uv(&r->col[GMT_COL_THREAD], thread);
+	put_uv(&r->col[GMT_COL_DEVICE], e->device < 0 ? 0 : (uint64_t)e->device + 1);
+	put_uv(&r->col[GMT_COL_ADDR], gmt_zigzag((int64_t)(e->addr - r->prev_addr)));
+	r->prev_addr = e->addr;
+	put_uv(&r->col[GMT_COL_SIZE], e->size);
+	put_uv(&r->col[GMT_COL_STREAM], gmt_zigzag((int64_t)(e->stream - r->prev_stream)));
+	r->prev_stream = e->stream;
+	put_uv(&r->col[GMT_COL_STACK], e->stack);
+	put_uv(&r->col[GMT_COL_AUX], e->aux);
+	r->last_ts = e->ts;
+	r->n++;
+	return 0;
+}
+
+static size_t evrec_bytes(const evrec_t *r)
+{
+	size_t n = 0;
+	for (int i = 0; i < GMT_COL_COUNT; i++)
+		n += r->col[i].n;
+	return n;
+}
+
+/* Packs the record under construction into the frame and resets it. */
+static void evrec_finish(evrec_t *r)
+{
+	if (!r->n)
+		return;
+	msgpack_pack_array(&w.pk, 4 + GMT_COL_COUNT);
+	msgpack_pack_uint8(&w.pk, GMT_REC_EVENTS);
+	msgpack_pack_uint32(&w.pk, r->n);
+	msgpack_pack_uint64(&w.pk, r->base_ts);
+	msgpack_pack_uint32(&w.pk, r->flags);
+	for (int i = 0; i < GMT_COL_COUNT; i++) {
+		msgpack_pack_bin(&w.pk, r->col[i].n);
+		msgpack_pack_bin_body(&w.pk, r->col[i].p, r->col[i].n);
+	}
+	w.frame_events += r->n;
+	if (r->flags & GMT_EVENTS_LATE)
+		w.frame_late += r->n;
+	if (!w.frame_first || r->first_ts < w.frame_first)
+		w.frame_first = r->first_ts;
+	if (r->last_ts > w.frame_last)
+		w.frame_last = r->last_ts;
+	evrec_reset(r);
+}
+
+static void pack_drops(uint64_t count, uint64_t first, uint64_t last, const char *reason, int err)
+{
+	msgpack_pack_array(&w.pk, 6);
+	msgpack_pack_uint8(&w.pk, GMT_REC_DROPS);
+	msgpack_pack_uint64(&w.pk, count);
+	msgpack_pack_uint64(&w.pk, first);
+	msgpack_pack_uint64(&w.pk, last);
+	pack_str(&w.pk, reason);
+	msgpack_pack_int(&w.pk, err);
+}
+
+static void stack_mark(uint32_t id, int on)
+{
+	size_t byte = id / 8;
+	if (byte >= w.stack_bits_len) {
+		if (!on)
+			return;
+		size_t len = w.stack_bits_len ? w.stack_bits_len : 4096;
+		while (len <= byte)
+			len *= 2;
+		uint8_t *b = realloc(w.stack_bits, len);
+		if (!b)
+			return;
+		memset(b + w.stack_bits_len, 0, len - w.stack_bits_len);
+		w.stack_bits = b;
+		w.stack_bits_len = len;
+	}
+	if (on)
+		w.stack_bits[byte] |= (uint8_t)(1u << (id & 7));
+	else
+		w.stack_bits[byte] &= (uint8_t)~(1u << (id & 7));
+}
+
+static int stack_written(uint32_t id)
+{
+	size_t byte = id / 8;
+	return byte < w.stack_bits_len && (w.stack_bits[byte] >> (id & 7) & 1);
+}
+
+/* Writes a STACK record into the frame the first time id is referred to. */
+static void need_stack(uint32_t id)
+{
+	if (!id || stack_written(id))
+		return;
+	uint32_t n = 0;
+	const uint64_t *f = gmt_stack_frames(id, &n);
+	if (!f)
+		n = 0;
+	msgpack_pack_array(&w.pk, 3);
+	msgpack_pack_uint8(&w.pk, GMT_REC_STACK);
+	msgpack_pack_uint32(&w.pk, id);
+	msgpack_pack_array(&w.pk, n);
+	for (uint32_t i = 0; i < n; i++)
+		msgpack_pack_uint64(&w.pk, f[i]);
+	stack_mark(id, 1);
+	if (w.n_frame_stacks == w.cap_frame_stacks) {
+		size_t cap = w.cap_frame_stacks ? 2 * w.cap_frame_stacks : 256;
+		uint32_t *a = realloc(w.frame_stacks, cap * sizeof(*a));
+		if (!a)
+			return;   /* worst case a lost frame's stack is not rewritten */
+		w.frame_stacks = a;
+		w.cap_frame_stacks = cap;
+	}
+	w.frame_stacks[w.n_frame_stacks++] = id;
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+/* Starts a frame: metadata not yet on disk, then drops not yet on disk. */
+static void frame_begin(void)
+{
+	w.sb.size = 0;
+	w.frame_events = w.frame_late = w.frame_first = w.frame_last = 0;
+	w.n_frame_stacks = 0;
+	if (w.pending) {
+		w.inflight = w.pending;
+		w.inflight_tail = w.pending_tail;
+		w.pending = NULL;
+		w.pending_tail = &w.pending;
+		for (gmt_mrec_t *r = w.inflight; r; r = r->next)
+			msgpack_sbuffer_write(&w.sb, (const char *)r->data, r->len);
+	}
+	w.fr_bf = w.bf_count;
+	w.fr_we = w.we_count;
+	if (w.bf_count)
+		pack_drops(w.bf_count, w.bf_first, w.bf_last, "buffer_full", 0);
+	if (w.we_count)
+		pack_drops(w.we_count, w.we_first, w.we_last, "write_error", w.we_errno);
+}
+
+static int write_injected(void)
+{
+	const gmt_config_t *c = &gmt_g.cfg;
+	if (c->test_fail_write_after <= 0 || gmt_g.write_calls < c->test_fail_write_after)
+		return 0;
+	if (c->test_fail_count > 0 &&
+	    gmt_g.write_calls >= c->test_fail_write_after + c->test_fail_count)
+		return 0;
+	return c->test_fail_errno;
+}
+
+/* One write() of len bytes at the end of the last good frame. On failure the
+ * file is cut back to that boundary. Returns 0 or a negative errno. */
+static int file_write(const void *buf, size_t len)
+{
+	gmt_g.write_calls++;
+	int err = write_injected();
+	gmt_log(3, "write %ld: %zu bytes%s", gmt_g.write_calls, len, err ? " (injected failure)" : "");
+	if (!err) {
+		ssize_t r;
+		do
+			r = pwrite(gmt_g.fd, buf, len, (off_t)gmt_g.file_off);
+		while (r < 0 && errno == EINTR);
+		if (r == (ssize_t)len) {
+			gmt_g.file_off += len;
+			return 0;
+		}
+		err = r < 0 ? errno : ENOSPC;
+	}
+	if (ftruncate(gmt_g.fd, (off_t)gmt_g.file_off) < 0) {
+		/* nothing more to do: the reader stops at the cut frame */
+	}
+	gmt_warn_once(&w.warned, "writing %s failed (%s): events are dropped and counted "
+		      "in the trace until writing works again", gmt_g.path, strerror(err));
+	return -err;
+}
+
+static void preamble(uint8_t *p)
+{
+	static const uint8_t magic[8] = GMT_FILE_MAGIC;
+	uint32_t m = GMT_SKIPPABLE_MAGIC, l = 12;
+	for (int i = 0; i < 4; i++) {
+		p[i] = (uint8_t)(m >> (8 * i));
+		p[4 + i] = (uint8_t)(l >> (8 * i));
+	}
+	memcpy(p + 8, magic, 8);
+	p[16] = GMT_FORMAT_MAJOR & 0xff;
+	p[17] = GMT_FORMAT_MAJOR >> 8;
+	p[18] = GMT_FORMAT_MINOR & 0xff;
+	p[19] = GMT_FORMAT_MINOR >> 8;
+}
+
+/* Compresses and writes the frame; accounts for its events either way. */
+static void frame_end(void)
+{
+	evrec_finish(&w.rec);
+	evrec_finish(&w.late);
+	if (!w.sb.size)
+		return;
+	size_t bound = ZSTD_compressBound(w.sb.size) + PREAMBLE_LEN;
+	if (bound > w.zcap) {
+		uint8_t *z = realloc(w.zbuf, bound);
+		if (z) {
+			w.zbuf = z;
+			w.zcap = bound;
+		}
+	}
+	int err = ENOMEM;
+	if (bound <= w.zcap) {
+		size_t off = 0;
+		if (!w.preamble_done) {
+			preamble(w.zbuf);
+			off = PREAMBLE_LEN;
+		}
+		size_t z = ZSTD_compress2(w.cctx, w.zbuf + off, w.zcap - off, w.sb.data, w.sb.size);
+		err = ZSTD_isError(z) ? EIO : -file_write(w.zbuf, off + z);
+		if (!err)
+			w.preamble_done = 1;
+	}
+	if (!err) {
+		for (gmt_mrec_t *r = w.inflight, *n; r; r = n) {
+			n = r->next;
+			free(r);
+		}
+		w.inflight = NULL;
+		atomic_fetch_add(&gmt_g.written, w.frame_events);
+		atomic_fetch_add(&gmt_g.late, w.frame_late);
+		w.bf_count -= w.fr_bf;
+		w.we_count -= w.fr_we;
+		if (!w.bf_count)
+			w.bf_first = w.bf_last = 0;
+		if (!w.we_count)
+			w.we_first = w.we_last = 0;
+	} else {
+		/* Metadata back to the front of the queue; stacks unmarked. */
+		if (w.inflight) {
+			*w.inflight_tail = w.pending;
+			if (!w.pending)
+				w.pending_tail = w.inflight_tail;
+			w.pending = w.inflight;
+			w.inflight = NULL;
+		}
+		for (size_t i = 0; i < w.n_frame_stacks; i++)
+			stack_mark(w.frame_stacks[i], 0);
+		if (w.frame_events) {
+			if (!w.we_count || w.frame_first < w.we_first)
+				w.we_first = w.frame_first;
+			if (w.frame_last > w.we_last)
+				w.we_last = w.frame_last;
+			w.we_count += w.frame_events;
+			atomic_fetch_add(&gmt_g.dropped, w.frame_events);
+		}
+		w.we_errno = err;
+	}
+	w.sb.size = 0;
+}
+
+/* ---- a round ------------------------------------------------------------ */
+
+static int snap_threads(void)
+{
+	pthread_mutex_lock(&gmt_g.lock);
+	if (gmt_g.meta_head) {
+		*w.pending_tail = gmt_g.meta_head;
+		w.pending_tail = gmt_g.meta_tail;
+		gmt_g.meta_head = NULL;
+		gmt_g.meta_tail = &gmt_g.meta_head;
+	}
+	if (gmt_g.n_threads > w.cap_snap) {
+		size_t cap = gmt_g.n_threads * 2;
+		gmt_tstate_t **a = realloc(w.snap, cap * sizeof(*a));
+		if (!a) {
+			pthread_mutex_unlock(&gmt_g.lock);
+			return -ENOMEM;
+		}
+		w.snap = a;
+		w.cap_snap = cap;
+	}
+	memcpy(w.snap, gmt_g.threads, gmt_g.n_threads * sizeof(*w.snap));
+	w.n_snap = gmt_g.n_threads;
+	pthread_mutex_unlock(&gmt_g.lock);
+	return 0;
+}
+
+static void free_thread(gmt_tstate_t *t)
+{
+	pthread_mutex_lock(&gmt_g.lock);
+	for (size_t i = 0; i < gmt_g.n_threads; i++) {
+		if (gmt_g.threads[i] == t) {
+			gmt_g.threads[i] = gmt_g.threads[--gmt_g.n_threads];
+			break;
+		}
+	}
+	gmt_g.emitted_dead += atomic_load(&t->emitted);
+	pthread_mutex_unlock(&gmt_g.lock);
+	for (gmt_chunk_t *c = atomic_load(&t->head), *n; c; c = n) {
+		n = atomic_load(&c->next);
+		gmt_chunk_put(c);
+	}
+	free(t);
+}
+
+static int st_reserve(size_t more)
+{
+	if (w.cap_st - w.n_st >= more)
+		return 0;
+	size_t cap = w.cap_st ? w.cap_st * 2 : 8192;
+	while (cap - w.n_st < more)
+		cap *= 2;
+	sev_t *a = realloc(w.st, cap * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	w.st = a;
+	w.cap_st = cap;
+	return 0;
+}
+
+/* Moves the thread's published events with ts <= W into the staging
+ * array (stopping at the first younger one: a thread is in time order).
+ * Returns 1 when the thread's buffer is now empty. */
+static int take_events(gmt_tstate_t *t, uint64_t W)
+{
+	gmt_chunk_t *c = atomic_load_explicit(&t->head, memory_order_acquire);
+	while (c) {
+		uint32_t cnt = atomic_load_explicit(&c->count, memory_order_acquire);
+		if (c->rd < cnt && st_reserve(cnt - c->rd) < 0)
+			return 0;
+		while (c->rd < cnt && c->ev[c->rd].ts <= W) {
+			w.st[w.n_st].ev = c->ev[c->rd++];
+			w.st[w.n_st++].thread = t->idx;
+		}
+		if (c->rd < cnt)
+			return 0;
+		if (cnt < GMT_CHUNK_EVENTS)
+			return 1;
+		gmt_chunk_t *n = atomic_load_explicit(&c->next, memory_order_acquire);
+		if (!n)
+			return 1;
+		atomic_store_explicit(&t->head, n, memory_order_release);
+		gmt_chunk_put(c);
+		c = n;
+	}
+	return 1;
+}
+
+/* Min-heap of run indices keyed by the ts of each run's next event (ties:
+ * lower run first, so equal timestamps keep a stable order). */
+static inline int run_less(size_t a, size_t b)
+{
+	uint64_t ta = w.st[w.runs[a].i].ev.ts, tb = w.st[w.runs[b].i].ev.ts;
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void heap_down(size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && run_less(w.heap[l], w.heap[m]))
+			m = l;
+		if (l + 1 < n && run_less(w.heap[l + 1], w.heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		size_t t = w.heap[i];
+		w.heap[i] = w.heap[m];
+		w.heap[m] = t;
+		i = m;
+	}
+}
+
+static void encode_event(const sev_t *s)
+{
+	const gmt_event_t *e = &s->ev;
+	need_stack(e->stack);
+	if (e->ts < w.last_ts) {
+		/* LATE record: nondecreasing inside itself too. */
+		if (w.late.n && (e->ts < w.late.prev_ts || w.late.n >= REC_EVENTS))
+			evrec_finish(&w.late);
+		w.late.flags = GMT_EVENTS_LATE;
+		evrec_add(&w.late, e, s->thread);
+	} else {
+		if (w.rec.n >= REC_EVENTS)
+			evrec_finish(&w.rec);
+		w.rec.flags = 0;
+		evrec_add(&w.rec, e, s->thread);
+		w.last_ts = e->ts;
+	}
+	if (w.sb.size + evrec_bytes(&w.rec) + evrec_bytes(&w.late) >= FRAME_CAP) {
+		frame_end();
+		frame_begin();
+	}
+}
+
+static void merge_and_encode(size_t *run_start, size_t nruns)
+{
+	if (nruns > w.cap_runs) {
+		run_t *r = realloc(w.runs, nruns * sizeof(*r));
+		size_t *h = r ? realloc(w.heap, nruns * sizeof(*h)) : NULL;
+		if (r)
+			w.runs = r;
+		if (!h)
+			return;
+		w.heap = h;
+		w.cap_runs = nruns;
+	}
+	size_t nh = 0;
+	for (size_t k = 0; k < nruns; k++) {
+		w.runs[k].i = run_start[k];
+		w.runs[k].end = run_start[k + 1];
+		if (w.runs[k].i < w.runs[k].end)
+			w.heap[nh++] = k;
+	}
+	for (size_t i = nh / 2; i-- > 0;)
+		heap_down(nh, i);
+	while (nh) {
+		run_t *r = &w.runs[w.heap[0]];
+		encode_event(&w.st[r->i++]);
+		if (r->i == r->end)
+			w.heap[0] = w.heap[--nh];
+		heap_down(nh, 0);
+	}
+}
+
+/* all: write everything published (shutdown, fatal signal). */
+static void writer_round(int all, int final)
+{
+	uint64_t T0 = gmt_now_ns();
+	if (snap_threads() < 0)
+		return;
+	gmt_mrec_t *mods = gmt_modules_poll(T0);
+	while (mods) {
+		gmt_mrec_t *n = mods->next;
+		mods->next = NULL;
+		*w.pending_tail = mods;
+		w.pending_tail = &mods->next;
+		mods = n;
+	}
+	if (final) {
+		/* Let threads caught mid-append finish (bounded). */
+		for (int i = 0; i < 10; i++) {
+			int busy = 0;
+			for (size_t k = 0; k < w.n_snap; k++)
+				busy |= (int)(atomic_load(&w.snap[k]->seq) & 1);
+			if (!busy)
+				break;
+			struct timespec d = { 0, 1000000 };
+			nanosleep(&d, NULL);
+		}
+	}
+	uint64_t W = all ? UINT64_MAX : T0 > MARGIN_NS ? T0 - MARGIN_NS : 0;
+	for (size_t k = 0; k < w.n_snap && !all; k++) {
+		gmt_tstate_t *t = w.snap[k];
+		uint64_t seq = atomic_load_explicit(&t->seq, memory_order_acquire);
+		if (!(seq & 1))
+			continue;
+		if (seq != t->w_seen_seq) {
+			t->w_seen_seq = seq;
+			t->w_seen_since = T0;
+		}
+		if (T0 - t->w_seen_since > STUCK_NS)
+			continue;   /* stuck: no longer holds the watermark */
+		uint64_t p = atomic_load_explicit(&t->pub_ts, memory_order_relaxed);
+		if (p < W)
+			W = p;
+	}
+
+	/* Buffer-full drops counted by the hot path since the last round. */
+	uint64_t first = atomic_exchange(&gmt_g.drop_first, 0);
+	uint64_t last = atomic_exchange(&gmt_g.drop_last, 0);
+	uint64_t cnt = atomic_exchange(&gmt_g.drop_count, 0);
+	if (cnt) {
+		atomic_fetch_add(&gmt_g.dropped, cnt);
+		if (!w.bf_count || (first && first < w.bf_first))
+			w.bf_first = first;
+		if (last > w.bf_last)
+			w.bf_last = last;
+		w.bf_count += cnt;
+	}
+
+	w.n_st = 0;
+	size_t *starts = malloc((w.n_snap + 1) * sizeof(*starts));
+	unsigned char *gone = calloc(w.n_snap + 1, 1);
+	if (!starts || !gone) {
+		free(starts);
+		free(gone);
+		return;
+	}
+	for (size_t k = 0; k < w.n_snap; k++) {
+		gmt_tstate_t *t = w.snap[k];
+		/* dead before taking: everything it will ever publish is visible */
+		int dead = atomic_load_explicit(&t->dead, memory_order_acquire);
+		starts[k] = w.n_st;
+		gone[k] = (unsigned char)(take_events(t, W) && dead);
+	}
+	starts[w.n_snap] = w.n_st;
+
+	frame_begin();
+	merge_and_encode(starts, w.n_snap);
+	frame_end();
+	free(starts);
+
+	/* Threads that exited and are drained: their state can go (only the
+	 * writer frees thread states, so its snapshot never dangles). */
+	for (size_t k = 0; k < w.n_snap; k++)
+		if (gone[k])
+			free_thread(w.snap[k]);
+	free(gone);
+	/* After a round with W = infinity, what was published before T0 is
+	 * written; done_ts only grows. */
+	uint64_t done = all ? T0 : W, cur = atomic_load(&gmt_g.done_ts);
+	while (cur < done && !atomic_compare_exchange_weak(&gmt_g.done_ts, &cur, done))
+		;
+	if (atomic_load(&gmt_g.waiters)) {
+		pthread_mutex_lock(&gmt_g.wait_lock);
+		pthread_cond_broadcast(&gmt_g.wait_cond);
+		pthread_mutex_unlock(&gmt_g.wait_lock);
+	}
+}
+
+static void writer_end(void)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		frame_begin();
+		msgpack_pack_array(&w.pk, 5);
+		msgpack_pack_uint8(&w.pk, GMT_REC_END);
+		msgpack_pack_uint64(&w.pk, gmt_now_ns());
+		msgpack_pack_uint64(&w.pk, atomic_load(&gmt_g.written));
+		msgpack_pack_uint64(&w.pk, atomic_load(&gmt_g.dropped));
+		msgpack_pack_uint64(&w.pk, atomic_load(&gmt_g.late));
+		uint64_t before = gmt_g.file_off;
+		frame_end();
+		if (gmt_g.file_off != before)
+			return;
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	gmt_tls_in_writer = 1;
+	for (;;) {
+		int stop = atomic_load(&gmt_g.stop);
+		uint64_t sreq = atomic_load(&gmt_g.sig_req);
+		int sig = sreq != atomic_load(&gmt_g.sig_done);
+		writer_round(stop || sig, stop);
+		if (sig)
+			atomic_store(&gmt_g.sig_done, sreq);
+		if (stop)
+			break;
+		int timeout = gmt_g.cfg.flush_ms;
+		uint64_t ft = atomic_load(&gmt_g.flush_target);
+		if (ft > atomic_load(&gmt_g.done_ts)) {
+			uint64_t now = gmt_now_ns(), due = ft + MARGIN_NS + 100000;
+			int ms = due > now ? (int)((due - now + 999999) / 1000000) : 1;
+			if (ms < timeout)
+				timeout = ms;
+		}
+		struct pollfd pfd = { .fd = gmt_g.wake_fd, .events = POLLIN };
+		if (poll(&pfd, 1, timeout) > 0) {
+			uint64_t v;
+			ssize_t r = read(gmt_g.wake_fd, &v, sizeof(v));
+			(void)r;
+		}
+	}
+	writer_end();
+	return NULL;
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+void gmt_writer_wake(void)
+{
+	if (gmt_g.wake_fd >= 0) {
+		uint64_t one = 1;
+		ssize_t r = write(gmt_g.wake_fd, &one, sizeof(one));
+		(void)r;
+	}
+}
+
+int gmt_writer_start(void)
+{
+	int rc;
+	w.pending = NULL;
+	w.pending_tail = &w.pending;
+	w.inflight = NULL;
+	w.last_ts = 0;
+	w.preamble_done = 0;
+	if (!w.cctx) {
+		w.cctx = ZSTD_createCCtx();
+		if (!w.cctx)
+			return -ENOMEM;
+		msgpack_sbuffer_init(&w.sb);
+		msgpack_packer_init(&w.pk, &w.sb, msgpack_sbuffer_write);
+	}
+	ZSTD_CCtx_reset(w.cctx, ZSTD_reset_session_and_parameters);
+	ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, gmt_g.cfg.zstd_level);
+	ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
+	gmt_mrec_t *h = header_record();
+	if (!h)
+		return -ENOMEM;
+	w.pending = h;
+	w.pending_tail = &h->next;
+
+	/* The preamble goes out now so that the file is recognisable at once;
+	 * if this write fails the first frame carries it. */
+	uint8_t pre[PREAMBLE_LEN];
+	preamble(pre);
+	if (file_write(pre, sizeof(pre)) == 0)
+		w.preamble_done = 1;
+
+	gmt_g.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (gmt_g.wake_fd < 0)
+		return -errno;
+	atomic_store(&gmt_g.stop, 0);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&gmt_g.writer, NULL, writer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		close(gmt_g.wake_fd);
+		gmt_g.wake_fd = -1;
+		return -rc;
+	}
+	gmt_g.writer_running = 1;
+	return 0;
+}
+
+void gmt_writer_stop(void)
+{
+	if (!gmt_g.writer_running)
+		return;
+	atomic_store(&gmt_g.stop, 1);
+	gmt_writer_wake();
+	pthread_join(gmt_g.writer, NULL);
+	gmt_g.writer_running = 0;
+	atomic_store(&gmt_g.done_ts, UINT64_MAX);
+	close(gmt_g.fd);
+	gmt_g.fd = -1;
+	close(gmt_g.wake_fd);
+	gmt_g.wake_fd = -1;
+}
+
+void gmt_writer_reset_child(void)
+{
+	/* The parent's writer state is garbage here; drop it (leaked: it may
+	 * have been mid-update when the parent forked). */
+	memset(&w, 0, sizeof(w));
+	w.pending_tail = &w.pending;
+	gmt_modules_reset();
+}
