@@ -220,3 +220,27 @@ fuzz:
 	$(Q)cp -n tests/fuzz/corpus/* build-fuzz/corpus/ 2>/dev/null || true
 	$(Q)ASAN_OPTIONS=allocator_may_return_null=0 build-fuzz/fuzz_decode \
 	    -max_total_time=$(FUZZ_SECS) -rss_limit_mb=2048 -max_len=65536 build-fuzz/corpus
+
+# Programs for the real-GPU checks (scripts/gpu-check.sh, docs/gpu-validation.md):
+# the demo workload and a memory ballast linked against the REAL CUDA runtime
+# and NCCL of $(CUDA_HOME) (libcuda: the link stub; the driver at run time).
+# libcudart.so.13 is copied into $(BUILD)/gpu/lib (RUNPATH $ORIGIN/lib);
+# libnccl.so.2 (over 200 MiB) is not: the GPU machine's torch wheel has one.
+GPU_DIR := $(BUILD)/gpu
+# GPU_EXTRA: more flags, e.g. -I and -L of a pip wheel's NCCL when building there.
+GPU_EXTRA ?=
+GPU_LIBS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -Wl,-rpath,'$$ORIGIN/lib'
+.PHONY: gpu-progs
+gpu-progs: $(GPU_DIR)/demo_workload $(GPU_DIR)/ballast $(GPU_DIR)/lib/libcudart.so.13
+$(GPU_DIR)/demo_workload: tests/routes/demo_workload.c
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) $(CUDA_INC) $(GPU_EXTRA) -o $@ $< $(GPU_LIBS) -lcudart -l:libnccl.so.2 -lcuda -ldl -lpthread
+$(GPU_DIR)/ballast: tests/gpu/ballast.c
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) $(CUDA_INC) $(GPU_EXTRA) -o $@ $< $(GPU_LIBS) -lcudart
+$(GPU_DIR)/lib/libcudart.so.13: $(CUDA_HOME)/lib64/libcudart.so.13
+	$(call msg,CP,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)cp -L $< $@

@@ -12,6 +12,11 @@
  * FREE_FAIL carries the voided event's addr, size, stream and aux (with the
  * result): it voids the most recent free-like event (FREE, VMM_RELEASE,
  * VMM_UNMAP, VMM_ADDR_FREE) of the same thread and address.
+ *
+ * A FREE has device -1: the memory's device is the allocation's, which the
+ * analyzer knows by address; the caller's current context may be another
+ * device's (any context may free any device's memory), and keeping an
+ * address -> device map here would cost every allocation a lookup.
  */
 #include "gmt_preload.h"
 
@@ -83,11 +88,10 @@ CUresult gmt_do_cuMemAllocManaged(__typeof__(cuMemAllocManaged) *real, const gmt
 CUresult gmt_do_cuMemFree_v2(__typeof__(cuMemFree_v2) *real, const gmt_call_t *call, CUdeviceptr dptr)
 {
 	uint64_t aux = gmt_aux(GMT_KIND_UNKNOWN, call);
-	int dev;
+	const int dev = -1;
 	CUresult r;
 
 	GMT_GUARD_ENTER();
-	dev = gmt_cur_device();
 	if (dptr != 0)
 		gmt_rec(GMT_EV_FREE, dev, dptr, 0, 0, aux, 1);
 	r = real(dptr);
@@ -140,11 +144,10 @@ CUresult gmt_do_cuMemFreeAsync(__typeof__(cuMemFreeAsync) *real, const gmt_call_
 			       CUdeviceptr dptr, CUstream hStream)
 {
 	uint64_t aux = gmt_aux(GMT_KIND_ASYNC, call);
-	int dev;
+	const int dev = -1;
 	CUresult r;
 
 	GMT_GUARD_ENTER();
-	dev = gmt_cur_device();
 	if (dptr != 0)
 		gmt_rec(GMT_EV_FREE, dev, dptr, 0, u64p(hStream), aux, 1);
 	r = real(dptr, hStream);
@@ -170,7 +173,7 @@ CUresult gmt_do_cuMemCreate(__typeof__(cuMemCreate) *real, const gmt_call_t *cal
 	if (prop != NULL && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
 		dev = prop->location.id;
 	if (r == CUDA_SUCCESS) {
-		gmt_vmm_set_device(*handle, 0, dev);
+		gmt_vmm_handle_created(*handle, dev);
 		gmt_rec(GMT_EV_VMM_CREATE, dev, *handle, size, 0, gmt_aux(GMT_KIND_VMM, call), 1);
 	} else {
 		gmt_rec_alloc_fail(dev, size, 0, gmt_aux(GMT_KIND_VMM, call), (int)r);
@@ -179,6 +182,9 @@ CUresult gmt_do_cuMemCreate(__typeof__(cuMemCreate) *real, const gmt_call_t *cal
 	return r;
 }
 
+/* Every release is recorded (VMM_CREATE and each VMM_RETAIN are matched by
+ * one VMM_RELEASE; the analyzer counts references): NCCL retains a handle
+ * and releases it twice. */
 CUresult gmt_do_cuMemRelease(__typeof__(cuMemRelease) *real, const gmt_call_t *call,
 			     CUmemGenericAllocationHandle handle)
 {
@@ -187,12 +193,30 @@ CUresult gmt_do_cuMemRelease(__typeof__(cuMemRelease) *real, const gmt_call_t *c
 	CUresult r;
 
 	GMT_GUARD_ENTER();
-	dev = gmt_vmm_device(handle, 0, 0);
+	gmt_vmm_handle_release(handle, &dev);
 	gmt_rec(GMT_EV_VMM_RELEASE, dev, handle, 0, 0, aux, 1);
 	r = real(handle);
-	if (r == CUDA_SUCCESS)
-		gmt_vmm_device(handle, 0, 1);
-	free_fail(r, dev, handle, 0, 0, aux);
+	if (r != CUDA_SUCCESS) {
+		gmt_vmm_handle_unrelease(handle, dev);
+		free_fail(r, dev, handle, 0, 0, aux);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemRetainAllocationHandle(__typeof__(cuMemRetainAllocationHandle) *real,
+					    const gmt_call_t *call, CUmemGenericAllocationHandle *handle,
+					    void *addr)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(handle, addr);
+	if (r == CUDA_SUCCESS) {
+		gmt_vmm_handle_retained(*handle);
+		gmt_rec(GMT_EV_VMM_RETAIN, gmt_vmm_handle_device(*handle), *handle, 0,
+			(uint64_t)(uintptr_t)addr, gmt_aux(GMT_KIND_VMM, call), 0);
+	}
 	GMT_GUARD_LEAVE();
 	return r;
 }
@@ -206,9 +230,9 @@ CUresult gmt_do_cuMemMap(__typeof__(cuMemMap) *real, const gmt_call_t *call, CUd
 
 	GMT_GUARD_ENTER();
 	r = real(ptr, size, offset, handle, flags);
-	dev = gmt_vmm_device(handle, 0, 0);
+	dev = gmt_vmm_handle_device(handle);
 	if (r == CUDA_SUCCESS) {
-		gmt_vmm_set_device(ptr, 1, dev);
+		gmt_vmm_va_set_device(ptr, dev);
 		gmt_rec(GMT_EV_VMM_MAP, dev, ptr, size, handle, offset, 1);
 	} else {
 		gmt_rec(GMT_EV_VMM_MAP_FAIL, dev, ptr, size, handle,
@@ -225,11 +249,11 @@ CUresult gmt_do_cuMemUnmap(__typeof__(cuMemUnmap) *real, const gmt_call_t *call,
 	CUresult r;
 
 	GMT_GUARD_ENTER();
-	dev = gmt_vmm_device(ptr, 1, 0);
+	dev = gmt_vmm_va_device(ptr, 0);
 	gmt_rec(GMT_EV_VMM_UNMAP, dev, ptr, size, 0, 0, 1);
 	r = real(ptr, size);
 	if (r == CUDA_SUCCESS)
-		gmt_vmm_device(ptr, 1, 1);
+		gmt_vmm_va_device(ptr, 1);
 	free_fail(r, dev, ptr, size, 0, GMT_AUX(GMT_KIND_VMM, gmt_tls.api, gmt_owner(call)));
 	GMT_GUARD_LEAVE();
 	return r;
@@ -367,11 +391,10 @@ CUresult gmt_do_cuMemHostAlloc(__typeof__(cuMemHostAlloc) *real, const gmt_call_
 CUresult gmt_do_cuMemFreeHost(__typeof__(cuMemFreeHost) *real, const gmt_call_t *call, void *p)
 {
 	uint64_t aux = gmt_aux(GMT_KIND_HOST, call);
-	int dev;
+	const int dev = -1;
 	CUresult r;
 
 	GMT_GUARD_ENTER();
-	dev = gmt_cur_device();
 	if (p != NULL)
 		gmt_rec(GMT_EV_FREE, dev, u64p(p), 0, 0, aux, 1);
 	r = real(p);

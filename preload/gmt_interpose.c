@@ -258,7 +258,11 @@ static __attribute__((noinline)) void *wrap_lookup(void *p, const char *name, co
 	return p;
 }
 
-GMT_EXPORT void *dlsym(void *restrict handle, const char *restrict name)
+/* The pass-through must be a jmp whatever the build's optimisation level
+ * (OPT=-O0 would make it a call and change what RTLD_NEXT means). */
+#define GMT_TAILCALL_FN __attribute__((optimize("O2", "optimize-sibling-calls", "omit-frame-pointer")))
+
+GMT_EXPORT GMT_TAILCALL_FN void *dlsym(void *restrict handle, const char *restrict name)
 {
 	/* First statement, a tail call: glibc must see our caller's return
 	 * address for these two (see the top of this file). */
@@ -267,7 +271,7 @@ GMT_EXPORT void *dlsym(void *restrict handle, const char *restrict name)
 	return wrap_lookup(real_dlsym_fn()(handle, name), name, __builtin_return_address(0));
 }
 
-GMT_EXPORT void *dlvsym(void *restrict handle, const char *restrict name, const char *restrict version)
+GMT_EXPORT GMT_TAILCALL_FN void *dlvsym(void *restrict handle, const char *restrict name, const char *restrict version)
 {
 	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT)
 		return real_dlvsym_fn()(handle, name, version);
@@ -318,11 +322,13 @@ void *gmt_driver_handle(void)
 	return h;
 }
 
+static _Atomic unsigned char resolve_warned[GMT_HOOK_COUNT];
+
 void *gmt_resolve(int id)
 {
 	const gmt_hook_t *hk = &gmt_hooks[id];
 	void *(*sym)(void *, const char *);
-	void *p;
+	void *p, *h = NULL;
 
 	gmt_preload_ensure_init();
 	p = gmt_real(id);
@@ -331,15 +337,18 @@ void *gmt_resolve(int id)
 	sym = real_dlsym_fn();
 	p = sym(RTLD_NEXT, hk->name);
 	if (p == NULL || p == hk->wrapper) {
-		void *h = hk->lib == GMT_LIB_DRV ? gmt_driver_handle() : lib_handle(hk->lib);
+		h = hk->lib == GMT_LIB_DRV ? gmt_driver_handle() : lib_handle(hk->lib);
 		p = h != NULL ? sym(h, hk->name) : NULL;
 	}
 	if (p != NULL)
 		gmt_real_offer(id, p);
 	p = gmt_real(id);
-	if (p == NULL)
-		gmt_pl_log(hk->required ? 1 : 3, "%s: no real function (needs %s version %d)",
-			   hk->name, hk->lib == GMT_LIB_NCCL ? "NCCL" : "CUDA", hk->min_version);
+	/* Called while the library is not loaded at all: nothing to say (the
+	 * caller gets "not found"). Loaded but without the symbol: an older
+	 * driver; worth one warning if every supported version has it. */
+	if (p == NULL && h != NULL && !atomic_exchange(&resolve_warned[id], 1))
+		gmt_pl_log(hk->required ? 1 : 3, "%s: not in this %s (needs version %d)", hk->name,
+			   hk->lib == GMT_LIB_NCCL ? "NCCL" : "CUDA library", hk->min_version);
 	return p;
 }
 

@@ -204,7 +204,8 @@ void gmt_nccl_note(const void *addr);
 /* aux of an allocation-like event: kind | api | owner | flags. */
 uint64_t gmt_aux(unsigned kind, const gmt_call_t *call);
 
-/* Emits one event from a body (skip: the body's and the wrapper's frames). */
+/* Emits one event from a body (skip: the body's and the wrapper's frames);
+ * the first event naming a device is preceded by the device's record. */
 void gmt_rec(unsigned type, int device, uint64_t addr, uint64_t size,
 	     uint64_t stream, uint64_t aux, int want_stack);
 
@@ -213,7 +214,7 @@ void gmt_rec(unsigned type, int device, uint64_t addr, uint64_t size,
 void gmt_rec_alloc_fail(int device, uint64_t size, uint64_t stream,
 			uint64_t aux, int result);
 
-/* The device record (first time a device is seen) and a MEMINFO sample of
+/* The device record (if not written yet) and a MEMINFO and pool sample of
  * ctx (NULL: current context), for context creation. */
 void gmt_device_seen(int device, CUcontext ctx);
 
@@ -229,8 +230,18 @@ void gmt_pool_served(CUmemoryPool pool, int device);
 void gmt_pool_forget(CUmemoryPool pool);
 void gmt_pool_current_served(int device);
 
-/* VMM handles and mapped ranges -> device. */
-void gmt_vmm_set_device(uint64_t key, int is_va, int device);
-int gmt_vmm_device(uint64_t key, int is_va, int remove);
+/* VMM handles -> device and reference count (1 at creation, +1 per
+ * cuMemRetainAllocationHandle); mapped ranges -> device. */
+void gmt_vmm_handle_created(uint64_t handle, int device);
+void gmt_vmm_handle_retained(uint64_t handle);
+/* Takes one reference away before cuMemRelease runs (the entry goes with the
+ * last); returns 1 when it was the last (or unknown). *device is the
+ * handle's device (-1 if unknown). gmt_vmm_handle_unrelease() gives the
+ * reference back when the real release failed. */
+int gmt_vmm_handle_release(uint64_t handle, int *device);
+void gmt_vmm_handle_unrelease(uint64_t handle, int device);
+int gmt_vmm_handle_device(uint64_t handle);
+void gmt_vmm_va_set_device(uint64_t va, int device);
+int gmt_vmm_va_device(uint64_t va, int remove);
 
 #endif /* GMT_PRELOAD_H */

@@ -79,6 +79,9 @@ void gmt_ctx_forget(void)
 	atomic_fetch_add_explicit(&ctx_gen, 1, memory_order_relaxed);
 }
 
+/* Writes the device record the first time an event names the device, so
+ * the record precedes every event that refers to it (also for a device that
+ * only a worker thread's cuMemCreate used, with no context we saw). */
 static void describe_device(int dev)
 {
 	const gmt_drv_t *d = gmt_drv();
@@ -135,8 +138,6 @@ int gmt_cur_device(void)
 	gmt_tls.ctx = ctx;
 	gmt_tls.ctx_dev = (int)dev;
 	gmt_tls.ctx_gen = gen;
-	/* A device used without a context creation we saw still gets its record. */
-	describe_device((int)dev);
 	return (int)dev;
 }
 
@@ -370,34 +371,107 @@ void gmt_pool_current_served(int device)
 		atomic_fetch_or(&current_pool_served[device / 64], bit);
 }
 
-void gmt_vmm_set_device(uint64_t key, int is_va, int device)
+/* Handle values: device in the low 16 bits (signed), references above. */
+#define H_DEV(v)       ((int)(int16_t)((uint32_t)(v) & 0xffff))
+#define H_REFS(v)      ((uint32_t)(v) >> 16)
+#define H_VAL(d, refs) ((int32_t)(((uint32_t)(d) & 0xffff) | (uint32_t)(refs) << 16))
+
+void gmt_vmm_handle_created(uint64_t handle, int device)
 {
-	gmt_map_t *m = is_va ? &vas : &handles;
 	int32_t *v;
-	if (key == 0)
+	if (handle == 0)
 		return;
-	pthread_mutex_lock(&m->lock);
-	v = map_put(m, key, device);
+	pthread_mutex_lock(&handles.lock);
+	v = map_put(&handles, handle, H_VAL(device, 1));
 	if (v != NULL)
-		*v = device;
-	pthread_mutex_unlock(&m->lock);
+		*v = H_VAL(device, 1);
+	pthread_mutex_unlock(&handles.lock);
 }
 
-int gmt_vmm_device(uint64_t key, int is_va, int remove)
+void gmt_vmm_handle_retained(uint64_t handle)
 {
-	gmt_map_t *m = is_va ? &vas : &handles;
+	uint32_t i;
+	pthread_mutex_lock(&handles.lock);
+	i = map_find(&handles, handle);
+	if (i != UINT32_MAX && handles.keys[i] == handle && H_REFS(handles.vals[i]) < 0xffff)
+		handles.vals[i] = H_VAL(H_DEV(handles.vals[i]), H_REFS(handles.vals[i]) + 1);
+	pthread_mutex_unlock(&handles.lock);
+}
+
+int gmt_vmm_handle_release(uint64_t handle, int *device)
+{
+	int last = 1;
+	uint32_t i;
+
+	*device = -1;
+	pthread_mutex_lock(&handles.lock);
+	i = map_find(&handles, handle);
+	if (i != UINT32_MAX && handle != 0 && handles.keys[i] == handle) {
+		uint32_t refs = H_REFS(handles.vals[i]);
+		*device = H_DEV(handles.vals[i]);
+		if (refs > 1) {
+			handles.vals[i] = H_VAL(*device, refs - 1);
+			last = 0;
+		} else {
+			map_del(&handles, handle);
+		}
+	}
+	pthread_mutex_unlock(&handles.lock);
+	return last;
+}
+
+void gmt_vmm_handle_unrelease(uint64_t handle, int device)
+{
+	uint32_t i;
+	pthread_mutex_lock(&handles.lock);
+	i = map_find(&handles, handle);
+	if (i != UINT32_MAX && handles.keys[i] == handle)
+		handles.vals[i] = H_VAL(H_DEV(handles.vals[i]), H_REFS(handles.vals[i]) + 1);
+	else if (handle != 0 && device >= 0)
+		map_put(&handles, handle, H_VAL(device, 1));
+	pthread_mutex_unlock(&handles.lock);
+}
+
+int gmt_vmm_handle_device(uint64_t handle)
+{
 	int dev = -1;
 	uint32_t i;
-	if (key == 0)
+	if (handle == 0)
 		return -1;
-	pthread_mutex_lock(&m->lock);
-	i = map_find(m, key);
-	if (i != UINT32_MAX && m->keys[i] == key) {
-		dev = m->vals[i];
+	pthread_mutex_lock(&handles.lock);
+	i = map_find(&handles, handle);
+	if (i != UINT32_MAX && handles.keys[i] == handle)
+		dev = H_DEV(handles.vals[i]);
+	pthread_mutex_unlock(&handles.lock);
+	return dev;
+}
+
+void gmt_vmm_va_set_device(uint64_t va, int device)
+{
+	int32_t *v;
+	if (va == 0)
+		return;
+	pthread_mutex_lock(&vas.lock);
+	v = map_put(&vas, va, device);
+	if (v != NULL)
+		*v = device;
+	pthread_mutex_unlock(&vas.lock);
+}
+
+int gmt_vmm_va_device(uint64_t va, int remove)
+{
+	int dev = -1;
+	uint32_t i;
+	if (va == 0)
+		return -1;
+	pthread_mutex_lock(&vas.lock);
+	i = map_find(&vas, va);
+	if (i != UINT32_MAX && vas.keys[i] == va) {
+		dev = vas.vals[i];
 		if (remove)
-			map_del(m, key);
+			map_del(&vas, va);
 	}
-	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_unlock(&vas.lock);
 	return dev;
 }
 
@@ -414,6 +488,8 @@ __attribute__((noinline)) void gmt_rec(unsigned type, int device, uint64_t addr,
 		.ts = 0, .addr = addr, .size = size, .stream = stream, .aux = aux,
 		.stack = 0, .type = (uint16_t)type, .device = (int16_t)device,
 	};
+	if (device >= 0)
+		describe_device(device);
 	gmt_emit(&ev, want_stack, GMT_SKIP_FRAMES);
 }
 
@@ -508,6 +584,8 @@ __attribute__((noinline)) void gmt_rec_alloc_fail(int device, uint64_t size, uin
 
 	/* The failure first (its time is the failure's), then the samples taken
 	 * right after it; one wait for the disk covers them all. */
+	if (device >= 0)
+		describe_device(device);
 	if (device < 0 || gmt_drv()->mem_get_info == NULL) {
 		gmt_emit_urgent(&ev, 1, GMT_SKIP_FRAMES);
 		return;

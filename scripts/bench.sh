@@ -37,7 +37,7 @@ nostk=$(measure nostack env GPUMEMTRACE_STACK_DEPTH=0 GPUMEMTRACE_OUTPUT="$W/out
 nostk_bytes=$(stat -c %s "$W"/out/*.gmt)
 stk=$(measure stack env GPUMEMTRACE_STACK_DEPTH=$DEPTH GPUMEMTRACE_OUTPUT="$W/out" LD_PRELOAD="$B/libgpumemtrace.so" "$B/tests/bench_cuda" "$PAIRS" "$DEPTH")
 stk_bytes=$(stat -c %s "$W"/out/*.gmt)
-stk_drops=$("$B/gpumemtrace-analyze" summary --json "$W"/out/*.gmt | python3 -c 'import json,sys; j=json.load(sys.stdin); print(sum(d["count"] for t in j["traces"] for d in t["drops"]))' 2>/dev/null || echo "?")
+stk_drops=$("$B/gpumemtrace-analyze" summary --json "$W"/out/*.gmt | python3 -c 'import json,sys; j=json.load(sys.stdin); print(sum(t["drops"]["events"] for t in j["traces"]))' 2>/dev/null || echo "?")
 mplain=$(measure mplain "$B/tests/bench_malloc" "$PAIRS" "$DEPTH")
 if command -v heaptrack >/dev/null 2>&1; then
 	ht=$(measure heaptrack heaptrack -r -o "$W/out/ht" "$B/tests/bench_malloc" "$PAIRS" "$DEPTH")

@@ -1,0 +1,54 @@
+# Extra artefacts of the preload's tests (included by the Makefile; every
+# target goes into EXTRA_TARGETS, built by `make all`). Sources are in
+# tests/routes/lib/ (not tests/routes/*.c, which the Makefile builds as one
+# program each).
+#   route_ctor + libroute_ctor.so   route 7: CUDA from a library constructor
+#   route_next + libroute_next_{a,b}.so  route 8: RTLD_NEXT stays caller-relative
+#   route_cxx_throw                 route 9: C++ exceptions under the preload
+#   route_nocuda                    a program without libcuda calling our exports
+
+RT_EXTRA := $(BUILD)/tests/route_ctor $(BUILD)/tests/libroute_ctor.so \
+            $(BUILD)/tests/route_next $(BUILD)/tests/libroute_next_a.so \
+            $(BUILD)/tests/libroute_next_b.so $(BUILD)/tests/route_nocuda
+ifneq ($(shell command -v $(CXX) 2>/dev/null),)
+RT_EXTRA += $(BUILD)/tests/route_cxx_throw
+endif
+EXTRA_TARGETS += $(RT_EXTRA)
+
+RT_CFLAGS = $(CFLAGS_BASE) $(CUDA_INC) -Itests/routes
+RT_RPATH = -Wl,-rpath,'$$ORIGIN'
+
+$(BUILD)/tests/libroute_ctor.so: tests/routes/lib/ctor_lib.c $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(RT_CFLAGS) -fPIC -shared -o $@ $< $(ROUTE_LIBS)
+
+$(BUILD)/tests/route_ctor: tests/routes/lib/ctor_main.c $(BUILD)/tests/libroute_ctor.so tests/routes/route_util.h
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(RT_CFLAGS) -o $@ $< -L$(BUILD)/tests -lroute_ctor $(RT_RPATH) $(ROUTE_LIBS)
+
+$(BUILD)/tests/libroute_next_a.so: tests/routes/lib/next_lib.c
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(RT_CFLAGS) -fPIC -shared -DROUTE_NEXT_NAME="'A'" -o $@ $< -ldl
+
+$(BUILD)/tests/libroute_next_b.so: tests/routes/lib/next_lib.c
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(RT_CFLAGS) -fPIC -shared -DROUTE_NEXT_NAME="'B'" -o $@ $< -ldl
+
+$(BUILD)/tests/route_next: tests/routes/lib/next_main.c $(BUILD)/tests/libroute_next_a.so \
+                           $(BUILD)/tests/libroute_next_b.so tests/routes/route_util.h $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(RT_CFLAGS) -o $@ $< -L$(BUILD)/tests -Wl,--no-as-needed -lroute_next_a -lroute_next_b -Wl,--as-needed $(RT_RPATH) $(ROUTE_LIBS)
+
+$(BUILD)/tests/route_cxx_throw: tests/routes/lib/cxx_throw.cpp $(FAKE)
+	$(call msg,CXX,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CXX) -std=c++17 -g $(OPT) -Wall -Wextra $(CUDA_INC) -o $@ $< \
+	    -L$(BUILD)/fakecuda -Wl,-rpath-link,$(BUILD)/fakecuda -lcuda
+
+$(BUILD)/tests/route_nocuda: tests/routes/lib/nocuda.c
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(RT_CFLAGS) -o $@ $< -ldl

@@ -319,7 +319,7 @@ static inline __attribute__((always_inline)) uint64_t
 emit_impl(const gmt_event_t *ev, int want_stack, int skip)
 {
 	gmt_tstate_t *t = tls_state;
-	if (GMT_UNLIKELY(!t || atomic_load_explicit(&gmt_g.state, memory_order_relaxed) != GMT_ACTIVE)) {
+	if (GMT_UNLIKELY(!t || atomic_load_explicit(&gmt_g.state, memory_order_acquire) != GMT_ACTIVE)) {
 		t = thread_attach();
 		if (!t)
 			return 0;
@@ -329,10 +329,13 @@ emit_impl(const gmt_event_t *ev, int want_stack, int skip)
 		stack = gmt_stack_capture(skip);
 
 	/* Busy before the clock read, idle after publication: the writer's
-	 * watermark argument (schemas/trace-format.md, "Time order"). */
+	 * watermark argument (schemas/trace-format.md, "Time order"). Only a
+	 * compiler barrier: a hardware fence (mfence, ~30 ns) would double the
+	 * cost of an event, and the time the busy store may sit in the store
+	 * buffer is what the writer's 1 ms margin covers. */
 	uint64_t seq = atomic_load_explicit(&t->seq, memory_order_relaxed);
 	atomic_store_explicit(&t->seq, seq + 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_seq_cst);
+	atomic_signal_fence(memory_order_seq_cst);
 	uint64_t ts = ev->ts ? ev->ts : gmt_now_ns();
 	if (GMT_UNLIKELY(t->tail_n >= GMT_CHUNK_EVENTS) && !chunk_advance(t)) {
 		drop_buffer_full(ts);
@@ -465,6 +468,9 @@ static void fork_parent(void)
  * them), nor its file or writer. The parent's thread states and chunks are
  * left allocated on purpose: freeing them would touch (and copy) pages the
  * child never needs. */
+static void *orphans[16];
+static size_t n_orphans;
+
 static void fork_child(void)
 {
 	fork_parent();
@@ -480,6 +486,15 @@ static void fork_child(void)
 	gmt_g.writer_running = 0;
 	gmt_writer_reset_child();
 
+	/* The parent's thread states (and through them its chunks) stay
+	 * reachable from here, untouched. */
+	if (gmt_g.n_threads && n_orphans < sizeof(orphans) / sizeof(orphans[0])) {
+		orphans[n_orphans++] = gmt_g.threads;
+		gmt_g.threads = NULL;
+		gmt_g.cap_threads = 0;
+	}
+	if (gmt_g.pool_free && n_orphans < sizeof(orphans) / sizeof(orphans[0]))
+		orphans[n_orphans++] = (void *)gmt_g.pool_free;
 	gmt_g.n_threads = 0;
 	gmt_g.next_thread_idx = 0;
 	gmt_g.emitted_dead = 0;

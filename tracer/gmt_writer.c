@@ -108,6 +108,7 @@ static struct writer {
 	size_t n_frame_stacks, cap_frame_stacks;
 	uint64_t frame_events, frame_late, frame_first, frame_last;
 	uint64_t last_ts;                      /* newest ts written (LATE test) */
+	unsigned since_check;
 
 	/* drops not yet on disk, and what the current frame carries of them */
 	uint64_t bf_count, bf_first, bf_last;
@@ -337,11 +338,18 @@ static inline void put_uv(colbuf_t *c, uint64_t v)
 	c->n += gmt_uvarint_put(c->p + c->n, v);
 }
 
-static int evrec_add(evrec_t *r, const gmt_event_t *e, uint32_t thread)
+/* Columns are sized once for a full record (at most 10 bytes a value), so
+ * appending an event checks nothing. Returns -ENOMEM if that failed. */
+static int evrec_alloc(evrec_t *r)
 {
 	for (int i = 0; i < GMT_COL_COUNT; i++)
-		if (colbuf_reserve(&r->col[i], 10) < 0)
+		if (colbuf_reserve(&r->col[i], (size_t)REC_EVENTS * 10) < 0)
 			return -ENOMEM;
+	return 0;
+}
+
+static inline void evrec_add(evrec_t *r, const gmt_event_t *e, uint32_t thread)
+{
 	if (r->n == 0) {
 		r->base_ts = r->prev_ts = e->ts;
 		r->prev_addr = r->prev_stream = 0;
@@ -361,7 +369,6 @@ static int evrec_add(evrec_t *r, const gmt_event_t *e, uint32_t thread)
 	put_uv(&r->col[GMT_COL_AUX], e->aux);
 	r->last_ts = e->ts;
 	r->n++;
-	return 0;
 }
 
 static size_t evrec_bytes(const evrec_t *r)
@@ -624,7 +631,8 @@ static int snap_threads(void)
 		w.snap = a;
 		w.cap_snap = cap;
 	}
-	memcpy(w.snap, gmt_g.threads, gmt_g.n_threads * sizeof(*w.snap));
+	if (gmt_g.n_threads)
+		memcpy(w.snap, gmt_g.threads, gmt_g.n_threads * sizeof(*w.snap));
 	w.n_snap = gmt_g.n_threads;
 	pthread_mutex_unlock(&gmt_g.lock);
 	return 0;
@@ -733,7 +741,10 @@ static void encode_event(const sev_t *s)
 		evrec_add(&w.rec, e, s->thread);
 		w.last_ts = e->ts;
 	}
-	if (w.sb.size + evrec_bytes(&w.rec) + evrec_bytes(&w.late) >= FRAME_CAP) {
+	/* The frame size check costs 18 loads: every 256 events is enough
+	 * (at most ~80 KiB over the soft cap). */
+	if ((++w.since_check & 255) == 0 &&
+	    w.sb.size + evrec_bytes(&w.rec) + evrec_bytes(&w.late) >= FRAME_CAP) {
 		frame_end();
 		frame_begin();
 	}
@@ -943,6 +954,8 @@ int gmt_writer_start(void)
 	ZSTD_CCtx_reset(w.cctx, ZSTD_reset_session_and_parameters);
 	ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, gmt_g.cfg.zstd_level);
 	ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
+	if (evrec_alloc(&w.rec) < 0 || evrec_alloc(&w.late) < 0)
+		return -ENOMEM;
 	gmt_mrec_t *h = header_record();
 	if (!h)
 		return -ENOMEM;
@@ -991,9 +1004,33 @@ void gmt_writer_stop(void)
 
 void gmt_writer_reset_child(void)
 {
-	/* The parent's writer state is garbage here; drop it (leaked: it may
-	 * have been mid-update when the parent forked). */
-	memset(&w, 0, sizeof(w));
+	/* Keep the buffers (compression context, columns, staging), forget
+	 * everything that describes the parent's file. */
+	for (gmt_mrec_t *r = w.pending, *n; r; r = n) {
+		n = r->next;
+		free(r);
+	}
+	for (gmt_mrec_t *r = w.inflight, *n; r; r = n) {
+		n = r->next;
+		free(r);
+	}
+	w.pending = w.inflight = NULL;
 	w.pending_tail = &w.pending;
+	w.n_snap = w.n_st = 0;
+	evrec_reset(&w.rec);
+	evrec_reset(&w.late);
+	if (w.stack_bits)
+		memset(w.stack_bits, 0, w.stack_bits_len);
+	w.n_frame_stacks = 0;
+	w.frame_events = w.frame_late = w.frame_first = w.frame_last = 0;
+	w.last_ts = 0;
+	w.bf_count = w.bf_first = w.bf_last = 0;
+	w.we_count = w.we_first = w.we_last = 0;
+	w.we_errno = 0;
+	w.fr_bf = w.fr_we = 0;
+	w.preamble_done = 0;
+	if (w.sb.data)
+		w.sb.size = 0;
+	atomic_store(&w.warned, 0);
 	gmt_modules_reset();
 }

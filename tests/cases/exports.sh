@@ -2,6 +2,8 @@
 # The preload exports exactly the hooks of preload/hooks.def, dlsym, dlvsym and
 # the public API (nothing of the tracer, zstd, msgpack-c or libunwind), and
 # preload/exports.map lists the same set.
+# Also run directly by `make check-exports` (without tests/run.sh).
+: "${ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}" "${BUILD:=$ROOT/build}"
 . "$ROOT/tests/lib.sh"
 [ -f "$PRELOAD" ] || fail "no $PRELOAD"
 cd "$TESTDIR"
@@ -24,4 +26,13 @@ if grep -E '^(_Unwind_|backtrace|unw_|_U|ZSTD_|ZDICT_|msgpack_)' actual.txt; the
 fi
 # Every hook name is unique in the table.
 [ "$(sort -u hooks.txt | wc -l)" = "$n" ] || fail "a hook appears twice in hooks.def"
+# Coverage: every hook exists in the test double of its library, so the
+# route tests can reach each one the way a program reaches the real library.
+printf '#define GMT_HOOK(lib, name, ...) GMT_NAME lib name\n#include "hooks.def"\n' |
+	${CC:-cc} -E -P -I"$ROOT/preload" - | grep -o 'GMT_NAME [A-Z]* [A-Za-z0-9_]*' > libs.txt
+for lib in DRV:libcuda.so.1 RT:libcudart.so.13 NCCL:libnccl.so.2; do
+	nm -D --defined-only "$FAKE/${lib#*:}" | awk '{ print $3 }' | sort > have.txt
+	awk -v l="${lib%%:*}" '$2 == l { print $3 }' libs.txt | sort | comm -23 - have.txt > missing.txt
+	[ -s missing.txt ] && fail "hooks not in the ${lib#*:} double: $(tr '\n' ' ' < missing.txt)"
+done
 echo "ok: $n hooks + 5 exported, nothing else"

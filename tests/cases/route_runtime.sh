@@ -20,20 +20,20 @@ alloc device=0 addr=m size=4096 stream=0x0 kind=managed api=cudaMallocManaged $O
 alloc device=0 addr=h size=8192 stream=0x0 kind=host_pinned api=cudaMallocHost $O flags=0 $R
 alloc device=0 addr=h2 size=4096 stream=0x0 kind=host_pinned api=cudaHostAlloc $O flags=0 $R
 alloc device=0 addr=as size=3000 stream=s kind=stream_ordered api=cudaMallocAsync $O flags=0 $R
-free device=0 addr=as size=0 stream=s kind=stream_ordered api=cudaFreeAsync $O flags=0 $R
+free device=-1 addr=as size=0 stream=s kind=stream_ordered api=cudaFreeAsync $O flags=0 $R
 alloc device=0 addr=as2 size=1000 stream=0x0 kind=stream_ordered api=cudaMallocAsync $O flags=1 $R
-free device=0 addr=as2 size=0 stream=0x0 kind=stream_ordered api=cudaFreeAsync $O flags=1 $R
+free device=-1 addr=as2 size=0 stream=0x0 kind=stream_ordered api=cudaFreeAsync $O flags=1 $R
 sync device=0 size=0 stream=s sync=stream api=driver $O flags=0 $R
 pool_create device=0 addr=0x0 size=0 stream=pool kind=unknown api=driver $O flags=0 $R
 alloc device=0 addr=pa size=5000 stream=s kind=stream_ordered api=cudaMallocFromPoolAsync $O flags=0 $R
-free device=0 addr=pa size=0 stream=s kind=stream_ordered api=cudaFreeAsync $O flags=0 $R
+free device=-1 addr=pa size=0 stream=s kind=stream_ordered api=cudaFreeAsync $O flags=0 $R
 sync device=0 size=0 stream=0x0 sync=context api=driver $O flags=0 $R
 pool_destroy device=0 addr=0x0 size=0 stream=pool kind=unknown api=driver $O flags=0 $R
-free device=0 addr=d size=0 stream=0x0 kind=unknown api=cudaFree $O flags=0 $R
-free device=0 addr=p size=0 stream=0x0 kind=unknown api=cudaFree $O flags=0 $R
-free device=0 addr=m size=0 stream=0x0 kind=unknown api=cudaFree $O flags=0 $R
-free device=0 addr=h size=0 stream=0x0 kind=host_pinned api=cudaFreeHost $O flags=0 $R
-free device=0 addr=h2 size=0 stream=0x0 kind=host_pinned api=cudaFreeHost $O flags=0 $R
+free device=-1 addr=d size=0 stream=0x0 kind=unknown api=cudaFree $O flags=0 $R
+free device=-1 addr=p size=0 stream=0x0 kind=unknown api=cudaFree $O flags=0 $R
+free device=-1 addr=m size=0 stream=0x0 kind=unknown api=cudaFree $O flags=0 $R
+free device=-1 addr=h size=0 stream=0x0 kind=host_pinned api=cudaFreeHost $O flags=0 $R
+free device=-1 addr=h2 size=0 stream=0x0 kind=host_pinned api=cudaFreeHost $O flags=0 $R
 EOT
 diff expected.txt events.txt >&2 || fail "events differ (< expected, > trace)"
 # The first synchronisation samples the default pool: the per-thread

@@ -71,6 +71,13 @@ int main(void)
 	ROUTE_CHECK("cuMemPoolDestroy", cuMemPoolDestroy(pool), CUDA_SUCCESS);
 	ROUTE_CHECK("cuCtxSynchronize", cuCtxSynchronize(), CUDA_SUCCESS);
 
+	/* Many synchronisation points in a short time: each is recorded, the
+	 * samples at most every 10 ms. */
+	int bad = 0;
+	for (int i = 0; i < 3000; i++)
+		bad += cuStreamSynchronize(s) != CUDA_SUCCESS;
+	ROUTE_CHECK("3000 x cuStreamSynchronize failures", bad, 0);
+
 	/* Virtual memory: 2 MiB physical mapped into a 4 MiB reservation. */
 	CUmemAllocationProp vp = { 0 };
 	vp.type = CU_MEM_ALLOCATION_TYPE_PINNED;

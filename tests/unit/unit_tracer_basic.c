@@ -70,11 +70,24 @@ int main(void)
 	CHECK_EQ_U64(N_EV + 1, st.emitted);
 	CHECK_EQ_U64(N_EV + 1, st.written);
 	CHECK_EQ_U64(0, st.dropped);
+	/* An urgent event is in the file when gmt_emit_urgent returns. */
+	gmt_event_t oom = { .type = GMT_EV_ALLOC_FAIL, .size = 777, .device = 0 };
+	gmt_emit_urgent(&oom, 0, 0);
+	gmt_decode_result_t ur;
+	coll_t *uc = coll_decode(expect_path, &ur);
+	CHECK_EQ_U64(GMT_DECODE_OK, ur.status);
+	CHECK_EQ_U64(0, ur.ended_cleanly);
+	CHECK_EQ_U64(N_EV + 2, uc->n);
+	if (uc->n == N_EV + 2)
+		CHECK_EQ_U64(777, uc->ev[N_EV + 1].size);
+	coll_free(uc);
+	free(uc);
+
 	gmt_tracer_shutdown();
 	CHECK_EQ_U64(0, gmt_tracer_active());
 	gmt_emit(&in[0], 0, 0);   /* ignored after shutdown */
 	gmt_tracer_get_stats(&st);
-	CHECK_EQ_U64(N_EV + 1, st.written);
+	CHECK_EQ_U64(N_EV + 2, st.written);
 
 	gmt_decode_result_t r;
 	coll_t *c = coll_decode(expect_path, &r);
@@ -103,7 +116,7 @@ int main(void)
 	CHECK_EQ_U64(2, c->n_meta);
 	CHECK_EQ_STR("rank=3", c->meta_kv[0]);
 	CHECK_EQ_STR("job=train", c->meta_kv[1]);
-	CHECK_EQ_U64(N_EV + 1, c->n);
+	CHECK_EQ_U64(N_EV + 2, c->n);
 	CHECK_EQ_U64(0, c->n_late);
 	for (int i = 0; i < N_EV && i < (int)c->n; i++) {
 		const gmt_devent_t *e = &c->ev[i];
@@ -119,13 +132,13 @@ int main(void)
 		if (i)
 			CHECK(e->ts >= c->ev[i - 1].ts);
 	}
-	if (c->n == N_EV + 1) {
+	if (c->n == N_EV + 2) {
 		CHECK_EQ_U64(fixed_ts, c->ev[N_EV].ts);
 		CHECK_EQ_U64(GMT_EV_CTX_CREATE, c->ev[N_EV].type);
 		CHECK_EQ_U64(0xc7, c->ev[N_EV].addr);
 	}
 	CHECK_EQ_U64(1, c->has_end);
-	CHECK_EQ_U64(N_EV + 1, c->end.written);
+	CHECK_EQ_U64(N_EV + 2, c->end.written);
 	CHECK_EQ_U64(0, c->end.dropped);
 	CHECK_EQ_U64(0, c->end.late);
 	CHECK_EQ_U64(0, c->n_drops);
@@ -148,6 +161,28 @@ int main(void)
 	coll_free(c);
 	free(c);
 
+	/* configuration from the environment */
+	setenv("GPUMEMTRACE_TEST_FAIL_WRITES", "5:EDQUOT:2", 1);
+	setenv("GPUMEMTRACE_STACK_DEPTH", "500", 1);
+	setenv("GPUMEMTRACE_FLUSH_MS", "0", 1);
+	setenv("GPUMEMTRACE_BUFFER_MB", "3", 1);
+	setenv("GPUMEMTRACE_FREE_STACKS", "1", 1);
+	gmt_config_t ec;
+	gmt_config_from_env(&ec);
+	CHECK_EQ_U64(5, ec.test_fail_write_after);
+	CHECK_EQ_U64(EDQUOT, ec.test_fail_errno);
+	CHECK_EQ_U64(2, ec.test_fail_count);
+	CHECK_EQ_U64(128, ec.stack_depth);
+	CHECK_EQ_U64(1, ec.flush_ms);
+	CHECK_EQ_U64(3 << 20, ec.buffer_bytes);
+	CHECK_EQ_U64(1, ec.free_stacks);
+	CHECK_EQ_U64(3, ec.zstd_level);
+	setenv("GPUMEMTRACE_TEST_FAIL_WRITES", "2:ENOSPC", 1);
+	gmt_config_from_env(&ec);
+	CHECK_EQ_U64(2, ec.test_fail_write_after);
+	CHECK_EQ_U64(ENOSPC, ec.test_fail_errno);
+	CHECK_EQ_U64(0, ec.test_fail_count);
+
 	/* O_EXCL naming: an existing name gets .1, then .2 */
 	char *p1 = NULL, *p2 = NULL, *p3 = NULL, pat[4200], want[4300];
 	snprintf(pat, sizeof(pat), "%s/named.%%p.gmt", dir);
@@ -165,5 +200,12 @@ int main(void)
 	CHECK(gmt_file_create(pat, &p4) >= 0);
 	snprintf(want, sizeof(want), "%s/x-unit_tracer_basic-%%", dir);
 	CHECK_EQ_STR(want, p4);
+	free(p1);
+	free(p2);
+	free(p3);
+	free(p4);
+	close(fd1);
+	close(fd2);
+	close(fd3);
 	TEST_DONE();
 }

@@ -9,10 +9,19 @@
 #include "unit_tracer_collect.h"
 
 static char dir[4096];
+static uint64_t at_a, at_b, at_free, at_outer;
+
+/* The return address of its call: the call right after it in the caller
+ * returns a few bytes further on. */
+__attribute__((noinline)) static uint64_t here(void)
+{
+	return (uint64_t)(uintptr_t)__builtin_return_address(0);
+}
 
 __attribute__((noinline)) static void site_a(int skip)
 {
 	gmt_event_t e = { .type = GMT_EV_ALLOC, .addr = 0xa, .size = 1 };
+	at_a = here();
 	gmt_emit(&e, 1, skip);
 	__asm__ volatile("" ::: "memory");
 }
@@ -20,6 +29,7 @@ __attribute__((noinline)) static void site_a(int skip)
 __attribute__((noinline)) static void site_b(void)
 {
 	gmt_event_t e = { .type = GMT_EV_ALLOC, .addr = 0xb, .size = 1 };
+	at_b = here();
 	gmt_emit(&e, 1, 0);
 	__asm__ volatile("" ::: "memory");
 }
@@ -27,12 +37,14 @@ __attribute__((noinline)) static void site_b(void)
 __attribute__((noinline)) static void site_free(void)
 {
 	gmt_event_t e = { .type = GMT_EV_FREE, .addr = 0xf };
+	at_free = here();
 	gmt_emit(&e, 1, 0);
 	__asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) static void outer(int skip)
 {
+	at_outer = here();
 	site_a(skip);
 	__asm__ volatile("" ::: "memory");
 }
@@ -56,9 +68,13 @@ __attribute__((noinline)) static void deep(volatile int n)
 	__asm__ volatile("" ::: "memory");
 }
 
-/* Runs the workload in a child with this depth; returns the trace path. */
+/* Runs the workload in a child with this depth; returns the trace path.
+ * The child sends back the call addresses it saw (at_*). */
 static void run(int depth, int free_stacks, char *path, size_t cap)
 {
+	int p[2];
+	if (pipe(p))
+		abort();
 	pid_t pid = fork();
 	if (pid == 0) {
 		gmt_config_t cfg = test_config(dir);
@@ -67,17 +83,29 @@ static void run(int depth, int free_stacks, char *path, size_t cap)
 		if (gmt_tracer_init(&cfg))
 			_exit(3);
 		deep(10);
+		uint64_t at[4] = { at_a, at_b, at_free, at_outer };
+		ssize_t w = write(p[1], at, sizeof(at));
+		(void)w;
 		exit(0);
 	}
+	close(p[1]);
+	uint64_t at[4] = { 0 };
+	CHECK_EQ_U64(sizeof(at), read(p[0], at, sizeof(at)));
+	close(p[0]);
+	at_a = at[0];
+	at_b = at[1];
+	at_free = at[2];
+	at_outer = at[3];
 	int st;
 	waitpid(pid, &st, 0);
 	snprintf(path, cap, "%s/gpumemtrace.unit_tracer_stacks.%d.gmt", dir, (int)pid);
 }
 
-static int in_fn(uint64_t pc, void (*fn)(void))
+/* pc is the return address of the call just after the one at `at`. The
+ * child sent the at_* values back. */
+static int after(uint64_t pc, uint64_t at)
 {
-	uint64_t f = (uint64_t)(uintptr_t)fn;
-	return pc > f && pc < f + 256;
+	return pc > at && pc < at + 160;
 }
 
 int main(void)
@@ -105,10 +133,10 @@ int main(void)
 		CHECK(sa && sb && s1);
 		if (sa && sb && s1) {
 			CHECK_EQ_U64(8, sa->n);
-			CHECK(in_fn(sa->frames[0], (void (*)(void))site_a));
-			CHECK(in_fn(sa->frames[1], (void (*)(void))outer));
-			CHECK(in_fn(sb->frames[0], site_b));
-			CHECK(in_fn(s1->frames[0], (void (*)(void))outer));
+			CHECK(after(sa->frames[0], at_a));
+			CHECK(after(sa->frames[1], at_outer));
+			CHECK(after(sb->frames[0], at_b));
+			CHECK(after(s1->frames[0], at_outer));
 			CHECK_EQ_U64(8, s1->n);
 			CHECK_EQ_U64(sa->frames[3], s1->frames[2]);   /* both return into deep() */
 		}
@@ -126,7 +154,7 @@ int main(void)
 		CHECK(s && s->n == 3);
 		CHECK(c->ev[5].stack >= 1);   /* free_stacks on */
 		s = coll_find_stack(c, c->ev[5].stack);
-		CHECK(s && in_fn(s->frames[0], site_free));
+		CHECK(s && after(s->frames[0], at_free));
 	}
 	coll_free(c);
 	free(c);

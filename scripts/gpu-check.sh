@@ -1,0 +1,385 @@
+#!/bin/sh
+# gpu-check.sh - every real-GPU check of gpumemtrace in one run, ending with a
+# table (check, expected, measured, PASS/FAIL/SKIP/INFO, reason).
+# docs/gpu-validation.md says how to run it on the device machine and what
+# each row means.
+#
+#   sh scripts/gpu-check.sh [--doubles] [--budget SECONDS]
+#
+#   --doubles     check 1 on the CUDA/NCCL test doubles instead of a GPU: a
+#                 self-test of this script and of tests/gpu/gpu_eval.py on a
+#                 machine without one (the PyTorch rows are skipped)
+#   --budget S    start no step after S seconds (default 400); each step has
+#                 its own time-out as well, so nothing hangs
+#
+# Output: under $OUT when it is set (the device machine's return folder),
+# else $BUILD/gpu-check/: table.md (printed last), results.json, rows.tsv,
+# versions.txt, console.log and work.tar.gz (every log, program result,
+# analyzer report and dump, and the traces when small). Always exits 0: the
+# table says what failed.
+#
+# Environment: BUILD (default build), PYTHON (default python3), CUDA_HOME
+# (default /usr/local/cuda). The programs it runs: $BUILD/gpu/demo_workload
+# and $BUILD/gpu/ballast (make gpu-progs: built here and carried, or built
+# on the spot when absent and a compiler is there), tests/gpu/gpu_torch.py
+# (PyTorch), tests/gpu/gpu_eval.py (judges, standard library only).
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+case ${OUT:-} in ''|/*) ;; *) OUT=$(pwd)/$OUT ;; esac
+cd "$ROOT" || exit 0
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+PYTHON=${PYTHON:-python3}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+BUDGET=400
+DOUBLES=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--doubles) DOUBLES=1; shift ;;
+	--budget) BUDGET=${2:?--budget needs seconds}; shift 2 ;;
+	*) echo "usage: sh scripts/gpu-check.sh [--doubles] [--budget SECONDS]" >&2; exit 2 ;;
+	esac
+done
+
+if [ -n "${OUT:-}" ]; then
+	DEST=$OUT
+	WORK=${TMPDIR:-/tmp}/gmt-gpu-check
+else
+	DEST=$BUILD/gpu-check
+	WORK=$BUILD/gpu-check/work
+fi
+rm -rf "$WORK"
+mkdir -p "$WORK" "$DEST" || exit 0
+: > "$WORK/rows.tsv"
+T0=$(date +%s)
+
+# ---------------------------------------------------------------- helpers
+
+have() { command -v "$1" >/dev/null 2>&1; }
+left() { echo $((BUDGET - ($(date +%s) - T0))); }
+say() { printf '== [%4ss] %s\n' "$(($(date +%s) - T0))" "$*"; }
+
+# row ID CHECK EXPECTED MEASURED STATUS REASON: a row written by the shell
+row() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$WORK/rows.tsv"; }
+
+# step SECONDS CMD...: runs CMD under a time-out of SECONDS or what is left
+# of the budget; 125 without running it when less than 15 s are left.
+step() {
+	_s=$1; shift
+	_l=$(left)
+	[ "$_l" -lt 15 ] && { echo "not started: time budget spent ($*)"; return 125; }
+	[ "$_s" -gt "$_l" ] && _s=$_l
+	timeout -k 5 "$_s" "$@"
+}
+
+# publish: what is known so far goes to DEST at once, so that a run killed at
+# its limit still returns its rows
+publish() {
+	[ "$DEST" = "$WORK" ] && return 0
+	cp "$WORK/rows.tsv" "$DEST/rows.tsv" 2>/dev/null
+	cp "$WORK/versions.txt" "$DEST/versions.txt" 2>/dev/null
+	return 0
+}
+
+# evaluate CHECK: one row from tests/gpu/gpu_eval.py (a FAIL row if it broke);
+# not bound by the budget: judging what ran matters most at the end
+evaluate() {
+	case $1 in
+	demo) _id=1 ;; alloc-native) _id=2 ;; alloc-expandable) _id=3 ;; alloc-async) _id=4 ;;
+	nccl) _id=5 ;; oom) _id=6 ;; train) _id=7 ;; context) _id=8 ;; *) _id="-" ;;
+	esac
+	if [ "$HAVE_PY" = 0 ]; then
+		row "$_id" "$1" "-" "-" SKIP "no python3 to evaluate with ($PYTHON)"
+	elif ! timeout -k 5 200 "$PYTHON" tests/gpu/gpu_eval.py "$1" "$WORK" "$BUILD" \
+		> "$WORK/eval-$1.log" 2>&1; then
+		row "$_id" "$1" "-" "-" FAIL "evaluator failed: $(tail -n 1 "$WORK/eval-$1.log")"
+	fi
+	cat "$WORK/eval-$1.log"
+	publish
+}
+
+# torch_run DIR NAME MODE traced|plain [VAR=VALUE...]: one gpu_torch.py run;
+# DIR/NAME.json (its result), DIR/NAME.rc, DIR/NAME.log, DIR/NAME.wall (s)
+torch_run() {
+	_d=$1 _n=$2 _m=$3 _t=$4; shift 4
+	mkdir -p "$_d/traces"
+	_a=$(date +%s.%N)
+	if [ "$_t" = traced ]; then
+		step 150 env -u PYTORCH_CUDA_ALLOC_CONF "$@" "$BUILD/gpumemtrace" -q -o "$_d/traces" \
+			"$PYTHON" tests/gpu/gpu_torch.py "$_m" "$_d/$_n.json" > "$_d/$_n.log" 2>&1
+	else
+		step 150 env -u PYTORCH_CUDA_ALLOC_CONF "$@" \
+			"$PYTHON" tests/gpu/gpu_torch.py "$_m" "$_d/$_n.json" > "$_d/$_n.log" 2>&1
+	fi
+	echo $? > "$_d/$_n.rc"
+	_b=$(date +%s.%N)
+	echo "$_a $_b" | awk '{ printf "%.3f\n", $2 - $1 }' > "$_d/$_n.wall"
+	say "$_m ($_t) -> exit $(cat "$_d/$_n.rc") in $(cat "$_d/$_n.wall") s"
+}
+
+# torch_skip DIR: marks DIR skipped when PyTorch cannot run here
+torch_skip() {
+	[ -z "$TORCH_SKIP" ] && return 1
+	mkdir -p "$1" && echo "$TORCH_SKIP" > "$1/skip"
+	return 0
+}
+
+# ---------------------------------------------------------------- set-up
+
+setup() {
+	say "gpu-check in $ROOT, build $BUILD, work $WORK, results $DEST, budget ${BUDGET}s"
+	HAVE_PY=0
+	have "$PYTHON" && HAVE_PY=1
+	problems=""
+
+	# The tracer: carried from the build machine, else built here.
+	need="$BUILD/libgpumemtrace.so $BUILD/gpumemtrace $BUILD/gpumemtrace-analyze $BUILD/tests/tools/gmt-dump"
+	missing=""
+	for f in $need; do [ -e "$f" ] || missing="$missing $f"; done
+	if [ -n "$missing" ]; then
+		if have make && have "${CC:-cc}"; then
+			say "building the tracer here (missing:$missing)"
+			step 240 make BUILD="$BUILD" $need > "$WORK/build.log" 2>&1
+			say "make -> exit $? (build.log)"
+		else
+			echo "no make/cc here to build:$missing" > "$WORK/build.log"
+		fi
+		missing=""
+		for f in $need; do [ -e "$f" ] || missing="$missing $f"; done
+		[ -n "$missing" ] && problems="$problems; missing:$missing ($(tail -n 1 "$WORK/build.log"))"
+	fi
+
+	# libcuda.so.1: the driver's, never the toolkit's stub.
+	DRV_DIR=""
+	if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+		DRV_DIR=ldconfig
+	else
+		for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
+			[ -e "$d/libcuda.so.1" ] && { DRV_DIR=$d; break; }
+		done
+	fi
+	[ -z "$DRV_DIR" ] && [ "$DOUBLES" = 0 ] && problems="$problems; no libcuda.so.1 (no NVIDIA driver here)"
+	# libnccl.so.2: the torch wheel's (nvidia-nccl-cu13), else the toolkit's.
+	NCCL_DIR=""
+	if [ "$HAVE_PY" = 1 ]; then
+		p=$(step 60 "$PYTHON" -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null)
+		[ -n "$p" ] && [ -e "$p/lib/libnccl.so.2" ] && NCCL_DIR=$p/lib
+	fi
+	if [ -z "$NCCL_DIR" ]; then
+		for d in "$CUDA_HOME/lib64" /usr/lib/x86_64-linux-gnu; do
+			[ -e "$d/libnccl.so.2" ] && { NCCL_DIR=$d; break; }
+		done
+	fi
+	if [ -z "$NCCL_DIR" ]; then
+		f=$(step 30 find /opt /usr/local /usr/lib -name libnccl.so.2 -print 2>/dev/null | head -n 1)
+		[ -n "$f" ] && NCCL_DIR=$(dirname "$f")
+	fi
+	case $DRV_DIR in /*) _drv=:$DRV_DIR ;; *) _drv="" ;; esac
+	GPU_LD=$NCCL_DIR$_drv${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+	# The GPU programs: carried, else built here against this machine's CUDA.
+	if [ "$DOUBLES" = 0 ] && { [ ! -x "$BUILD/gpu/demo_workload" ] || [ ! -x "$BUILD/gpu/ballast" ]; }; then
+		if have make && have "${CC:-cc}" && [ -e "$CUDA_HOME/lib64/libcudart.so.13" ] && [ -n "$NCCL_DIR" ]; then
+			inc=$(dirname "$NCCL_DIR")/include
+			say "building gpu-progs here (NCCL from $NCCL_DIR)"
+			step 120 make BUILD="$BUILD" gpu-progs GPU_EXTRA="-I$inc -L$NCCL_DIR" >> "$WORK/build.log" 2>&1
+			say "make gpu-progs -> exit $?"
+		fi
+		[ -x "$BUILD/gpu/demo_workload" ] || problems="$problems; $BUILD/gpu/demo_workload missing (carry build/, or make gpu-progs: no compiler, CUDA toolkit or NCCL here)"
+	fi
+	[ -z "$NCCL_DIR" ] && [ "$DOUBLES" = 0 ] && problems="$problems; no libnccl.so.2 found"
+
+	versions
+	if [ "$DOUBLES" = 1 ]; then
+		GPU_SEEN="(--doubles: not looked for)"
+	elif have nvidia-smi && step 30 nvidia-smi -L > "$WORK/nvidia-smi-L.txt" 2>&1; then
+		GPU_SEEN=$(head -n 1 "$WORK/nvidia-smi-L.txt")
+	else
+		GPU_SEEN=""
+		problems="$problems; no GPU: nvidia-smi $(have nvidia-smi && head -n 1 "$WORK/nvidia-smi-L.txt" || echo 'not found')"
+	fi
+	measured="GPU: ${GPU_SEEN:-none}; NCCL: ${NCCL_DIR:-none}; libcuda: ${DRV_DIR:-none}; python: $(have "$PYTHON" && "$PYTHON" -V 2>&1)"
+	if [ -z "$problems" ]; then
+		row 0 setup "tracer, GPU programs, GPU, NCCL present" "$measured" PASS ""
+	else
+		row 0 setup "tracer, GPU programs, GPU, NCCL present" "$measured" FAIL "${problems#; }"
+	fi
+
+	# PyTorch: one probe decides whether rows 2-8 can run.
+	TORCH_SKIP=""
+	if [ "$DOUBLES" = 1 ]; then
+		TORCH_SKIP="--doubles: PyTorch needs a real GPU"
+	elif [ "$HAVE_PY" = 0 ]; then
+		TORCH_SKIP="no python3 ($PYTHON)"
+	else
+		mkdir -p "$WORK/probe"
+		torch_run "$WORK/probe" probe probe plain
+		TORCH_SKIP=$("$PYTHON" -c '
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("torch probe gave no result (exit %s): %s" % (sys.argv[2], e)); sys.exit()
+if r.get("error"): print("torch cannot run: " + r["error"][:200])
+elif not r.get("cuda_available"): print("torch %s sees no CUDA device" % r.get("torch"))
+' "$WORK/probe/probe.json" "$(cat "$WORK/probe/probe.rc")")
+		cat "$WORK/probe/probe.json" >> "$WORK/versions.txt" 2>/dev/null
+	fi
+	[ -n "$TORCH_SKIP" ] && say "PyTorch rows skipped: $TORCH_SKIP"
+	publish
+}
+
+versions() {
+	{
+		echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "host: $(uname -srm)"
+		echo "glibc: $(ldd --version 2>&1 | head -n 1)"
+		echo "gpumemtrace: $("$BUILD/gpumemtrace" --version 2>&1)"
+		echo "git: $(git rev-parse HEAD 2>/dev/null || echo 'no .git here')"
+		echo "python: $("$PYTHON" -V 2>&1)"
+		echo "nvidia-smi: $(step 30 nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv,noheader 2>&1 | head -n 2)"
+		echo "libcuda.so.1: ${DRV_DIR:-not found} $(ldconfig -p 2>/dev/null | grep 'libcuda\.so\.1 ' | head -n 1)"
+		echo "libnccl.so.2: ${NCCL_DIR:-not found}"
+		echo "cuda toolkit: $(grep -m 1 '"version"' "$CUDA_HOME/version.json" 2>/dev/null | tr -d ' ,')"
+		if [ -x "$BUILD/gpu/ballast" ]; then
+			echo "ballast --info: $(LD_LIBRARY_PATH=$GPU_LD step 60 "$BUILD/gpu/ballast" --info 2>&1 | tr '\n' ' ')"
+		fi
+	} > "$WORK/versions.txt" 2>&1
+}
+
+# ---------------------------------------------------------------- checks
+
+# 1: the demo workload, with and without the tracer. On the GPU a ballast
+# process holds all but 16 GiB, so that the demo's 64 GiB request fails as it
+# does on the 16 GiB test doubles.
+check_demo() {
+	D=$WORK/demo
+	mkdir -p "$D/traces"
+	if [ "$DOUBLES" = 1 ]; then
+		demo=$BUILD/tests/demo_workload ld=$BUILD/fakecuda
+		echo "the test doubles (--doubles)" > "$D/on"
+	else
+		demo=$BUILD/gpu/demo_workload ld=$GPU_LD
+	fi
+	if [ ! -x "$demo" ]; then
+		echo "$demo missing (make gpu-progs)" > "$D/skip"
+		row 1 demo "-" "-" FAIL "$demo missing: build it with make gpu-progs and carry build/"
+		publish
+		return
+	fi
+	bpid=""
+	if [ "$DOUBLES" = 0 ]; then
+		LD_LIBRARY_PATH=$ld "$BUILD/gpu/ballast" 16384 300 > "$D/ballast.log" 2>&1 &
+		bpid=$!
+		i=0
+		while [ $i -lt 60 ] && ! grep -q '^ready' "$D/ballast.log" && kill -0 "$bpid" 2>/dev/null; do
+			sleep 1; i=$((i + 1))
+		done
+		say "ballast: $(head -n 1 "$D/ballast.log")"
+	fi
+	say "demo without the tracer"
+	LD_LIBRARY_PATH=$ld step 90 "$demo" > "$D/plain.out" 2> "$D/plain.err"
+	echo $? > "$D/plain.rc"
+	say "demo with the tracer"
+	LD_LIBRARY_PATH=$ld step 90 "$BUILD/gpumemtrace" -q -o "$D/traces" "$demo" > "$D/traced.out" 2> "$D/traced.err"
+	echo $? > "$D/traced.rc"
+	if [ -n "$bpid" ]; then
+		kill "$bpid" 2>/dev/null
+		wait "$bpid" 2>/dev/null
+	fi
+	say "demo exit: $(cat "$D/plain.rc") without, $(cat "$D/traced.rc") with the tracer"
+	evaluate demo
+}
+
+check_alloc() {	# NAME CONF
+	D=$WORK/$1
+	torch_skip "$D" || {
+		say "PyTorch alloc ${2:-native}"
+		if [ -n "$2" ]; then
+			torch_run "$D" result alloc traced PYTORCH_CUDA_ALLOC_CONF="$2"
+		else
+			torch_run "$D" result alloc traced
+		fi
+	}
+	evaluate "$1"
+}
+
+check_nccl() {
+	D=$WORK/nccl
+	torch_skip "$D" || torch_run "$D" result nccl traced
+	evaluate nccl
+}
+
+check_oom() {
+	D=$WORK/oom
+	torch_skip "$D" || {
+		torch_run "$D" result-plain oom plain
+		torch_run "$D" result oom traced
+	}
+	evaluate oom
+}
+
+check_train() {
+	D=$WORK/train
+	torch_skip "$D" || for i in 1 2; do
+		torch_run "$D" "plain-$i" train plain
+		cat "$D/plain-$i.wall" >> "$D/plain.wall"
+		torch_run "$D" "traced-$i" train traced
+		cat "$D/traced-$i.wall" >> "$D/traced.wall"
+	done
+	evaluate train
+}
+
+# ---------------------------------------------------------------- the end
+
+finish() {
+	if [ "$HAVE_PY" = 1 ]; then
+		"$PYTHON" tests/gpu/gpu_eval.py table "$WORK" > /dev/null 2>&1
+	fi
+	if [ ! -s "$WORK/table.md" ]; then
+		{
+			echo "| # | check | expected | measured | status | reason |"
+			echo "|---|---|---|---|---|---|"
+			sed 's/|/\\|/g; s/	/ | /g; s/^/| /; s/$/ |/' "$WORK/rows.tsv"
+		} > "$WORK/table.md"
+	fi
+	# Traces over 4 MiB stay behind (their sizes are listed); the archive
+	# must stay well under the 16 MiB a returned file may have.
+	(cd "$(dirname "$WORK")" && find "$(basename "$WORK")" -name '*.gmt' -size +4M \
+		-exec ls -l {} + > "$WORK/big-traces.txt" 2>/dev/null)
+	awk '{ print $NF }' "$WORK/big-traces.txt" > "$WORK/big-traces.list"
+	if [ "$DEST" != "$WORK" ]; then
+		cp "$WORK/table.md" "$WORK/rows.tsv" "$WORK/versions.txt" "$DEST/" 2>/dev/null
+		cp "$WORK/results.json" "$DEST/" 2>/dev/null
+		(cd "$(dirname "$WORK")" && tar czf "$DEST/work.tar.gz" \
+			--exclude-from="$WORK/big-traces.list" "$(basename "$WORK")" 2>/dev/null)
+		if [ "$(wc -c < "$DEST/work.tar.gz" 2>/dev/null || echo 0)" -gt 12000000 ]; then
+			(cd "$(dirname "$WORK")" && tar czf "$DEST/work.tar.gz" --exclude='*.gmt' \
+				--exclude='dump.txt' "$(basename "$WORK")" 2>/dev/null)
+		fi
+	fi
+	echo
+	echo "== gpumemtrace GPU checks ($(($(date +%s) - T0)) s; details in $DEST)"
+	cat "$WORK/table.md"
+}
+
+main() {
+	setup
+	check_demo
+	check_alloc alloc-native ""
+	evaluate context
+	check_alloc alloc-expandable "expandable_segments:True"
+	check_alloc alloc-async "backend:cudaMallocAsync"
+	check_oom
+	check_nccl
+	check_train
+}
+
+main 2>&1 | tee "$WORK/console.log"
+# HAVE_PY is set inside the pipeline's subshell: set it again here
+HAVE_PY=0
+have "$PYTHON" && HAVE_PY=1
+finish 2>&1 | tee -a "$WORK/console.log"
+[ "$DEST" != "$WORK" ] && cp "$WORK/console.log" "$DEST/" 2>/dev/null
+exit 0

@@ -1,0 +1,262 @@
+"""gpu_torch.py - the PyTorch programs of the real-GPU checks (scripts/gpu-check.sh).
+
+    python3 tests/gpu/gpu_torch.py MODE OUT.json
+
+MODE is one of
+  probe   versions (torch, CUDA, NCCL, device); no allocation
+  alloc   tensors of known sizes through the caching allocator; run it with
+          PYTORCH_CUDA_ALLOC_CONF unset, =expandable_segments:True or
+          =backend:cudaMallocAsync
+  nccl    torch.distributed, one rank, backend nccl, one all_reduce
+  oom     torch.empty of 200 GiB and of 200 GiB + 1 byte: both must fail
+  train   50 timed steps of a small MLP with AdamW
+
+Each writes one JSON object to OUT.json (also on failure: "error" holds the
+exception) and exits 0, or 3 when the mode could not run. Under the tracer,
+"trace" holds gpumemtrace_trace_path() (the preload's public API, found with
+dlsym in the process), null when not traced.
+
+Sizes are chosen so that the caching allocator's answer is known by
+construction (MiB = 2^20):
+  3 x 256 MiB                 three 256 MiB segments           reserved 768 MiB
+  free one, synchronize       cached, not returned             reserved 768 MiB
+  empty_cache()               one segment cudaFree'd           reserved 512 MiB
+  100 MiB + 1 byte            block rounded to 512 B, segment
+                              to 2 MiB: 102 MiB                reserved 614 MiB
+  1000 bytes                  small pool: one 2 MiB segment    reserved 616 MiB
+so memory_reserved() ends at 616 MiB and max_memory_reserved() is 768 MiB.
+The live tensors are leaked on purpose (one extra reference each), so that
+nothing frees them while the interpreter shuts down: the trace's "final"
+state is then the state measured here.
+"""
+import ctypes
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+MiB = 1 << 20
+GiB = 1 << 30
+
+
+def tracer_info():
+    """Trace path from the preload's public API, or None when not traced."""
+    try:
+        lib = ctypes.CDLL(None)
+        fn = lib.gpumemtrace_trace_path
+    except (AttributeError, OSError):
+        return None
+    fn.restype = ctypes.c_char_p
+    p = fn()
+    return p.decode() if p else None
+
+
+def tracer_flush():
+    try:
+        ctypes.CDLL(None).gpumemtrace_flush()
+    except (AttributeError, OSError):
+        pass
+
+
+def leak(t):
+    """Keeps t alive past interpreter shutdown (see the module comment)."""
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(t))
+
+
+def nvidia_smi_used_mib():
+    """Per-process used memory (MiB) as nvidia-smi reports it, by pid."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-compute-apps=pid,used_memory",
+             "--format=csv,noheader,nounits"],
+            env=env, capture_output=True, text=True, timeout=20).stdout
+    except Exception as e:  # noqa: BLE001 - informational only
+        return {"error": repr(e)}
+    used = {}
+    for line in out.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) == 2 and parts[0].isdigit():
+            used[parts[0]] = parts[1]
+    return used
+
+
+def state(torch):
+    torch.cuda.synchronize()
+    free_b, total_b = torch.cuda.mem_get_info()
+    return {
+        "mono_ns": time.clock_gettime_ns(time.CLOCK_MONOTONIC),
+        "reserved": torch.cuda.memory_reserved(),
+        "max_reserved": torch.cuda.max_memory_reserved(),
+        "allocated": torch.cuda.memory_allocated(),
+        "max_allocated": torch.cuda.max_memory_allocated(),
+        "mem_get_info_free": free_b,
+        "mem_get_info_total": total_b,
+    }
+
+
+def mode_probe(torch, res):
+    res["torch"] = torch.__version__
+    res["torch_cuda"] = torch.version.cuda
+    res["cuda_available"] = torch.cuda.is_available()
+    if res["cuda_available"]:
+        res["device"] = torch.cuda.get_device_name(0)
+        res["device_count"] = torch.cuda.device_count()
+        try:
+            res["nccl"] = ".".join(str(x) for x in torch.cuda.nccl.version())
+        except Exception as e:  # noqa: BLE001
+            res["nccl"] = "unknown: %r" % e
+
+
+def mode_alloc(torch, res):
+    dev = torch.device("cuda", 0)
+    res["conf"] = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
+    res["backend"] = torch.cuda.get_allocator_backend()
+    torch.cuda.init()
+    res["start"] = state(torch)
+    t = [torch.empty(256 * MiB, dtype=torch.uint8, device=dev) for _ in range(3)]
+    res["after_3x256"] = state(torch)
+    del t[0]
+    res["after_free_one"] = state(torch)
+    torch.cuda.empty_cache()
+    res["after_empty_cache"] = state(torch)
+    t.append(torch.empty(100 * MiB + 1, dtype=torch.uint8, device=dev))
+    t.append(torch.empty(1000, dtype=torch.uint8, device=dev))
+    res["end"] = state(torch)
+    res["live_requested_bytes"] = sum(x.numel() for x in t)
+    for x in t:
+        leak(x)
+    stats = torch.cuda.memory_stats(0)
+    res["stats"] = {k: stats.get(k) for k in (
+        "segment.all.current", "segment.all.allocated", "segment.all.freed",
+        "reserved_bytes.all.current", "reserved_bytes.all.peak",
+        "allocated_bytes.all.current", "allocated_bytes.all.peak",
+        "num_alloc_retries", "num_ooms")}
+    res["nvidia_smi_used_mib"] = nvidia_smi_used_mib()
+
+
+def mode_nccl(torch, res):
+    import datetime
+    import torch.distributed as dist
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    res["port"] = port
+    torch.cuda.set_device(0)
+    kw = dict(backend="nccl", rank=0, world_size=1,
+              timeout=datetime.timedelta(seconds=60))
+    try:
+        # device_id makes the communicator eager (torch >= 2.3)
+        dist.init_process_group(device_id=torch.device("cuda", 0), **kw)
+    except TypeError:
+        dist.init_process_group(**kw)
+    x = torch.ones(1 << 20, device="cuda")
+    dist.all_reduce(x)
+    torch.cuda.synchronize()
+    res["all_reduce_ok"] = bool((x == 1).all().item())
+    res["end"] = state(torch)
+    try:
+        res["nccl"] = ".".join(str(v) for v in torch.cuda.nccl.version())
+    except Exception as e:  # noqa: BLE001
+        res["nccl"] = "unknown: %r" % e
+    dist.destroy_process_group()
+    res["after_destroy"] = state(torch)
+
+
+def mode_oom(torch, res):
+    dev = torch.device("cuda", 0)
+    # a cached 64 MiB block: the allocator frees it and retries before giving up
+    x = torch.empty(64 * MiB, dtype=torch.uint8, device=dev)
+    del x
+    res["start"] = state(torch)
+    res["attempts"] = []
+    for size in (200 * GiB, 200 * GiB + 1):
+        a = {"requested": size}
+        try:
+            y = torch.empty(size, dtype=torch.uint8, device=dev)
+            a["exception"] = None
+            del y
+        except Exception as e:  # noqa: BLE001 - the exception is the result
+            a["exception"] = "%s.%s" % (type(e).__module__, type(e).__qualname__)
+            a["message"] = str(e)
+        res["attempts"].append(a)
+    res["end"] = state(torch)
+    stats = torch.cuda.memory_stats(0)
+    res["num_ooms"] = stats.get("num_ooms")
+    res["num_alloc_retries"] = stats.get("num_alloc_retries")
+
+
+def mode_train(torch, res):
+    torch.manual_seed(0)
+    dev = torch.device("cuda", 0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(1024, 4096), torch.nn.GELU(),
+        torch.nn.Linear(4096, 4096), torch.nn.GELU(),
+        torch.nn.Linear(4096, 1024)).to(dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    x = torch.randn(512, 1024, device=dev)
+    y = torch.randn(512, 1024, device=dev)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    for _ in range(5):
+        step()
+    torch.cuda.synchronize()
+    times = []
+    t0 = time.perf_counter()
+    for _ in range(50):
+        s = time.perf_counter()
+        loss = step()
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - s)
+    total = time.perf_counter() - t0
+    times.sort()
+    res["steps"] = 50
+    res["total_s"] = total
+    res["median_step_ms"] = times[len(times) // 2] * 1e3
+    res["min_step_ms"] = times[0] * 1e3
+    res["loss"] = float(loss.item())
+    res["end"] = state(torch)
+
+
+MODES = {"probe": mode_probe, "alloc": mode_alloc, "nccl": mode_nccl,
+         "oom": mode_oom, "train": mode_train}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in MODES:
+        sys.stderr.write("usage: gpu_torch.py {%s} OUT.json\n" % "|".join(MODES))
+        return 2
+    mode, out = sys.argv[1], sys.argv[2]
+    res = {"mode": mode, "pid": os.getpid(),
+           "python": sys.version.split()[0], "t_start": time.time()}
+    rc = 0
+    try:
+        import torch
+        res["torch"] = torch.__version__
+        if mode != "probe" and not torch.cuda.is_available():
+            raise RuntimeError("torch.cuda.is_available() is False")
+        MODES[mode](torch, res)
+    except Exception as e:  # noqa: BLE001 - reported in the JSON
+        res["error"] = "%s: %s" % (type(e).__name__, e)
+        rc = 3
+    res["trace"] = tracer_info()
+    res["t_end"] = time.time()
+    tracer_flush()
+    with open(out, "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
