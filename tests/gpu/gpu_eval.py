@@ -255,8 +255,15 @@ def check_demo(work, build):
              count(evs, type="vmm_create", size=768 * MiB, owner="application"))
     ncc = count(evs, type="vmm_create", owner="nccl")
     ncp = count(evs, type="alloc", owner="nccl")
-    row.true("dump: vmm_create events with owner=nccl", ncc,
+    row.true("dump: NCCL's allocations carry owner=nccl (vmm_create, or plain when "
+             "NCCL's cuMem support is off)", ncc or ncp,
              "%d vmm_create, %d plain alloc owner=nccl" % (len(ncc), len(ncp)))
+    stray = [e for e in evs if e["type"] in ("vmm_create", "alloc")
+             and e.get("owner") == "application" and e.get("kind") != "host_pinned"
+             and e.get("size") not in (1024 * MiB, 512 * MiB, 768 * MiB, 1280 * MiB)]
+    row.true("dump: no other application allocation (NCCL's all attributed)", not stray,
+             "; ".join("%s %s %s" % (e["type"], e.get("kind"), fmt(e.get("size")))
+                       for e in stray[:5]))
     row.measured = ("peak %s = app %s (so %s + vmm %s) + nccl %s; nccl events %d vmm/%d plain; "
                     "fail %s" % (fmt(pk["bytes"]), fmt(pk["by_owner"]["application"]),
                                  fmt(pk["by_kind"]["stream_ordered"]),
