@@ -74,7 +74,7 @@ DEPS_OK := $(BUILD)/.deps-ok
 PIC := -fPIC -fvisibility=hidden
 
 .PHONY: all test demo bench asan tsan clean deps check-exports
-all: $(PRELOAD) $(ANALYZE) $(LAUNCHER) $(FAKE) $(UNIT_BIN) $(ROUTE_BIN) $(TOOL_BIN) $(BUILD)/extra.stamp
+all: $(PRELOAD) $(ANALYZE) $(LAUNCHER) $(BUILD)/python.stamp $(FAKE) $(UNIT_BIN) $(ROUTE_BIN) $(TOOL_BIN) $(BUILD)/extra.stamp
 
 $(DEPS_OK): scripts/deps.sh
 	$(Q)mkdir -p $(BUILD)
@@ -115,6 +115,16 @@ $(CORE_LIB): $(TRACER_OBJ) $(DECODE_OBJ)
 $(ANALYZE): $(ANALYZER_OBJ) $(DECODE_OBJ)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_BASE) -o $@ $^ $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -lm
+
+# The Python side (the gpumemtrace module and the PyTorch companion) sits
+# beside the launcher so that build/ can be copied as a whole.
+PY_SRC := $(shell find python -name '*.py' 2>/dev/null)
+$(BUILD)/python.stamp: $(PY_SRC)
+	$(call msg,GEN,$(BUILD)/python)
+	$(Q)rm -rf $(BUILD)/python && mkdir -p $(BUILD)
+	$(Q)if [ -d python ]; then cp -r python $(BUILD)/python && \
+	    find $(BUILD)/python -name __pycache__ -prune -exec rm -rf {} +; fi
+	$(Q)touch $@
 
 $(LAUNCHER): scripts/gpumemtrace.in VERSION
 	$(call msg,GEN,$@)

@@ -159,6 +159,9 @@ struct gmt_replay {
 	rp_recent_t recent[GMT_RECENT_FREES];
 	unsigned recent_next;
 	int oom;
+	gmt_replay_observer_fn obs;
+	void *obs_ctx;
+	const gmt_devent_t *cause;   /* the event being applied, for obs */
 };
 
 #define BLK_C(kind, owner) ((uint32_t)(kind) | (uint32_t)(owner) << 8)
@@ -182,6 +185,23 @@ static inline unsigned downer(unsigned owner)
 static inline uint64_t sub0(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : 0;
+}
+
+/* Tells the observer, if any. */
+static int notify(gmt_replay_t *r, enum gmt_obs_op op, uint64_t key, uint64_t size,
+		  uint64_t handle, int dev, unsigned kind, unsigned owner)
+{
+	if (!r->obs)
+		return 0;
+	gmt_obs_t o = { .op = op, .key = key, .size = size, .handle = handle, .dev = dev,
+			.kind = kind, .owner = owner };
+	return r->obs(r->obs_ctx, r->cause, &o);
+}
+
+void gmt_replay_observe(gmt_replay_t *r, gmt_replay_observer_fn fn, void *ctx)
+{
+	r->obs = fn;
+	r->obs_ctx = ctx;
 }
 
 static char *dupstr(const char *p)
@@ -414,6 +434,8 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 			if (!od)
 				return -ENOMEM;
 			dev_sub(od, dkind(ok), downer(BLK_OWNER(b->c)), b->a);
+			if (notify(r, GMT_OBS_BLOCK_DEL, e->addr, b->a, 0, b->dev, ok, BLK_OWNER(b->c)))
+				return -ENOMEM;
 		}
 	}
 	b->a = e->size;
@@ -436,7 +458,7 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 	d->used = 1;
 	d->n_alloc[dkind(kind)]++;
 	dev_add(d, dkind(kind), downer(owner), e->size, e->ts);
-	return 0;
+	return notify(r, GMT_OBS_BLOCK_ADD, e->addr, e->size, 0, e->device, kind, owner);
 }
 
 static int ev_free(gmt_replay_t *r, const gmt_devent_t *e)
@@ -469,6 +491,9 @@ static int ev_free(gmt_replay_t *r, const gmt_devent_t *e)
 			return -ENOMEM;
 		d->n_free[dkind(kind)]++;
 		dev_sub(d, dkind(kind), downer(BLK_OWNER(b->c)), b->a);
+		int rc = notify(r, GMT_OBS_BLOCK_DEL, e->addr, b->a, 0, b->dev, kind, BLK_OWNER(b->c));
+		if (rc)
+			return rc;
 	}
 	rp_map_del(&r->blocks, b);
 	return 0;
@@ -512,7 +537,8 @@ static int ev_free_fail(gmt_replay_t *r, const gmt_devent_t *e)
 			return -ENOMEM;
 		d->n_free[dkind(kind)] = sub0(d->n_free[dkind(kind)], 1);
 		dev_add(d, dkind(kind), downer(BLK_OWNER(rec->c)), rec->size, e->ts);
-		return 0;
+		return notify(r, GMT_OBS_BLOCK_ADD, rec->addr, rec->size, 0, rec->dev, kind,
+			      BLK_OWNER(rec->c));
 	}
 	s->anom.unmatched_free_fails++;
 	return 0;
@@ -569,8 +595,9 @@ static int handle_drop(gmt_replay_t *r, rp_slot_t *h)
 	if (!d)
 		return -ENOMEM;
 	dev_sub(d, GMT_KIND_VMM, downer(BLK_OWNER(h->c)), h->a);
+	int rc = notify(r, GMT_OBS_HANDLE_DEL, h->key, h->a, 0, h->dev, GMT_KIND_VMM, BLK_OWNER(h->c));
 	rp_map_del(&r->handles, h);
-	return 0;
+	return rc;
 }
 
 static int ev_vmm_create(gmt_replay_t *r, const gmt_devent_t *e)
@@ -586,6 +613,8 @@ static int ev_vmm_create(gmt_replay_t *r, const gmt_devent_t *e)
 		if (!od)
 			return -ENOMEM;
 		dev_sub(od, GMT_KIND_VMM, downer(BLK_OWNER(h->c)), h->a);
+		if (notify(r, GMT_OBS_HANDLE_DEL, h->key, h->a, 0, h->dev, GMT_KIND_VMM, BLK_OWNER(h->c)))
+			return -ENOMEM;
 	}
 	unsigned owner = GMT_AUX_OWNER(e->aux);
 	h->a = e->size;
@@ -598,7 +627,7 @@ static int ev_vmm_create(gmt_replay_t *r, const gmt_devent_t *e)
 	d->used = 1;
 	d->n_alloc[GMT_KIND_VMM]++;
 	dev_add(d, GMT_KIND_VMM, downer(owner), e->size, e->ts);
-	return 0;
+	return notify(r, GMT_OBS_HANDLE_ADD, e->addr, e->size, 0, e->device, GMT_KIND_VMM, owner);
 }
 
 static int ev_vmm_release(gmt_replay_t *r, const gmt_devent_t *e)
@@ -639,6 +668,9 @@ static int ev_vmm_retain(gmt_replay_t *r, const gmt_devent_t *e)
 static int mapping_drop(gmt_replay_t *r, rp_slot_t *m)
 {
 	uint64_t handle = m->b;
+	int rc = notify(r, GMT_OBS_MAP_DEL, m->key, m->a, handle, -1, 0, 0);
+	if (rc)
+		return rc;
 	rp_map_del(&r->maps, m);
 	rp_slot_t *h = rp_map_find(&r->handles, handle);
 	if (!h)
@@ -670,7 +702,7 @@ static int ev_vmm_map(gmt_replay_t *r, const gmt_devent_t *e)
 		h->b++;
 	else
 		s->anom.unmatched_maps++;
-	return 0;
+	return notify(r, GMT_OBS_MAP_ADD, e->addr, e->size, e->stream, h ? h->dev : -1, 0, 0);
 }
 
 static int ev_vmm_unmap(gmt_replay_t *r, const gmt_devent_t *e)
@@ -789,6 +821,7 @@ static void ev_pool(gmt_replay_t *r, const gmt_devent_t *e)
 		p->reserved_current = e->addr;
 		p->reserved_high = e->size;
 		p->samples++;
+		p->reserved_samples++;
 		p->ts = e->ts;
 		break;
 	case GMT_EV_POOL_USED:
@@ -801,6 +834,62 @@ static void ev_pool(gmt_replay_t *r, const gmt_devent_t *e)
 	}
 }
 
+/* Counts one event (any stream). */
+static inline void count_event(gmt_summary_t *s, const gmt_devent_t *e)
+{
+	if (!s->have_ts) {
+		s->have_ts = 1;
+		s->first_ts = s->last_ts = e->ts;
+	}
+	/* Late and side events may be older than the first one seen. */
+	if (e->ts < s->first_ts)
+		s->first_ts = e->ts;
+	if (e->ts > s->last_ts)
+		s->last_ts = e->ts;
+	s->by_type[e->type <= GMT_EV_TYPE_MAX ? e->type : GMT_EV_TYPE_MAX + 1]++;
+}
+
+static int apply_event(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	int rc = 0;
+	r->cause = e;
+	switch (e->type) {
+	case GMT_EV_ALLOC: rc = ev_alloc(r, e); break;
+	case GMT_EV_FREE: rc = ev_free(r, e); break;
+	case GMT_EV_ALLOC_FAIL: rc = ev_alloc_fail(r, e); break;
+	case GMT_EV_FREE_FAIL: rc = ev_free_fail(r, e); break;
+	case GMT_EV_VMM_CREATE: rc = ev_vmm_create(r, e); break;
+	case GMT_EV_VMM_RELEASE: rc = ev_vmm_release(r, e); break;
+	case GMT_EV_VMM_RETAIN: rc = ev_vmm_retain(r, e); break;
+	case GMT_EV_VMM_RESERVE: rc = ev_reserve(r, e); break;
+	case GMT_EV_VMM_ADDR_FREE: rc = ev_addr_free(r, e); break;
+	case GMT_EV_VMM_MAP: rc = ev_vmm_map(r, e); break;
+	case GMT_EV_VMM_UNMAP: rc = ev_vmm_unmap(r, e); break;
+	case GMT_EV_VMM_MAP_FAIL: s->vmm_map_fails++; break;
+	case GMT_EV_MEMINFO: rc = ev_meminfo(r, e); break;
+	case GMT_EV_POOL_CREATE:
+	case GMT_EV_POOL_DESTROY:
+	case GMT_EV_POOL_TRIM:
+	case GMT_EV_POOL_RESERVED:
+	case GMT_EV_POOL_USED:
+		ev_pool(r, e);
+		break;
+	default: break;  /* sync, contexts, NCCL, phases, framework: not here */
+	}
+	r->cause = NULL;
+	if (r->oom)
+		rc = -ENOMEM;
+	return rc;
+}
+
+int gmt_replay_event(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	r->s.events++;
+	count_event(&r->s, e);
+	return apply_event(r, e);
+}
+
 static int rp_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags)
 {
 	gmt_replay_t *r = ctx;
@@ -811,44 +900,20 @@ static int rp_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 	s->events += n;
 	if (flags & GMT_EVENTS_LATE)
 		s->late_events += n;
-	if (!s->have_ts) {
-		s->have_ts = 1;
-		s->first_ts = s->last_ts = ev[0].ts;
+	if (flags & GMT_EVENTS_SIDE) {
+		/* The side stream (a framework's history, past times) is
+		 * counted here but not replayed: this one-pass replay applies
+		 * events in file order, and side events are older than the main
+		 * events around them. `phases` and `curves` merge the streams. */
+		s->side_events += n;
+		for (size_t i = 0; i < n; i++)
+			count_event(s, &ev[i]);
+		return 0;
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
-		const gmt_devent_t *e = &ev[i];
-		/* Late events may be older than the first one seen. */
-		if (e->ts < s->first_ts)
-			s->first_ts = e->ts;
-		if (e->ts > s->last_ts)
-			s->last_ts = e->ts;
-		s->by_type[e->type <= GMT_EV_TYPE_MAX ? e->type : GMT_EV_TYPE_MAX + 1]++;
-		switch (e->type) {
-		case GMT_EV_ALLOC: rc = ev_alloc(r, e); break;
-		case GMT_EV_FREE: rc = ev_free(r, e); break;
-		case GMT_EV_ALLOC_FAIL: rc = ev_alloc_fail(r, e); break;
-		case GMT_EV_FREE_FAIL: rc = ev_free_fail(r, e); break;
-		case GMT_EV_VMM_CREATE: rc = ev_vmm_create(r, e); break;
-		case GMT_EV_VMM_RELEASE: rc = ev_vmm_release(r, e); break;
-		case GMT_EV_VMM_RETAIN: rc = ev_vmm_retain(r, e); break;
-		case GMT_EV_VMM_RESERVE: rc = ev_reserve(r, e); break;
-		case GMT_EV_VMM_ADDR_FREE: rc = ev_addr_free(r, e); break;
-		case GMT_EV_VMM_MAP: rc = ev_vmm_map(r, e); break;
-		case GMT_EV_VMM_UNMAP: rc = ev_vmm_unmap(r, e); break;
-		case GMT_EV_VMM_MAP_FAIL: s->vmm_map_fails++; break;
-		case GMT_EV_MEMINFO: rc = ev_meminfo(r, e); break;
-		case GMT_EV_POOL_CREATE:
-		case GMT_EV_POOL_DESTROY:
-		case GMT_EV_POOL_TRIM:
-		case GMT_EV_POOL_RESERVED:
-		case GMT_EV_POOL_USED:
-			ev_pool(r, e);
-			break;
-		default: break;  /* sync, contexts, NCCL: not needed here */
-		}
+		count_event(s, &ev[i]);
+		rc = apply_event(r, &ev[i]);
 	}
-	if (r->oom)
-		rc = -ENOMEM;
 	return rc;
 }
 

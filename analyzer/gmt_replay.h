@@ -75,6 +75,7 @@ typedef struct gmt_pool_summary {
 	int created, destroyed;
 	uint64_t trims;
 	uint64_t samples;            /* POOL_RESERVED + POOL_USED events */
+	uint64_t reserved_samples;   /* POOL_RESERVED events alone */
 	uint64_t reserved_current, reserved_high, used_current, used_high;
 	uint64_t ts;                 /* last sample */
 } gmt_pool_summary_t;
@@ -117,6 +118,7 @@ typedef struct gmt_summary {
 
 	/* events */
 	uint64_t events, late_events;
+	uint64_t side_events;        /* in SIDE EVENTS records: counted, not replayed */
 	uint64_t by_type[GMT_EV_TYPE_MAX + 2];  /* last slot: unknown types */
 	int have_ts;
 	uint64_t first_ts, last_ts;
@@ -164,6 +166,42 @@ gmt_replay_t *gmt_replay_new(const char *file);
  * directly with synthetic records. A callback returns nonzero only when
  * memory runs out. */
 void gmt_replay_visitor(gmt_replay_t *r, gmt_visitor_t *v);
+
+/* What the replay tells an observer (the phase engine, gmt_levels.c) about
+ * the device bytes it tracks, as they change. */
+enum gmt_obs_op {
+	GMT_OBS_BLOCK_ADD,   /* a device block became live (ALLOC, or a FREE
+				undone by FREE_FAIL)                          */
+	GMT_OBS_BLOCK_DEL,   /* a device block stopped being live (its FREE, or
+				an overlapping ALLOC that replaced it)        */
+	GMT_OBS_HANDLE_ADD,  /* a VMM handle's physical bytes started counting */
+	GMT_OBS_HANDLE_DEL,  /* ... stopped counting (released and unmapped)  */
+	GMT_OBS_MAP_ADD,     /* a mapping va -> handle appeared               */
+	GMT_OBS_MAP_DEL      /* ... went                                       */
+};
+
+typedef struct gmt_obs {
+	enum gmt_obs_op op;
+	uint64_t key;        /* block address, handle, or mapping va          */
+	uint64_t size;       /* bytes (a mapping: its virtual size)           */
+	uint64_t handle;     /* mappings: the handle                          */
+	int dev;             /* blocks and handles: device (-1 none)          */
+	unsigned kind;       /* blocks: format kind; handles: vmm_physical    */
+	unsigned owner;      /* format owner                                  */
+} gmt_obs_t;
+
+/* cause: the event being replayed. Returns 0 or a negative errno (which
+ * stops the replay like an out-of-memory). */
+typedef int (*gmt_replay_observer_fn)(void *ctx, const gmt_devent_t *cause, const gmt_obs_t *o);
+
+/* Installs (fn NULL: removes) the observer. Host pinned blocks are never
+ * reported. */
+void gmt_replay_observe(gmt_replay_t *r, gmt_replay_observer_fn fn, void *ctx);
+
+/* Counts and applies one event in time order, whatever stream it came
+ * from (the phase engine feeds the merged time line this way). Returns 0 or
+ * a negative errno. */
+int gmt_replay_event(gmt_replay_t *r, const gmt_devent_t *e);
 
 /* Records the decoder's outcome (res may be NULL: a clean synthetic run)
  * and returns the summary, owned by r. */

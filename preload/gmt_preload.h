@@ -218,6 +218,10 @@ void gmt_rec_alloc_fail(int device, uint64_t size, uint64_t stream,
  * ctx (NULL: current context), for context creation. */
 void gmt_device_seen(int device, CUcontext ctx);
 
+/* The device record of device (if not written yet), nothing else: for events
+ * that do not go through gmt_rec() (the framework's side stream). */
+void gmt_device_describe(int device);
+
 /* Samples at a synchronisation point: MEMINFO and pools of the device, at
  * most every 10 ms per device. */
 void gmt_sample_sync(int device, CUcontext ctx);

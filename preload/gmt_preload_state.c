@@ -595,6 +595,11 @@ __attribute__((noinline)) void gmt_rec_alloc_fail(int device, uint64_t size, uin
 		gmt_tracer_flush(200);
 }
 
+void gmt_device_describe(int device)
+{
+	describe_device(device);
+}
+
 void gmt_device_seen(int device, CUcontext ctx)
 {
 	if (device < 0)

@@ -52,3 +52,13 @@ $(BUILD)/tests/route_nocuda: tests/routes/lib/nocuda.c
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(RT_CFLAGS) -o $@ $< -ldl
+
+# Phases (tests/cases/nvtx_*.sh): a second NVTX instance, a library built
+# with the NVTX3 headers that tests/routes/phase_nvtx.c dlopen()s.
+PHASE_EXTRA := $(BUILD)/tests/libphase_nvtx.so
+EXTRA_TARGETS += $(PHASE_EXTRA)
+
+$(BUILD)/tests/libphase_nvtx.so: tests/routes/lib/phase_nvtx_lib.c
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(RT_CFLAGS) -fPIC -shared -o $@ $< -ldl

@@ -15,7 +15,7 @@
 #define GMT_SKIPPABLE_MAGIC   0x184D2A5Eu
 #define GMT_FILE_MAGIC        "GMTRACE"     /* 7 chars + NUL = 8 bytes */
 #define GMT_FORMAT_MAJOR      1
-#define GMT_FORMAT_MINOR      0
+#define GMT_FORMAT_MINOR      1
 
 /* Record tags: every record is a msgpack array whose first element is one of
  * these positive fixints. */
@@ -65,7 +65,27 @@ enum gmt_ev_type {
 	GMT_EV_VMM_MAP_FAIL  = 24, /* like VMM_MAP, aux = offset low 32 | result<<32 */
 	GMT_EV_VMM_RETAIN    = 25, /* addr=handle, stream=the address it was
 	                              retained from (cuMemRetainAllocationHandle) */
-	GMT_EV_TYPE_MAX      = 25
+	/* Phases (1.1): aux = name string id | domain string id << 32 (domain 0 =
+	 * NVTX's default domain), stream = gmt_range_source. */
+	GMT_EV_RANGE_BEGIN   = 26, /* addr=range id (NVTX start/end) or 0,
+	                              size=nesting depth on the thread (0 = outermost) */
+	GMT_EV_RANGE_END     = 27, /* same fields; name id 0 when unknown (NVTX pop) */
+	GMT_EV_MARK          = 28,
+	/* A framework allocator's own view (1.1): device, addr, size, stream;
+	 * aux = framework string id | gmt_fw_flags << 32. */
+	GMT_EV_FW_ALLOC          = 29, /* a block handed to the program          */
+	GMT_EV_FW_FREE_REQUESTED = 30, /* the program let go of it               */
+	GMT_EV_FW_FREE_COMPLETED = 31, /* reusable (other streams done with it)  */
+	GMT_EV_FW_SEGMENT_ALLOC  = 32, /* memory the framework took from CUDA    */
+	GMT_EV_FW_SEGMENT_FREE   = 33,
+	GMT_EV_FW_SEGMENT_MAP    = 34, /* expandable segment grew (mapped pages) */
+	GMT_EV_FW_SEGMENT_UNMAP  = 35,
+	GMT_EV_FW_OOM            = 36, /* size=requested, addr=device free bytes */
+	GMT_EV_FW_ALLOCATED      = 37, /* checkpoint: addr=current, size=peak    */
+	GMT_EV_FW_RESERVED       = 38, /* checkpoint: addr=current, size=peak    */
+	GMT_EV_FW_LOST           = 39, /* size = framework events lost (its ring
+	                                  buffer overflowed), addr = 0           */
+	GMT_EV_TYPE_MAX      = 39
 };
 
 /* aux for ALLOC / FREE / ALLOC_FAIL / FREE_FAIL / VMM_CREATE / VMM_RELEASE:
@@ -135,6 +155,20 @@ enum gmt_nccl_call {
 
 /* EVENTS record flags */
 #define GMT_EVENTS_LATE 0x1u  /* batch holds events older than an earlier batch */
+#define GMT_EVENTS_SIDE 0x2u  /* the side stream: events emitted with an
+                                 explicit past time (gmt_emit_side) */
+
+/* RANGE_BEGIN / RANGE_END / MARK: where the range came from (stream field). */
+enum gmt_range_source {
+	GMT_RANGE_API = 1,          /* gpumemtrace_phase_begin/end, _mark        */
+	GMT_RANGE_NVTX_PUSHPOP = 2, /* nvtxRangePush/Pop (all forms)             */
+	GMT_RANGE_NVTX_STARTEND = 3 /* nvtxRangeStart/End (all forms)            */
+};
+
+/* FW_* flags (aux bits 32-63). */
+#define GMT_FW_FLAG_PAST_TIME 0x1u  /* time given by the framework, converted */
+#define GMT_FW_FLAG_SNAPSHOT  0x2u  /* moved from a history snapshot          */
+#define GMT_FW_FLAG_NVTX_MEM  0x4u  /* from the NVTX memory extension         */
 
 /* Column order inside an EVENTS record (after the 4 leading fields). */
 enum gmt_column {

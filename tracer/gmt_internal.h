@@ -108,6 +108,9 @@ typedef struct gmt_global {
 	pthread_mutex_t wait_lock;
 	pthread_cond_t wait_cond;
 
+	/* fork vs the loader lock: see fork_prepare() */
+	_Atomic int forking, in_dl;
+
 	/* counters */
 	_Atomic uint64_t written, dropped, late;
 } gmt_global_t;
@@ -132,6 +135,9 @@ void gmt_chunk_put(gmt_chunk_t *c);
  * persist: also kept for replay into a forked child's new file. */
 void gmt_meta_push(gmt_mrec_t *r, int persist);
 gmt_mrec_t *gmt_mrec_new(const void *data, size_t len);
+/* The calling thread's index (registers it, starts the tracer if needed);
+ * -1 when tracing is off. */
+int64_t gmt_thread_index(void);
 
 /* ---- file naming (gmt_writer.c) ---------------------------------------- */
 /* Opens a new trace file for output (dir or pattern; NULL = "."), O_EXCL
@@ -144,6 +150,7 @@ int gmt_writer_start(void);        /* header record queued, preamble written */
 void gmt_writer_stop(void);        /* final round, END, close                */
 void gmt_writer_wake(void);        /* async-signal-safe                      */
 void gmt_writer_reset_child(void); /* forget writer state in a fork child    */
+extern void *gmt_writer_parent_state; /* what the child set aside (see there) */
 
 /* ---- stacks (gmt_stack.c) ---------------------------------------------- */
 void gmt_stack_init(int depth);                /* dlopen libunwind */

@@ -44,7 +44,10 @@ typedef struct poll_ctx {
 
 void gmt_modules_reset(void)
 {
-	/* The child's new file needs every module again. */
+	/* The child's new file needs every module again. (The writer was not
+	 * inside gmt_modules_poll at the fork: see fork_prepare.) */
+	for (size_t i = 0; i < n_mods; i++)
+		free(mods[i].path);
 	n_mods = 0;
 	polled = 0;
 	next_id = 0;

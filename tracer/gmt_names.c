@@ -28,6 +28,20 @@ static const char *const ev_names[GMT_EV_TYPE_MAX + 1] = {
 	[GMT_EV_NCCL_END] = "nccl_end",
 	[GMT_EV_VMM_MAP_FAIL] = "vmm_map_fail",
 	[GMT_EV_VMM_RETAIN] = "vmm_retain",
+	[GMT_EV_RANGE_BEGIN] = "range_begin",
+	[GMT_EV_RANGE_END] = "range_end",
+	[GMT_EV_MARK] = "mark",
+	[GMT_EV_FW_ALLOC] = "fw_alloc",
+	[GMT_EV_FW_FREE_REQUESTED] = "fw_free_requested",
+	[GMT_EV_FW_FREE_COMPLETED] = "fw_free_completed",
+	[GMT_EV_FW_SEGMENT_ALLOC] = "fw_segment_alloc",
+	[GMT_EV_FW_SEGMENT_FREE] = "fw_segment_free",
+	[GMT_EV_FW_SEGMENT_MAP] = "fw_segment_map",
+	[GMT_EV_FW_SEGMENT_UNMAP] = "fw_segment_unmap",
+	[GMT_EV_FW_OOM] = "fw_oom",
+	[GMT_EV_FW_ALLOCATED] = "fw_allocated",
+	[GMT_EV_FW_RESERVED] = "fw_reserved",
+	[GMT_EV_FW_LOST] = "fw_lost",
 };
 
 static const char *const kind_names[GMT_KIND_MAX + 1] = {

@@ -448,20 +448,36 @@ static void install_signals(void)
 
 /* ---- fork --------------------------------------------------------------- */
 
+/* glibc does not reset the loader lock that dl_iterate_phdr takes in a
+ * fork child: if our writer were inside it at fork, the child's writer
+ * would wait on it forever. So fork waits (microseconds) for the writer to
+ * leave it, and the writer skips the module poll while a fork is under way
+ * (seq_cst on both flags: one of the two sees the other). */
 static void fork_prepare(void)
 {
+	atomic_fetch_add(&gmt_g.forking, 1);
+	while (atomic_load(&gmt_g.in_dl)) {
+		struct timespec d = { 0, 20000 };
+		nanosleep(&d, NULL);
+	}
 	pthread_mutex_lock(&gmt_g.init_lock);
 	pthread_mutex_lock(&gmt_g.lock);
 	pthread_mutex_lock(&gmt_g.pool_lock);
 	pthread_mutex_lock(&gmt_g.wait_lock);
 }
 
-static void fork_parent(void)
+static void fork_unlock(void)
 {
 	pthread_mutex_unlock(&gmt_g.wait_lock);
 	pthread_mutex_unlock(&gmt_g.pool_lock);
 	pthread_mutex_unlock(&gmt_g.lock);
 	pthread_mutex_unlock(&gmt_g.init_lock);
+}
+
+static void fork_parent(void)
+{
+	fork_unlock();
+	atomic_fetch_sub(&gmt_g.forking, 1);
 }
 
 /* The child owns none of the parent's buffered events (the parent writes
@@ -473,7 +489,9 @@ static size_t n_orphans;
 
 static void fork_child(void)
 {
-	fork_parent();
+	fork_unlock();
+	atomic_store(&gmt_g.forking, 0);
+	atomic_store(&gmt_g.in_dl, 0);
 	tls_state = NULL;
 	if (gmt_g.fd >= 0)
 		close(gmt_g.fd);
@@ -805,4 +823,14 @@ void gmt_tracer_get_stats(gmt_tracer_stats_t *st)
 	st->dropped = atomic_load(&gmt_g.dropped) + atomic_load(&gmt_g.drop_count);
 	st->late = atomic_load(&gmt_g.late);
 	st->stacks = gmt_stack_count();
+}
+
+/* The calling thread's index in the trace (registering the thread, and
+ * starting the tracer, if needed); -1 when tracing is off. */
+int64_t gmt_thread_index(void)
+{
+	gmt_tstate_t *t = tls_state;
+	if (!t || atomic_load_explicit(&gmt_g.state, memory_order_relaxed) != GMT_ACTIVE)
+		t = thread_attach();
+	return t ? (int64_t)t->idx : -1;
 }

@@ -79,6 +79,15 @@ uint64_t gmt_now_ns(void);
  * Initialises the tracer on first use. */
 void gmt_emit(const gmt_event_t *ev, int want_stack, int skip_frames);
 
+/* The side stream (schemas/trace-format.md, "The side stream"): appends n
+ * events that carry explicit times in the past (each ev[i].ts != 0,
+ * CLOCK_MONOTONIC ns as gmt_now_ns() counts), sorted by ts, none older than
+ * the previous call's newest. They are written in SIDE EVENTS records of the
+ * calling thread's index. Takes a lock: for batches (a framework's history
+ * moved at a phase boundary), not for a hot path. Out-of-order input is
+ * clamped to the previous newest ts and counted as late. */
+void gmt_emit_side(const gmt_event_t *ev, size_t n);
+
 /* Like gmt_emit, then waits (at most about 200 ms) until the event is on
  * disk: for failed allocations, which a post-mortem needs. */
 void gmt_emit_urgent(const gmt_event_t *ev, int want_stack, int skip_frames);

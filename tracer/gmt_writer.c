@@ -786,7 +786,13 @@ static void writer_round(int all, int final)
 	uint64_t T0 = gmt_now_ns();
 	if (snap_threads() < 0)
 		return;
-	gmt_mrec_t *mods = gmt_modules_poll(T0);
+	/* Never inside dl_iterate_phdr while a thread forks: the child would
+	 * inherit the loader's lock held by a thread it does not have. */
+	gmt_mrec_t *mods = NULL;
+	atomic_store(&gmt_g.in_dl, 1);
+	if (!atomic_load(&gmt_g.forking))
+		mods = gmt_modules_poll(T0);
+	atomic_store(&gmt_g.in_dl, 0);
 	while (mods) {
 		gmt_mrec_t *n = mods->next;
 		mods->next = NULL;
@@ -1002,35 +1008,18 @@ void gmt_writer_stop(void)
 	gmt_g.wake_fd = -1;
 }
 
+void *gmt_writer_parent_state;
+
 void gmt_writer_reset_child(void)
 {
-	/* Keep the buffers (compression context, columns, staging), forget
-	 * everything that describes the parent's file. */
-	for (gmt_mrec_t *r = w.pending, *n; r; r = n) {
-		n = r->next;
-		free(r);
-	}
-	for (gmt_mrec_t *r = w.inflight, *n; r; r = n) {
-		n = r->next;
-		free(r);
-	}
-	w.pending = w.inflight = NULL;
+	/* The parent's writer may have been anywhere at the fork (freeing a
+	 * list, growing a buffer): nothing of its state can be trusted or
+	 * freed here. It is set aside as it is (still reachable, so leak
+	 * checkers stay quiet) and the child's writer starts from nothing. */
+	static struct writer parent_writer;
+	memcpy(&parent_writer, &w, sizeof(w));
+	gmt_writer_parent_state = &parent_writer;   /* keeps the copy alive */
+	memset(&w, 0, sizeof(w));
 	w.pending_tail = &w.pending;
-	w.n_snap = w.n_st = 0;
-	evrec_reset(&w.rec);
-	evrec_reset(&w.late);
-	if (w.stack_bits)
-		memset(w.stack_bits, 0, w.stack_bits_len);
-	w.n_frame_stacks = 0;
-	w.frame_events = w.frame_late = w.frame_first = w.frame_last = 0;
-	w.last_ts = 0;
-	w.bf_count = w.bf_first = w.bf_last = 0;
-	w.we_count = w.we_first = w.we_last = 0;
-	w.we_errno = 0;
-	w.fr_bf = w.fr_we = 0;
-	w.preamble_done = 0;
-	if (w.sb.data)
-		w.sb.size = 0;
-	atomic_store(&w.warned, 0);
 	gmt_modules_reset();
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The preload exports exactly the hooks of preload/hooks.def, dlsym, dlvsym and
-# the public API (nothing of the tracer, zstd, msgpack-c or libunwind), and
-# preload/exports.map lists the same set.
+# The preload exports exactly the hooks of preload/hooks.def, dlsym, dlvsym,
+# NVTX's InitializeInjectionNvtx2 and the public API (nothing of the tracer,
+# zstd, msgpack-c or libunwind), and preload/exports.map lists the same set.
 # Also run directly by `make check-exports` (without tests/run.sh).
 : "${ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}" "${BUILD:=$ROOT/build}"
 . "$ROOT/tests/lib.sh"
@@ -12,7 +12,10 @@ printf '#define GMT_HOOK(lib, name, ...) GMT_NAME name\n#include "hooks.def"\n' 
 	${CC:-cc} -E -P -I"$ROOT/preload" - | grep -o 'GMT_NAME [A-Za-z0-9_]*' | sed 's/GMT_NAME //' > hooks.txt
 n=$(wc -l < hooks.txt)
 [ "$n" -ge 60 ] || fail "only $n hooks expanded from hooks.def"
-{ cat hooks.txt; printf '%s\n' dlsym dlvsym gpumemtrace_flush gpumemtrace_version gpumemtrace_trace_path; } |
+{ cat hooks.txt; printf '%s\n' dlsym dlvsym gpumemtrace_flush gpumemtrace_version gpumemtrace_trace_path \
+	gpumemtrace_phase_begin gpumemtrace_phase_end gpumemtrace_mark InitializeInjectionNvtx2 \
+	gpumemtrace_fw_register gpumemtrace_fw_events gpumemtrace_fw_counters gpumemtrace_fw_lost \
+	gpumemtrace_meta InitializeInjectionNvtxExtension; } |
 	sort > expected.txt
 nm -D --defined-only "$PRELOAD" | awk '{ print $3 }' | sed 's/@.*//' | sort > actual.txt
 diff expected.txt actual.txt > diff.txt || { cat diff.txt >&2; fail "nm -D differs from hooks.def (< missing, > extra)"; }
@@ -35,4 +38,4 @@ for lib in DRV:libcuda.so.1 RT:libcudart.so.13 NCCL:libnccl.so.2; do
 	awk -v l="${lib%%:*}" '$2 == l { print $3 }' libs.txt | sort | comm -23 - have.txt > missing.txt
 	[ -s missing.txt ] && fail "hooks not in the ${lib#*:} double: $(tr '\n' ' ' < missing.txt)"
 done
-echo "ok: $n hooks + 5 exported, nothing else"
+echo "ok: $n hooks + $(($(wc -l < expected.txt) - n)) exported, nothing else"

@@ -7,7 +7,8 @@
  *   STACK id= depth=                      STRING id= text=
  *   META k=v ...
  *   EV <type> ts= thread= device= addr=0x size= stream=0x stack= kind= api=
- *      owner= flags= result= aux=  [" late" for events of a LATE record]
+ *      owner= flags= result= aux=  [" late" for events of a LATE record,
+ *      " side" for events of a SIDE record]
  *   DROPS count= reason= errno=           END written= dropped= late=
  * and a last line "STATUS ok clean|ok cut|damaged MSG|refused MSG".
  * Exit status: 0 ok, 1 damaged, 2 refused or I/O error.
@@ -77,12 +78,13 @@ static int on_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 		const gmt_devent_t *e = &ev[i];
 		printf("EV %s ts=%" PRIu64 " thread=%u device=%d addr=0x%" PRIx64 " size=%" PRIu64
 		       " stream=0x%" PRIx64 " stack=%u kind=%s api=%s owner=%s flags=%u result=%u aux=%"
-		       PRIu64 "%s\n",
+		       PRIu64 "%s%s\n",
 		       gmt_ev_type_name(e->type), e->ts, e->thread, e->device, e->addr, e->size,
 		       e->stream, e->stack, gmt_kind_name(GMT_AUX_KIND(e->aux)),
 		       gmt_api_name(GMT_AUX_API(e->aux)), gmt_owner_name(GMT_AUX_OWNER(e->aux)),
 		       GMT_AUX_FLAGS(e->aux), GMT_AUX_RESULT(e->aux), e->aux,
-		       (flags & GMT_EVENTS_LATE) ? " late" : "");
+		       (flags & GMT_EVENTS_LATE) ? " late" : "",
+		       (flags & GMT_EVENTS_SIDE) ? " side" : "");
 	}
 	return 0;
 }

@@ -98,7 +98,7 @@ int main(void)
 	CHECK_EQ_U64(getpid(), c->pid);
 	CHECK_EQ_U64(getppid(), c->ppid);
 	CHECK_EQ_U64(1, c->major);
-	CHECK_EQ_U64(0, c->minor);
+	CHECK_EQ_U64(GMT_FORMAT_MINOR, c->minor);
 	CHECK_EQ_U64(0, c->stack_depth);
 	CHECK_EQ_U64(1, c->n_threads);
 	CHECK_EQ_U64(0, c->thread_idx[0]);

@@ -1,0 +1,1060 @@
+/*
+ * gmt_levels.c - allocated, reserved, outside and device used, per device,
+ * at every instant of a time-ordered event stream.
+ *
+ * Three sources meet here:
+ *   - the driver level, from the replay engine (gmt_replay.c), which this
+ *     file feeds and observes: every device block, VMM handle and mapping
+ *     that becomes live or goes is reported to levels_observe();
+ *   - the framework's own events (FW_*): its blocks (allocated) and its
+ *     segments (reserved), with the address ranges the segments cover;
+ *   - samples: MEMINFO (device used) and POOL_RESERVED (a pool's reserved
+ *     bytes, the cudaMallocAsync backend's "reserved").
+ *
+ * "Outside the framework" is decided by address containment: a driver
+ * allocation (a block, or a VMM handle through its mappings) whose range
+ * lies inside a live framework segment is the framework's memory; the rest
+ * is outside. Either side may come first (a segment is reported after the
+ * cudaMalloc that made it, or from a history whose times are approximate),
+ * so containment is kept up to date both ways: a new driver range looks up
+ * the framework's ranges of its device (a sorted array of disjoint
+ * intervals, few: segments are large), and a framework range that appears
+ * or goes re-examines the driver ranges that intersect it. Those are found
+ * in an ordered map keyed by start address (a treap over a node pool, no
+ * allocation per event once the pool has grown): driver ranges do not
+ * overlap each other, so the ranges that intersect [a, b) are the one that
+ * starts before a (if it reaches past a) and those that start in [a, b).
+ *
+ * Stream order: a stream-ordered free (kind stream_ordered) leaves the
+ * requested view at once and the held view at the next SYNC that covers its
+ * stream (a stream sync of that stream value, or a context sync: every
+ * stream of the process), or a pool trim on its device. Pending frees are
+ * aggregated per (stream, device, owner): a handful of entries.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmt_levels.h"
+
+/* ---- an ordered map: treap over a node pool ----------------------------- */
+
+enum { T_RANGE = 1, T_HANDLE = 2, T_FW = 3 };
+#define F_MAP    0x01u   /* a range that is a VMM mapping (aux = handle)   */
+#define F_INSIDE 0x02u   /* inside a framework range now                   */
+#define F_EVER   0x04u   /* was inside at some time                        */
+
+typedef struct tnode {
+	uint64_t key, size, ts;
+	uint64_t aux;        /* mapping: handle; handle: mappings inside; fw: state */
+	uint32_t left, right, prio, stack;
+	int16_t dev;
+	uint8_t kind, owner, flags, tree;   /* tree 0: free */
+} tnode_t;
+
+typedef struct tpool {
+	tnode_t *n;          /* n[0] is the null node */
+	uint32_t cap, used, free_head;
+	uint64_t rng;
+} tpool_t;
+
+static uint32_t t_alloc(tpool_t *p)
+{
+	uint32_t i;
+	if (p->free_head) {
+		i = p->free_head;
+		p->free_head = p->n[i].left;
+	} else {
+		if (p->used + 1 >= p->cap) {
+			uint32_t nc = p->cap ? p->cap * 2 : 1024;
+			if (nc < p->cap || nc > (1u << 30))
+				return 0;
+			tnode_t *nn = realloc(p->n, (size_t)nc * sizeof(*nn));
+			if (!nn)
+				return 0;
+			p->n = nn;
+			p->cap = nc;
+			if (!p->used) {
+				memset(&p->n[0], 0, sizeof(p->n[0]));
+				p->used = 1;
+			}
+		}
+		i = p->used++;
+	}
+	memset(&p->n[i], 0, sizeof(p->n[i]));
+	/* xorshift64: priorities the input cannot steer */
+	p->rng ^= p->rng << 13;
+	p->rng ^= p->rng >> 7;
+	p->rng ^= p->rng << 17;
+	p->n[i].prio = (uint32_t)(p->rng >> 32);
+	return i;
+}
+
+static void t_release(tpool_t *p, uint32_t i)
+{
+	p->n[i].tree = 0;
+	p->n[i].left = p->free_head;
+	p->free_head = i;
+}
+
+/* Keys < key go to *l, the others to *r. */
+static void t_split(tnode_t *N, uint32_t t, uint64_t key, uint32_t *l, uint32_t *r)
+{
+	if (!t) {
+		*l = *r = 0;
+		return;
+	}
+	if (N[t].key < key) {
+		t_split(N, N[t].right, key, &N[t].right, r);
+		*l = t;
+	} else {
+		t_split(N, N[t].left, key, l, &N[t].left);
+		*r = t;
+	}
+}
+
+static uint32_t t_merge(tnode_t *N, uint32_t a, uint32_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if (N[a].prio > N[b].prio) {
+		N[a].right = t_merge(N, N[a].right, b);
+		return a;
+	}
+	N[b].left = t_merge(N, a, N[b].left);
+	return b;
+}
+
+/* Links node x (its key not present) into the tree at *root. */
+static void t_insert(tnode_t *N, uint32_t *root, uint32_t x)
+{
+	uint32_t *link = root;
+	while (*link && N[*link].prio >= N[x].prio)
+		link = N[x].key < N[*link].key ? &N[*link].left : &N[*link].right;
+	t_split(N, *link, N[x].key, &N[x].left, &N[x].right);
+	*link = x;
+}
+
+static uint32_t t_find(const tnode_t *N, uint32_t t, uint64_t key)
+{
+	while (t && N[t].key != key)
+		t = key < N[t].key ? N[t].left : N[t].right;
+	return t;
+}
+
+/* Unlinks the node with key (present) and returns it. */
+static uint32_t t_unlink(tnode_t *N, uint32_t *root, uint64_t key)
+{
+	uint32_t *link = root;
+	while (*link && N[*link].key != key)
+		link = key < N[*link].key ? &N[*link].left : &N[*link].right;
+	uint32_t t = *link;
+	if (t)
+		*link = t_merge(N, N[t].left, N[t].right);
+	return t;
+}
+
+/* Smallest key >= key, 0 if none. */
+static uint32_t t_lower(const tnode_t *N, uint32_t t, uint64_t key)
+{
+	uint32_t best = 0;
+	while (t) {
+		if (N[t].key >= key) {
+			best = t;
+			t = N[t].left;
+		} else {
+			t = N[t].right;
+		}
+	}
+	return best;
+}
+
+/* Greatest key < key, 0 if none. */
+static uint32_t t_pred(const tnode_t *N, uint32_t t, uint64_t key)
+{
+	uint32_t best = 0;
+	while (t) {
+		if (N[t].key < key) {
+			best = t;
+			t = N[t].right;
+		} else {
+			t = N[t].left;
+		}
+	}
+	return best;
+}
+
+/* ---- disjoint intervals [s, e), sorted --------------------------------- */
+
+typedef struct iset {
+	uint64_t (*iv)[2];
+	size_t n, cap;
+} iset_t;
+
+/* First interval whose end >= x (adjacent counts), n if none. */
+static size_t iset_first_end_ge(const iset_t *s, uint64_t x)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (s->iv[m][1] >= x)
+			hi = m;
+		else
+			lo = m + 1;
+	}
+	return lo;
+}
+
+static int iset_contains(const iset_t *s, uint64_t a, uint64_t b)
+{
+	size_t i = iset_first_end_ge(s, a + 1 > a ? a + 1 : a);
+	return i < s->n && s->iv[i][0] <= a && b <= s->iv[i][1];
+}
+
+static int iset_room(iset_t *s)
+{
+	if (s->n < s->cap)
+		return 0;
+	size_t nc = s->cap ? s->cap * 2 : 16;
+	void *p = realloc(s->iv, nc * sizeof(*s->iv));
+	if (!p)
+		return -ENOMEM;
+	s->iv = p;
+	s->cap = nc;
+	return 0;
+}
+
+static int iset_add(iset_t *s, uint64_t a, uint64_t b)
+{
+	if (b <= a)
+		return 0;
+	size_t lo = iset_first_end_ge(s, a), hi = lo;
+	while (hi < s->n && s->iv[hi][0] <= b)
+		hi++;
+	if (lo == hi) {
+		if (iset_room(s))
+			return -ENOMEM;
+		memmove(&s->iv[lo + 1], &s->iv[lo], (s->n - lo) * sizeof(*s->iv));
+		s->iv[lo][0] = a;
+		s->iv[lo][1] = b;
+		s->n++;
+		return 0;
+	}
+	if (s->iv[lo][0] < a)
+		a = s->iv[lo][0];
+	if (s->iv[hi - 1][1] > b)
+		b = s->iv[hi - 1][1];
+	s->iv[lo][0] = a;
+	s->iv[lo][1] = b;
+	memmove(&s->iv[lo + 1], &s->iv[hi], (s->n - hi) * sizeof(*s->iv));
+	s->n -= hi - lo - 1;
+	return 0;
+}
+
+static int iset_remove(iset_t *s, uint64_t a, uint64_t b)
+{
+	if (b <= a)
+		return 0;
+	size_t i = iset_first_end_ge(s, a + 1);
+	while (i < s->n && s->iv[i][0] < b) {
+		uint64_t x = s->iv[i][0], y = s->iv[i][1];
+		if (x < a && y > b) {
+			if (iset_room(s))
+				return -ENOMEM;
+			memmove(&s->iv[i + 2], &s->iv[i + 1], (s->n - i - 1) * sizeof(*s->iv));
+			s->iv[i][1] = a;
+			s->iv[i + 1][0] = b;
+			s->iv[i + 1][1] = y;
+			s->n++;
+			return 0;
+		}
+		if (x < a) {
+			s->iv[i][1] = a;
+			i++;
+		} else if (y > b) {
+			s->iv[i][0] = b;
+			return 0;
+		} else {
+			memmove(&s->iv[i], &s->iv[i + 1], (s->n - i - 1) * sizeof(*s->iv));
+			s->n--;
+		}
+	}
+	return 0;
+}
+
+/* ---- engine state ------------------------------------------------------- */
+
+typedef struct lv_pending {
+	uint64_t stream, total, outside;
+	int dev;
+	unsigned owner;
+} lv_pending_t;
+
+typedef struct lv_dev {
+	int ordinal;
+	int dirty;
+	int fw_seen, fw_seg_seen, async_seen;
+	uint64_t fw_req, fw_held, fw_reserved;
+	uint64_t fw_lost, fw_lost_first_ts, fw_anomalies;
+	uint64_t async_owner[GMT_DOWNERS];     /* live stream-ordered, requested */
+	uint64_t inside_owner[GMT_DOWNERS];    /* driver bytes inside FW ranges */
+	uint64_t pend_total;                   /* stream-ordered frees not synced */
+	uint64_t pend_out_owner[GMT_DOWNERS];  /* ... of them outside          */
+	iset_t fwr;                            /* framework ranges             */
+	uint64_t outliers[GMT_DOWNERS];
+	gmt_outlier_t *top;                    /* min-heap, then sorted        */
+	size_t n_top;
+} lv_dev_t;
+
+struct gmt_levels {
+	gmt_replay_t *rp;
+	tpool_t pool;
+	uint32_t ranges, handles, fw;          /* tree roots */
+	lv_dev_t **dev;                        /* index ordinal + 1 */
+	size_t n_dev;
+	int *dirty;
+	size_t n_dirty, cap_dirty;
+	lv_pending_t *pend;
+	size_t n_pend, cap_pend;
+	unsigned top_n;
+	int finished;
+};
+
+static inline uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static inline unsigned own(unsigned owner)
+{
+	return owner <= 1 ? owner : 2;
+}
+
+static inline uint64_t end_of(uint64_t a, uint64_t size)
+{
+	return a + size < a ? UINT64_MAX : a + size;
+}
+
+static lv_dev_t *dev_get(gmt_levels_t *lv, int ordinal)
+{
+	if (ordinal < -1)
+		ordinal = -1;
+	if (ordinal > 32766)
+		ordinal = 32766;
+	size_t idx = (size_t)(ordinal + 1);
+	if (idx < lv->n_dev && lv->dev[idx])
+		return lv->dev[idx];
+	if (idx >= lv->n_dev) {
+		size_t n = lv->n_dev ? lv->n_dev : 4;
+		while (n <= idx)
+			n *= 2;
+		lv_dev_t **nd = realloc(lv->dev, n * sizeof(*nd));
+		if (!nd)
+			return NULL;
+		memset(nd + lv->n_dev, 0, (n - lv->n_dev) * sizeof(*nd));
+		lv->dev = nd;
+		lv->n_dev = n;
+	}
+	lv_dev_t *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->ordinal = ordinal;
+	lv->dev[idx] = d;
+	return d;
+}
+
+static const lv_dev_t *dev_find(const gmt_levels_t *lv, int ordinal)
+{
+	if (ordinal < -1)
+		return NULL;
+	size_t idx = (size_t)(ordinal + 1);
+	return idx < lv->n_dev ? lv->dev[idx] : NULL;
+}
+
+static int mark(gmt_levels_t *lv, lv_dev_t *d)
+{
+	if (d->dirty)
+		return 0;
+	if (lv->n_dirty == lv->cap_dirty) {
+		size_t nc = lv->cap_dirty ? lv->cap_dirty * 2 : 8;
+		int *p = realloc(lv->dirty, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		lv->dirty = p;
+		lv->cap_dirty = nc;
+	}
+	lv->dirty[lv->n_dirty++] = d->ordinal;
+	d->dirty = 1;
+	return 0;
+}
+
+/* Whether a driver range of a device counts as outside (for the list of
+ * outside allocations) when it was never inside a framework range: without
+ * framework events, stream-ordered allocations are the allocator's own. */
+static int counts_outside(const lv_dev_t *d, unsigned kind)
+{
+	return !(kind == GMT_KIND_ASYNC && !d->fw_seen && d->async_seen);
+}
+
+static int outlier_less(const gmt_outlier_t *a, const gmt_outlier_t *b)
+{
+	if (a->size != b->size)
+		return a->size < b->size;
+	if (a->ts != b->ts)
+		return a->ts > b->ts;   /* the earlier one ranks higher */
+	return a->addr > b->addr;
+}
+
+static void outlier_push(gmt_levels_t *lv, lv_dev_t *d, const gmt_outlier_t *o)
+{
+	d->outliers[own(o->owner)]++;
+	if (!lv->top_n)
+		return;
+	if (!d->top) {
+		d->top = calloc(lv->top_n, sizeof(*d->top));
+		if (!d->top)
+			return;  /* the list is a convenience: counts stay right */
+	}
+	size_t i;
+	if (d->n_top < lv->top_n) {
+		i = d->n_top++;
+		while (i && outlier_less(o, &d->top[(i - 1) / 2])) {
+			d->top[i] = d->top[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+		d->top[i] = *o;
+		return;
+	}
+	if (!outlier_less(&d->top[0], o))
+		return;
+	i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= d->n_top)
+			break;
+		if (c + 1 < d->n_top && outlier_less(&d->top[c + 1], &d->top[c]))
+			c++;
+		if (!outlier_less(&d->top[c], o))
+			break;
+		d->top[i] = d->top[c];
+		i = c;
+	}
+	d->top[i] = *o;
+}
+
+static void node_outlier(gmt_levels_t *lv, const tnode_t *n, int is_handle, uint64_t freed_ts)
+{
+	lv_dev_t *d = dev_get(lv, n->dev);
+	if (!d || (n->flags & F_EVER) || !counts_outside(d, n->kind))
+		return;
+	gmt_outlier_t o = { .addr = n->key, .size = n->size, .ts = n->ts, .freed_ts = freed_ts,
+			    .stack = n->stack, .dev = n->dev, .kind = n->kind, .owner = n->owner,
+			    .is_handle = (uint8_t)is_handle };
+	outlier_push(lv, d, &o);
+}
+
+/* ---- containment -------------------------------------------------------- */
+
+/* Sets a driver range's inside flag and moves its bytes. */
+static int set_inside(gmt_levels_t *lv, uint32_t t, int inside)
+{
+	tnode_t *N = lv->pool.n;
+	if (!!(N[t].flags & F_INSIDE) == !!inside)
+		return 0;
+	if (inside)
+		N[t].flags |= F_INSIDE | F_EVER;
+	else
+		N[t].flags &= (uint8_t)~F_INSIDE;
+	if (!(N[t].flags & F_MAP)) {
+		lv_dev_t *d = dev_get(lv, N[t].dev);
+		if (!d)
+			return -ENOMEM;
+		unsigned o = own(N[t].owner);
+		if (inside)
+			d->inside_owner[o] += N[t].size;
+		else
+			d->inside_owner[o] = sub0(d->inside_owner[o], N[t].size);
+		return mark(lv, d);
+	}
+	uint32_t h = t_find(N, lv->handles, N[t].aux);
+	if (!h)
+		return 0;
+	lv_dev_t *d = dev_get(lv, N[h].dev);
+	if (!d)
+		return -ENOMEM;
+	unsigned o = own(N[h].owner);
+	if (inside) {
+		if (N[h].aux++ == 0) {
+			d->inside_owner[o] += N[h].size;
+			N[h].flags |= F_EVER;
+		}
+	} else if (N[h].aux) {
+		if (--N[h].aux == 0)
+			d->inside_owner[o] = sub0(d->inside_owner[o], N[h].size);
+	}
+	return mark(lv, d);
+}
+
+/* The device whose framework ranges decide a driver range (-2: none). */
+static int range_dev(const gmt_levels_t *lv, uint32_t t)
+{
+	const tnode_t *N = lv->pool.n;
+	if (!(N[t].flags & F_MAP))
+		return N[t].dev;
+	uint32_t h = t_find(N, lv->handles, N[t].aux);
+	return h ? N[h].dev : -2;
+}
+
+static int eval_range(gmt_levels_t *lv, uint32_t t)
+{
+	int dv = range_dev(lv, t);
+	if (dv < -1)
+		return 0;
+	const lv_dev_t *d = dev_find(lv, dv);
+	const tnode_t *n = &lv->pool.n[t];
+	int in = d && d->fwr.n && iset_contains(&d->fwr, n->key, end_of(n->key, n->size));
+	return set_inside(lv, t, in);
+}
+
+/* Re-examines the driver ranges of device dv that intersect [a, b). */
+static int reeval(gmt_levels_t *lv, int dv, uint64_t a, uint64_t b)
+{
+	const tnode_t *N = lv->pool.n;
+	uint32_t t = t_pred(N, lv->ranges, a);
+	int rc = 0;
+	if (t && end_of(N[t].key, N[t].size) > a && range_dev(lv, t) == dv)
+		rc = eval_range(lv, t);
+	for (t = t_lower(N, lv->ranges, a); t && !rc && lv->pool.n[t].key < b;) {
+		uint64_t k = lv->pool.n[t].key;
+		if (range_dev(lv, t) == dv)
+			rc = eval_range(lv, t);
+		if (k == UINT64_MAX)
+			break;
+		t = t_lower(lv->pool.n, lv->ranges, k + 1);
+	}
+	return rc;
+}
+
+/* ---- pending stream-ordered frees --------------------------------------- */
+
+static int pend_add(gmt_levels_t *lv, lv_dev_t *d, uint64_t stream, unsigned owner,
+		    uint64_t size, int outside)
+{
+	lv_pending_t *p = NULL;
+	for (size_t i = 0; i < lv->n_pend; i++)
+		if (lv->pend[i].stream == stream && lv->pend[i].dev == d->ordinal &&
+		    lv->pend[i].owner == owner) {
+			p = &lv->pend[i];
+			break;
+		}
+	if (!p) {
+		if (lv->n_pend == lv->cap_pend) {
+			size_t nc = lv->cap_pend ? lv->cap_pend * 2 : 8;
+			lv_pending_t *np = realloc(lv->pend, nc * sizeof(*np));
+			if (!np)
+				return -ENOMEM;
+			lv->pend = np;
+			lv->cap_pend = nc;
+		}
+		p = &lv->pend[lv->n_pend++];
+		memset(p, 0, sizeof(*p));
+		p->stream = stream;
+		p->dev = d->ordinal;
+		p->owner = owner;
+	}
+	p->total += size;
+	d->pend_total += size;
+	if (outside) {
+		p->outside += size;
+		d->pend_out_owner[owner] += size;
+	}
+	return mark(lv, d);
+}
+
+/* Drops pending entries: all (all = 1), of one stream, or of one device. */
+static int pend_release(gmt_levels_t *lv, int all, int by_stream, uint64_t stream, int dev)
+{
+	size_t j = 0;
+	int rc = 0;
+	for (size_t i = 0; i < lv->n_pend; i++) {
+		lv_pending_t *p = &lv->pend[i];
+		int hit = all || (by_stream ? p->stream == stream : p->dev == dev);
+		if (!hit) {
+			lv->pend[j++] = *p;
+			continue;
+		}
+		lv_dev_t *d = dev_get(lv, p->dev);
+		if (!d)
+			return -ENOMEM;
+		d->pend_total = sub0(d->pend_total, p->total);
+		d->pend_out_owner[p->owner] = sub0(d->pend_out_owner[p->owner], p->outside);
+		rc |= mark(lv, d);
+	}
+	lv->n_pend = j;
+	return rc;
+}
+
+/* A FREE_FAIL put a stream-ordered block back: its free is no longer
+ * pending (the free's stream is not known here: the first entry of that
+ * device and owner large enough gives the bytes back). */
+static void pend_undo(gmt_levels_t *lv, lv_dev_t *d, unsigned owner, uint64_t size, int outside)
+{
+	for (size_t i = 0; i < lv->n_pend; i++) {
+		lv_pending_t *p = &lv->pend[i];
+		if (p->dev != d->ordinal || p->owner != owner || p->total < size)
+			continue;
+		p->total -= size;
+		d->pend_total = sub0(d->pend_total, size);
+		if (outside) {
+			p->outside = sub0(p->outside, size);
+			d->pend_out_owner[owner] = sub0(d->pend_out_owner[owner], size);
+		}
+		return;
+	}
+}
+
+/* ---- the replay's observer ---------------------------------------------- */
+
+static int range_del(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
+{
+	tnode_t *N;
+	int rc = set_inside(lv, t, 0);
+	if (rc)
+		return rc;
+	N = lv->pool.n;
+	tnode_t n = N[t];
+	t_unlink(N, &lv->ranges, n.key);
+	t_release(&lv->pool, t);
+	if (n.flags & F_MAP)
+		return 0;
+	lv_dev_t *d = dev_get(lv, n.dev);
+	if (!d)
+		return -ENOMEM;
+	if (n.kind == GMT_KIND_ASYNC) {
+		unsigned o = own(n.owner);
+		d->async_owner[o] = sub0(d->async_owner[o], n.size);
+		if (cause && cause->type == GMT_EV_FREE &&
+		    (rc = pend_add(lv, d, cause->stream, o, n.size, counts_outside(d, n.kind))))
+			return rc;
+	}
+	node_outlier(lv, &n, 0, cause ? cause->ts : 0);
+	return mark(lv, d);
+}
+
+static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t *o)
+{
+	gmt_levels_t *lv = ctx;
+	uint32_t t;
+	int rc;
+	switch (o->op) {
+	case GMT_OBS_BLOCK_ADD:
+	case GMT_OBS_MAP_ADD: {
+		int is_map = o->op == GMT_OBS_MAP_ADD;
+		if ((t = t_find(lv->pool.n, lv->ranges, o->key)) && (rc = range_del(lv, t, NULL)))
+			return rc;
+		if (!(t = t_alloc(&lv->pool)))
+			return -ENOMEM;
+		tnode_t *n = &lv->pool.n[t];
+		n->key = o->key;
+		n->size = o->size;
+		n->ts = cause ? cause->ts : 0;
+		n->stack = cause ? cause->stack : 0;
+		n->dev = (int16_t)(is_map ? -1 : o->dev);
+		n->kind = (uint8_t)o->kind;
+		n->owner = (uint8_t)own(o->owner);
+		n->aux = is_map ? o->handle : 0;
+		n->flags = is_map ? F_MAP : 0;
+		n->tree = T_RANGE;
+		t_insert(lv->pool.n, &lv->ranges, t);
+		if (!is_map) {
+			lv_dev_t *d = dev_get(lv, o->dev);
+			if (!d)
+				return -ENOMEM;
+			if (o->kind == GMT_KIND_ASYNC) {
+				d->async_seen = 1;
+				d->async_owner[own(o->owner)] += o->size;
+				if (cause && cause->type == GMT_EV_FREE_FAIL)
+					pend_undo(lv, d, own(o->owner), o->size, counts_outside(d, o->kind));
+			}
+			if ((rc = mark(lv, d)))
+				return rc;
+		}
+		return eval_range(lv, t);
+	}
+	case GMT_OBS_BLOCK_DEL:
+	case GMT_OBS_MAP_DEL:
+		t = t_find(lv->pool.n, lv->ranges, o->key);
+		return t ? range_del(lv, t, cause) : 0;
+	case GMT_OBS_HANDLE_ADD: {
+		if ((t = t_find(lv->pool.n, lv->handles, o->key))) {
+			t_unlink(lv->pool.n, &lv->handles, o->key);
+			t_release(&lv->pool, t);
+		}
+		if (!(t = t_alloc(&lv->pool)))
+			return -ENOMEM;
+		tnode_t *n = &lv->pool.n[t];
+		n->key = o->key;
+		n->size = o->size;
+		n->ts = cause ? cause->ts : 0;
+		n->stack = cause ? cause->stack : 0;
+		n->dev = (int16_t)o->dev;
+		n->kind = GMT_KIND_VMM;
+		n->owner = (uint8_t)own(o->owner);
+		n->tree = T_HANDLE;
+		t_insert(lv->pool.n, &lv->handles, t);
+		lv_dev_t *d = dev_get(lv, o->dev);
+		return d ? mark(lv, d) : -ENOMEM;
+	}
+	case GMT_OBS_HANDLE_DEL: {
+		t = t_unlink(lv->pool.n, &lv->handles, o->key);
+		if (!t)
+			return 0;
+		tnode_t n = lv->pool.n[t];
+		t_release(&lv->pool, t);
+		lv_dev_t *d = dev_get(lv, n.dev);
+		if (!d)
+			return -ENOMEM;
+		if (n.aux)
+			d->inside_owner[n.owner] = sub0(d->inside_owner[n.owner], n.size);
+		node_outlier(lv, &n, 1, cause ? cause->ts : 0);
+		return mark(lv, d);
+	}
+	}
+	return 0;
+}
+
+/* ---- framework events --------------------------------------------------- */
+
+static int fw_event(gmt_levels_t *lv, const gmt_devent_t *e)
+{
+	lv_dev_t *d = dev_get(lv, e->device);
+	uint32_t t;
+	int rc = 0;
+	if (!d)
+		return -ENOMEM;
+	tnode_t *N = lv->pool.n;
+	switch (e->type) {
+	case GMT_EV_FW_ALLOC:
+		d->fw_seen = 1;
+		if ((t = t_unlink(N, &lv->fw, e->addr))) {
+			d->fw_anomalies++;   /* a block handed out twice */
+			lv_dev_t *od = dev_get(lv, N[t].dev);
+			if (!od)
+				return -ENOMEM;
+			if (N[t].aux == 1)
+				od->fw_req = sub0(od->fw_req, N[t].size);
+			od->fw_held = sub0(od->fw_held, N[t].size);
+			t_release(&lv->pool, t);
+			if ((rc = mark(lv, od)))
+				return rc;
+		}
+		if (!(t = t_alloc(&lv->pool)))
+			return -ENOMEM;
+		N = lv->pool.n;
+		N[t].key = e->addr;
+		N[t].size = e->size;
+		N[t].ts = e->ts;
+		N[t].dev = (int16_t)d->ordinal;
+		N[t].aux = 1;        /* live; 2: free requested */
+		N[t].tree = T_FW;
+		t_insert(N, &lv->fw, t);
+		d->fw_req += e->size;
+		d->fw_held += e->size;
+		break;
+	case GMT_EV_FW_FREE_REQUESTED:
+		d->fw_seen = 1;
+		t = t_find(N, lv->fw, e->addr);
+		if (!t || N[t].aux != 1) {
+			d->fw_anomalies++;
+			break;
+		}
+		N[t].aux = 2;
+		d = dev_get(lv, N[t].dev);
+		if (!d)
+			return -ENOMEM;
+		d->fw_req = sub0(d->fw_req, N[t].size);
+		break;
+	case GMT_EV_FW_FREE_COMPLETED:
+		d->fw_seen = 1;
+		t = t_unlink(N, &lv->fw, e->addr);
+		if (!t) {
+			d->fw_anomalies++;
+			break;
+		}
+		d = dev_get(lv, N[t].dev);
+		if (!d)
+			return -ENOMEM;
+		if (N[t].aux == 1)   /* completed with no request seen */
+			d->fw_req = sub0(d->fw_req, N[t].size);
+		d->fw_held = sub0(d->fw_held, N[t].size);
+		t_release(&lv->pool, t);
+		break;
+	case GMT_EV_FW_SEGMENT_ALLOC:
+	case GMT_EV_FW_SEGMENT_MAP:
+		d->fw_seen = d->fw_seg_seen = 1;
+		d->fw_reserved += e->size;
+		if ((rc = iset_add(&d->fwr, e->addr, end_of(e->addr, e->size))))
+			return rc;
+		if ((rc = reeval(lv, d->ordinal, e->addr, end_of(e->addr, e->size))))
+			return rc;
+		break;
+	case GMT_EV_FW_SEGMENT_FREE:
+	case GMT_EV_FW_SEGMENT_UNMAP:
+		d->fw_seen = d->fw_seg_seen = 1;
+		if (e->size > d->fw_reserved)
+			d->fw_anomalies++;
+		d->fw_reserved = sub0(d->fw_reserved, e->size);
+		if ((rc = iset_remove(&d->fwr, e->addr, end_of(e->addr, e->size))))
+			return rc;
+		if ((rc = reeval(lv, d->ordinal, e->addr, end_of(e->addr, e->size))))
+			return rc;
+		break;
+	case GMT_EV_FW_LOST:
+		if (!d->fw_lost)
+			d->fw_lost_first_ts = e->ts;
+		d->fw_lost += e->size;
+		return 0;
+	default:
+		return 0;   /* FW_OOM and the checkpoints change no level */
+	}
+	return mark(lv, d);
+}
+
+/* ---- public -------------------------------------------------------------- */
+
+gmt_levels_t *gmt_levels_new(const char *file, unsigned top_n)
+{
+	gmt_levels_t *lv = calloc(1, sizeof(*lv));
+	if (!lv)
+		return NULL;
+	lv->rp = gmt_replay_new(file);
+	if (!lv->rp) {
+		free(lv);
+		return NULL;
+	}
+	lv->pool.rng = 0x9E3779B97F4A7C15ull;
+	lv->top_n = top_n;
+	gmt_replay_observe(lv->rp, levels_observe, lv);
+	return lv;
+}
+
+void gmt_levels_free(gmt_levels_t *lv)
+{
+	if (!lv)
+		return;
+	gmt_replay_free(lv->rp);
+	for (size_t i = 0; i < lv->n_dev; i++) {
+		if (!lv->dev[i])
+			continue;
+		free(lv->dev[i]->fwr.iv);
+		free(lv->dev[i]->top);
+		free(lv->dev[i]);
+	}
+	free(lv->dev);
+	free(lv->dirty);
+	free(lv->pend);
+	free(lv->pool.n);
+	free(lv);
+}
+
+gmt_replay_t *gmt_levels_replay(gmt_levels_t *lv)
+{
+	return lv->rp;
+}
+
+int gmt_levels_event(gmt_levels_t *lv, const gmt_devent_t *e)
+{
+	int rc = gmt_replay_event(lv->rp, e);
+	if (rc)
+		return rc;
+	switch (e->type) {
+	case GMT_EV_MEMINFO:
+	case GMT_EV_POOL_RESERVED: {
+		lv_dev_t *d = dev_get(lv, e->device);
+		return d ? mark(lv, d) : -ENOMEM;
+	}
+	case GMT_EV_SYNC: {
+		unsigned kind = (unsigned)(e->aux & 0xffffffffu);
+		if (e->aux >> 32)
+			return 0;   /* a failed sync proves nothing */
+		if (kind == GMT_SYNC_STREAM)
+			return lv->n_pend ? pend_release(lv, 0, 1, e->stream, 0) : 0;
+		if (kind == GMT_SYNC_CTX)
+			return lv->n_pend ? pend_release(lv, 1, 0, 0, 0) : 0;
+		return 0;
+	}
+	case GMT_EV_POOL_TRIM:
+		if (!lv->n_pend)
+			return 0;
+		return pend_release(lv, e->device < 0, 0, 0, e->device);
+	default:
+		if (e->type >= GMT_EV_FW_ALLOC && e->type <= GMT_EV_FW_LOST)
+			return fw_event(lv, e);
+		return 0;
+	}
+}
+
+const int *gmt_levels_take_dirty(gmt_levels_t *lv, size_t *n)
+{
+	*n = lv->n_dirty;
+	for (size_t i = 0; i < lv->n_dirty; i++) {
+		lv_dev_t *d = (lv_dev_t *)dev_find(lv, lv->dirty[i]);
+		if (d)
+			d->dirty = 0;
+	}
+	lv->n_dirty = 0;
+	return lv->dirty;
+}
+
+size_t gmt_levels_devices(const gmt_levels_t *lv, int *out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 1; i < lv->n_dev; i++) {
+		if (!lv->dev[i])
+			continue;
+		if (n < cap)
+			out[n] = lv->dev[i]->ordinal;
+		n++;
+	}
+	return n;
+}
+
+/* The pools' latest reserved bytes on a device; 0 when none was sampled
+ * (*has says whether one was). */
+static uint64_t pool_reserved(const gmt_summary_t *s, int dev, int *has)
+{
+	uint64_t sum = 0;
+	*has = 0;
+	for (size_t i = 0; i < s->n_pools; i++) {
+		const gmt_pool_summary_t *p = &s->pools[i];
+		if (p->device == dev && p->reserved_samples) {
+			*has = 1;
+			sum += p->reserved_current;
+		}
+	}
+	return sum;
+}
+
+void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, gmt_lv_vals_t *v)
+{
+	const gmt_summary_t *s = gmt_replay_summary(lv->rp);
+	const gmt_dev_summary_t *rd = gmt_summary_device(s, ordinal);
+	const lv_dev_t *d = dev_find(lv, ordinal);
+	static const lv_dev_t none;
+	static const gmt_dev_summary_t rnone;
+	int held = view == GMT_VIEW_HELD, has_pool;
+	memset(v, 0, sizeof(*v));
+	if (!d)
+		d = &none;
+	if (!rd)
+		rd = &rnone;
+
+	uint64_t async_live = 0;
+	for (int o = 0; o < GMT_DOWNERS; o++)
+		async_live += d->async_owner[o];
+	if (d->fw_seen) {
+		v->has_allocated = 1;
+		v->asrc = GMT_ASRC_FRAMEWORK;
+		v->allocated = held ? d->fw_held : d->fw_req;
+	} else if (d->async_seen) {
+		v->has_allocated = 1;
+		v->asrc = GMT_ASRC_STREAM;
+		v->allocated = async_live + (held ? d->pend_total : 0);
+	}
+	uint64_t pool = pool_reserved(s, ordinal, &has_pool);
+	if (d->fw_seg_seen) {
+		v->has_reserved = 1;
+		v->rsrc = GMT_RSRC_SEGMENTS;
+		v->reserved = d->fw_reserved;
+	} else if (has_pool) {
+		v->has_reserved = 1;
+		v->rsrc = GMT_RSRC_POOL;
+		v->reserved = pool;
+	}
+	for (int o = 0; o < GMT_DOWNERS; o++) {
+		uint64_t x;
+		if (v->asrc == GMT_ASRC_STREAM)
+			x = sub0(rd->live.owner[o], d->async_owner[o]);
+		else
+			x = sub0(rd->live.owner[o], d->inside_owner[o]) + (held ? d->pend_out_owner[o] : 0);
+		v->outside_owner[o] = x;
+		v->outside += x;
+	}
+	v->held = (v->has_reserved ? v->reserved : v->has_allocated ? v->allocated : 0) + v->outside;
+	if (rd->meminfo_samples) {
+		v->has_used = 1;
+		v->used = sub0(rd->meminfo_total, rd->meminfo_free);
+		v->untraced = (int64_t)(v->used - v->held);
+	}
+}
+
+int gmt_levels_finish(gmt_levels_t *lv)
+{
+	if (lv->finished)
+		return 0;
+	lv->finished = 1;
+	for (uint32_t i = 1; i < lv->pool.used; i++) {
+		const tnode_t *n = &lv->pool.n[i];
+		if (n->tree == T_RANGE && !(n->flags & F_MAP))
+			node_outlier(lv, n, 0, 0);
+		else if (n->tree == T_HANDLE)
+			node_outlier(lv, n, 1, 0);
+	}
+	for (size_t i = 0; i < lv->n_dev; i++) {
+		lv_dev_t *d = lv->dev[i];
+		if (!d || !d->n_top)
+			continue;
+		/* heap -> largest first (insertion sort: at most top_n) */
+		for (size_t a = 1; a < d->n_top; a++) {
+			gmt_outlier_t x = d->top[a];
+			size_t b = a;
+			while (b && outlier_less(&d->top[b - 1], &x)) {
+				d->top[b] = d->top[b - 1];
+				b--;
+			}
+			d->top[b] = x;
+		}
+	}
+	return 0;
+}
+
+int gmt_levels_dev_info(const gmt_levels_t *lv, int ordinal, gmt_lv_dev_info_t *out)
+{
+	const lv_dev_t *d = dev_find(lv, ordinal);
+	memset(out, 0, sizeof(*out));
+	out->ordinal = ordinal;
+	if (!d)
+		return -1;
+	memcpy(out->outliers, d->outliers, sizeof(out->outliers));
+	out->top = d->top;
+	out->n_top = d->n_top;
+	out->fw_lost = d->fw_lost;
+	out->fw_lost_first_ts = d->fw_lost_first_ts;
+	out->fw_anomalies = d->fw_anomalies;
+	return 0;
+}
+
+const char *gmt_asrc_name(unsigned src)
+{
+	switch (src) {
+	case GMT_ASRC_FRAMEWORK: return "framework events";
+	case GMT_ASRC_STREAM: return "driver stream-ordered events";
+	default: return NULL;
+	}
+}
+
+const char *gmt_rsrc_name(unsigned src)
+{
+	switch (src) {
+	case GMT_RSRC_SEGMENTS: return "framework segments";
+	case GMT_RSRC_POOL: return "pool attributes";
+	default: return NULL;
+	}
+}
+
+const char *gmt_view_name(unsigned view)
+{
+	return view == GMT_VIEW_HELD ? "held" : "requested";
+}

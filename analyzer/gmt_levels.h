@@ -1,0 +1,110 @@
+/*
+ * gmt_levels.h - PRIVATE to analyzer/: what each device holds at each
+ * instant, in the terms of a framework (allocated, reserved) and of the
+ * driver (outside the framework, device used), for `phases` and `curves`.
+ *
+ * The engine is fed one event at a time in time order (the merged time line
+ * of gmt_timeline.c). It drives a replay (gmt_replay.c) for the driver-level
+ * bytes and observes it to know, for every live driver allocation, whether
+ * it lies inside a framework segment. The definitions of every quantity and
+ * its source are in docs/analyzer.md ("Quantities").
+ */
+#ifndef GMT_LEVELS_H
+#define GMT_LEVELS_H
+
+#include <stdint.h>
+
+#include "gmt_replay.h"
+
+/* Two views of stream-ordered frees (docs/analyzer.md, "Views"). */
+enum gmt_view {
+	GMT_VIEW_REQUESTED = 0,  /* bytes leave at the free request        */
+	GMT_VIEW_HELD = 1,       /* ... when the stream is known past it   */
+	GMT_VIEWS = 2
+};
+
+/* Where "allocated" comes from on a device. */
+enum gmt_alloc_src {
+	GMT_ASRC_NONE = 0,       /* unknown                                */
+	GMT_ASRC_FRAMEWORK = 1,  /* FW_ALLOC / FW_FREE_* events            */
+	GMT_ASRC_STREAM = 2      /* driver stream-ordered allocations      */
+};
+
+/* Where "reserved" comes from on a device. */
+enum gmt_res_src {
+	GMT_RSRC_NONE = 0,
+	GMT_RSRC_SEGMENTS = 1,   /* FW_SEGMENT_* events                    */
+	GMT_RSRC_POOL = 2        /* POOL_RESERVED samples                  */
+};
+
+/* One device, one view, one instant. */
+typedef struct gmt_lv_vals {
+	uint64_t allocated;      /* valid when has_allocated               */
+	uint64_t reserved;       /* valid when has_reserved                */
+	uint64_t outside;        /* driver bytes outside the framework     */
+	uint64_t outside_owner[GMT_DOWNERS];
+	uint64_t used;           /* device used (MEMINFO), when has_used   */
+	uint64_t held;           /* reserved (else allocated, else 0) + outside */
+	int64_t untraced;        /* used - held: an estimate, when has_used */
+	uint8_t has_allocated, has_reserved, has_used;
+	uint8_t asrc, rsrc;      /* enum gmt_alloc_src, gmt_res_src        */
+} gmt_lv_vals_t;
+
+/* A driver allocation that never lay inside a framework segment. */
+typedef struct gmt_outlier {
+	uint64_t addr, size, ts, freed_ts;   /* freed_ts 0: live at the end */
+	uint32_t stack;
+	int dev;
+	uint8_t kind, owner, is_handle;
+} gmt_outlier_t;
+
+typedef struct gmt_lv_dev_info {
+	int ordinal;
+	uint64_t outliers[GMT_DOWNERS];      /* count by owner            */
+	const gmt_outlier_t *top;            /* largest first             */
+	size_t n_top;
+	uint64_t fw_lost, fw_lost_first_ts;  /* FW_LOST: events lost      */
+	uint64_t fw_anomalies;               /* framework events that did not
+						match its state             */
+} gmt_lv_dev_info_t;
+
+typedef struct gmt_levels gmt_levels_t;
+
+/* A new engine for the trace named file; top_n: outside allocations listed
+ * per device. NULL when out of memory. */
+gmt_levels_t *gmt_levels_new(const char *file, unsigned top_n);
+void gmt_levels_free(gmt_levels_t *lv);
+
+/* The replay inside (its visitor takes the trace's metadata records; its
+ * summary gives devices, header and status). */
+gmt_replay_t *gmt_levels_replay(gmt_levels_t *lv);
+
+/* Applies one event (time order). Returns 0 or a negative errno. */
+int gmt_levels_event(gmt_levels_t *lv, const gmt_devent_t *e);
+
+/* Device ordinals whose values may have changed since the last call, in
+ * the order first touched; the list is then cleared. *n gets the count;
+ * the array is owned by lv and valid until the next event. */
+const int *gmt_levels_take_dirty(gmt_levels_t *lv, size_t *n);
+
+/* Devices seen so far (ordinals >= 0, ascending) into out (cap entries);
+ * returns how many there are. */
+size_t gmt_levels_devices(const gmt_levels_t *lv, int *out, size_t cap);
+
+/* The values of a device now, in a view. */
+void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, gmt_lv_vals_t *out);
+
+/* Finishes the outside-allocation lists (allocations still live count
+ * too); call once, after the last event. */
+int gmt_levels_finish(gmt_levels_t *lv);
+
+/* The outside-allocation list and framework notes of a device (after
+ * gmt_levels_finish). Returns 0, or -1 for a device never seen. */
+int gmt_levels_dev_info(const gmt_levels_t *lv, int ordinal, gmt_lv_dev_info_t *out);
+
+/* Printable sources. */
+const char *gmt_asrc_name(unsigned src);
+const char *gmt_rsrc_name(unsigned src);
+const char *gmt_view_name(unsigned view);
+
+#endif /* GMT_LEVELS_H */

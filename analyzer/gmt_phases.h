@@ -1,0 +1,137 @@
+/*
+ * gmt_phases.h - PRIVATE to analyzer/: phases (RANGE_BEGIN/RANGE_END pairs
+ * chosen as phases) and, per occurrence of each phase name and per device,
+ * what was allocated, reserved, outside the framework and used at its
+ * start and end, and which peaks happened at the same instant.
+ *
+ * The engine takes the merged time line (gmt_timeline.h) one event at a
+ * time and drives a gmt_levels_t for the quantities. Selection, pairing and
+ * the figures are defined in docs/analyzer.md ("phases").
+ */
+#ifndef GMT_PHASES_H
+#define GMT_PHASES_H
+
+#include <stdio.h>
+
+#include "gmt_levels.h"
+
+typedef struct gmt_phase_opts {
+	const char *const *domains;  /* NVTX domains whose ranges are phases at
+					any depth; "*" every named domain */
+	size_t n_domains;
+	const char *const *patterns; /* fnmatch globs on the name; none: all */
+	size_t n_patterns;
+	int all_depths;              /* nested default-domain ranges too */
+	unsigned max_listed;         /* occurrences kept apart per name */
+	unsigned top_n;              /* outside allocations listed per device */
+} gmt_phase_opts_t;
+
+#define GMT_PHASES_DEFAULT_LISTED 100
+#define GMT_PHASES_DEFAULT_TOP 20
+
+/* An instant and the values of one device then. */
+typedef struct gmt_moment {
+	uint64_t ts;
+	uint64_t occ;                /* warm aggregate: the occurrence */
+	int valid;
+	gmt_lv_vals_t v;
+} gmt_moment_t;
+
+/* One occurrence, one device, one view. */
+typedef struct gmt_pfig {
+	int has_start;               /* the device was known at the begin */
+	gmt_lv_vals_t start, end, at_fail;
+	gmt_moment_t max_alloc;      /* maximum allocated, values then */
+	gmt_moment_t max_res;        /* maximum reserved */
+	gmt_moment_t max_held;       /* maximum reserved + outside */
+	gmt_moment_t max_gap;        /* maximum reserved - allocated */
+	gmt_moment_t max_outside;    /* maximum outside (for the bound) */
+	gmt_moment_t max_untraced;   /* maximum untraced estimate */
+} gmt_pfig_t;
+
+typedef struct gmt_pdev {
+	int ordinal;                 /* -1: slot unused */
+	gmt_pfig_t fig[GMT_VIEWS];
+} gmt_pdev_t;
+
+typedef struct gmt_occ {
+	uint32_t name_id, domain_id;
+	unsigned source;
+	uint32_t thread;
+	uint64_t k;                  /* 1 = cold */
+	uint64_t begin_ts, end_ts;   /* end_ts: the last event if unterminated */
+	int ended;
+	int failed;
+	uint64_t fail_ts, fail_size;
+	int fail_dev;
+	unsigned fail_type;          /* GMT_EV_ALLOC_FAIL or GMT_EV_FW_OOM */
+	gmt_pdev_t *dev;             /* index = ordinal */
+	size_t n_dev;
+} gmt_occ_t;
+
+typedef struct gmt_phase_name {
+	uint32_t name_id;
+	uint64_t occurrences, failed, unterminated;
+	gmt_occ_t **listed;          /* by occurrence number */
+	size_t n_listed, cap_listed;
+	uint64_t n_warm;
+	gmt_occ_t warm;              /* aggregate over occurrences >= 2 */
+} gmt_phase_name_t;
+
+typedef struct gmt_phase_anomalies {
+	uint64_t unmatched_ends;     /* an end with no open range */
+	uint64_t name_mismatches;    /* an end naming another range */
+	uint64_t dropped_ranges;     /* beyond the engine's limits */
+} gmt_phase_anomalies_t;
+
+typedef struct gmt_phases gmt_phases_t;
+
+/* Called after each event that changed device values (devs: ordinals >= 0)
+ * or the innermost open phase (phase_changed). */
+typedef struct gmt_phases_hook {
+	void *ctx;
+	int (*reset)(void *ctx);
+	int (*instant)(void *ctx, gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n,
+		       int phase_changed);
+} gmt_phases_hook_t;
+
+gmt_phases_t *gmt_phases_new(const char *file, const gmt_phase_opts_t *o);
+void gmt_phases_free(gmt_phases_t *ph);
+void gmt_phases_set_hook(gmt_phases_t *ph, const gmt_phases_hook_t *hook);
+
+/* Metadata visitor (header, device, string, drops, end) for synthetic
+ * input; ctx = ph. */
+void gmt_phases_visitor(gmt_phases_t *ph, gmt_visitor_t *v);
+
+/* One event of the merged time line. Returns 0 or a negative errno. */
+int gmt_phases_event(gmt_phases_t *ph, const gmt_devent_t *e);
+
+/* Closes what is still open (unterminated) and finishes the lists. res
+ * as for gmt_replay_finish (NULL: a clean synthetic run). */
+int gmt_phases_finish(gmt_phases_t *ph, const gmt_decode_result_t *res);
+
+/* Runs the trace at path through a new engine (two passes when it has a
+ * side stream) and finishes it; *out gets the engine (NULL only when out
+ * of memory). Returns the decoder's status. */
+int gmt_phases_run(const char *path, const gmt_phase_opts_t *o, const gmt_phases_hook_t *hook,
+		   gmt_phases_t **out, gmt_decode_result_t *res);
+
+/* Accessors for renderers. */
+gmt_levels_t *gmt_phases_levels(gmt_phases_t *ph);
+const gmt_summary_t *gmt_phases_summary(const gmt_phases_t *ph);
+const char *gmt_phases_string(const gmt_phases_t *ph, uint32_t id);  /* NULL: unknown */
+const gmt_phase_name_t *gmt_phases_names(const gmt_phases_t *ph, size_t *n);
+const gmt_phase_anomalies_t *gmt_phases_anomalies(const gmt_phases_t *ph);
+/* Name id of the innermost open phase (the latest begun), 0 if none;
+ * *open says whether one is open. */
+uint32_t gmt_phases_current(const gmt_phases_t *ph, int *open);
+/* Devices with values (ordinals >= 0, ascending), as gmt_levels_devices. */
+size_t gmt_phases_devices(const gmt_phases_t *ph, int *out, size_t cap);
+
+/* Renderers (gmt_phases_report.c). */
+void gmt_phases_report_text(FILE *f, gmt_phases_t *ph);
+void gmt_phases_json_begin(FILE *f, const char *command, const char *extra);
+void gmt_phases_report_json(FILE *f, gmt_phases_t *ph, int first);
+void gmt_phases_json_end(FILE *f);
+
+#endif /* GMT_PHASES_H */
