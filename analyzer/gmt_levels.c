@@ -303,6 +303,7 @@ typedef struct lv_dev {
 	uint64_t pend_total;                   /* stream-ordered frees not synced */
 	uint64_t pend_out_owner[GMT_DOWNERS];  /* ... of them outside          */
 	iset_t fwr;                            /* framework ranges             */
+	int64_t untraced[GMT_VIEWS];           /* at the latest MEMINFO sample */
 	uint64_t outliers[GMT_DOWNERS];
 	gmt_outlier_t *top;                    /* min-heap, then sorted        */
 	size_t n_top;
@@ -870,7 +871,19 @@ int gmt_levels_event(gmt_levels_t *lv, const gmt_devent_t *e)
 	if (rc)
 		return rc;
 	switch (e->type) {
-	case GMT_EV_MEMINFO:
+	case GMT_EV_MEMINFO: {
+		/* The untraced estimate is taken at the sample, against what
+		 * was held then; it stays that until the next sample. */
+		lv_dev_t *d = dev_get(lv, e->device);
+		if (!d)
+			return -ENOMEM;
+		for (int w = 0; w < GMT_VIEWS; w++) {
+			gmt_lv_vals_t v;
+			gmt_levels_values(lv, d->ordinal, (enum gmt_view)w, &v);
+			d->untraced[w] = (int64_t)(v.used - v.held);
+		}
+		return mark(lv, d);
+	}
 	case GMT_EV_POOL_RESERVED: {
 		lv_dev_t *d = dev_get(lv, e->device);
 		return d ? mark(lv, d) : -ENOMEM;
@@ -986,7 +999,8 @@ void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, 
 	if (rd->meminfo_samples) {
 		v->has_used = 1;
 		v->used = sub0(rd->meminfo_total, rd->meminfo_free);
-		v->untraced = (int64_t)(v->used - v->held);
+		v->used_ts = rd->meminfo_ts;
+		v->untraced = d->untraced[held];
 	}
 }
 

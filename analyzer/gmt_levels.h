@@ -44,8 +44,10 @@ typedef struct gmt_lv_vals {
 	uint64_t outside;        /* driver bytes outside the framework     */
 	uint64_t outside_owner[GMT_DOWNERS];
 	uint64_t used;           /* device used (MEMINFO), when has_used   */
+	uint64_t used_ts;        /* ... the time of that (latest) sample    */
 	uint64_t held;           /* reserved (else allocated, else 0) + outside */
-	int64_t untraced;        /* used - held: an estimate, when has_used */
+	int64_t untraced;        /* used - held AT THAT SAMPLE: an estimate,
+				    when has_used                           */
 	uint8_t has_allocated, has_reserved, has_used;
 	uint8_t asrc, rsrc;      /* enum gmt_alloc_src, gmt_res_src        */
 } gmt_lv_vals_t;

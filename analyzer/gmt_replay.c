@@ -890,6 +890,11 @@ int gmt_replay_event(gmt_replay_t *r, const gmt_devent_t *e)
 	return apply_event(r, e);
 }
 
+void gmt_replay_note_side(gmt_replay_t *r, uint64_t n)
+{
+	r->s.side_events += n;
+}
+
 static int rp_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags)
 {
 	gmt_replay_t *r = ctx;

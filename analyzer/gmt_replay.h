@@ -203,6 +203,9 @@ void gmt_replay_observe(gmt_replay_t *r, gmt_replay_observer_fn fn, void *ctx);
  * a negative errno. */
 int gmt_replay_event(gmt_replay_t *r, const gmt_devent_t *e);
 
+/* Counts n events (already given to gmt_replay_event) as side-stream ones. */
+void gmt_replay_note_side(gmt_replay_t *r, uint64_t n);
+
 /* Records the decoder's outcome (res may be NULL: a clean synthetic run)
  * and returns the summary, owned by r. */
 const gmt_summary_t *gmt_replay_finish(gmt_replay_t *r, const gmt_decode_result_t *res);
@@ -228,6 +231,14 @@ const char *gmt_curesult_name(unsigned code);
 
 /* Formats bytes as "N B (x.xx GiB)" (binary unit named) into buf. */
 const char *gmt_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+
+/* Writes str as one line of text (control characters and invalid UTF-8 as
+ * '?'), or as a JSON string (escaped; invalid UTF-8 as U+FFFD). */
+void gmt_text_str(FILE *f, const char *str);
+void gmt_json_str(FILE *f, const char *str);
+
+/* "clean", "cut", "damaged", "refused", "unreadable" or "stopped". */
+const char *gmt_status_key(const gmt_summary_t *s);
 
 /* Formats a CLOCK_REALTIME ns value as ISO 8601 UTC with ns. */
 const char *gmt_fmt_utc(char *buf, size_t len, uint64_t realtime_ns);

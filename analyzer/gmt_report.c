@@ -430,6 +430,11 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 		fprintf(f, "Anomalies: none\n");
 }
 
+void gmt_text_str(FILE *f, const char *str)
+{
+	tputs(f, str);
+}
+
 /* ---- JSON -------------------------------------------------------------- */
 
 /* Writes s as a JSON string: control characters escaped, invalid UTF-8
@@ -456,6 +461,16 @@ static void jstr(FILE *f, const char *str)
 		p++;
 	}
 	fputc('"', f);
+}
+
+void gmt_json_str(FILE *f, const char *str)
+{
+	jstr(f, str);
+}
+
+const char *gmt_status_key(const gmt_summary_t *s)
+{
+	return status_key(s);
 }
 
 static void jkey(FILE *f, int *first, const char *k)

@@ -9,6 +9,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "gmt_curves.h"
+#include "gmt_phases.h"
 #include "gmt_replay.h"
 
 #ifndef GMT_VERSION
@@ -19,6 +21,10 @@ enum { EXIT_OK = 0, EXIT_DAMAGED = 1, EXIT_USAGE = 2 };
 
 static const char usage_text[] =
 	"usage: gpumemtrace-analyze summary [--json] [-o FILE] [--stats] TRACE...\n"
+	"       gpumemtrace-analyze phases [--json] [-o FILE] [SELECTION] [--top N]\n"
+	"                                  [--max-occurrences N] TRACE...\n"
+	"       gpumemtrace-analyze curves [--csv|--json] [-o FILE] [--view requested|held]\n"
+	"                                  [--max-rows N] [SELECTION] TRACE...\n"
 	"       gpumemtrace-analyze --version | --help\n"
 	"\n"
 	"Commands:\n"
@@ -28,11 +34,32 @@ static const char usage_text[] =
 	"            host pinned memory and reserved address space (apart), pools,\n"
 	"            drops, and whether the trace ended cleanly, was cut or damaged.\n"
 	"            Several traces (several processes) are reported in the order given.\n"
+	"  phases    per phase occurrence (cold: the first; warm: the later ones, also\n"
+	"            aggregated) and device: allocated, reserved, outside the framework,\n"
+	"            device used at start and end; the maximum allocated, reserved, held\n"
+	"            and gap with the other values AT THAT SAME INSTANT; bounds from\n"
+	"            independent maxima (labelled: no real moment); failed phases; the\n"
+	"            driver allocations outside the framework. Both views: requested, held.\n"
+	"  curves    time series per device (time, phase, allocated, reserved, outside,\n"
+	"            device used, held), one row per instant a value changes.\n"
+	"\n"
+	"Selection (phases, curves): by default our API's phases, the NVTX domain\n"
+	"\"gpumemtrace\" and the outermost ranges of NVTX's default domain.\n"
+	"  --domain NAME     ranges of that NVTX domain too, at any depth (repeatable;\n"
+	"                    '*': every named domain)\n"
+	"  --pattern GLOB    only phases whose name matches (fnmatch; repeatable)\n"
+	"  --all-depths      nested ranges of the default domain too (per-operator ranges)\n"
 	"\n"
 	"Options:\n"
 	"  --json        one JSON document {\"traces\": [...]} (schemas/report.schema.json)\n"
 	"  -o FILE       write the report to FILE instead of standard output\n"
 	"  --stats       print events decoded, seconds, events/s and peak RSS to stderr\n"
+	"  --top N       phases: outside allocations listed per device (default 20)\n"
+	"  --max-occurrences N  phases: occurrences listed per name (default 100)\n"
+	"  --csv         curves: CSV (the default)\n"
+	"  --view V      curves: requested (default) or held\n"
+	"  --max-rows N  curves: at most N rows per device; each of N buckets keeps its\n"
+	"                row with the most bytes held\n"
 	"\n"
 	"Exit status:\n"
 	"  0  every trace was read to its end (ended cleanly, or cut: no END record)\n"
@@ -173,6 +200,256 @@ static int cmd_summary(int argc, char **argv)
 	return rc;
 }
 
+/* Options of phases and curves. */
+typedef struct tl_opts {
+	int json, csv;
+	const char *out_path;
+	const char **domains, **patterns;
+	size_t n_domains, n_patterns;
+	int all_depths;
+	unsigned long top, max_listed;
+	unsigned long long max_rows;
+	enum gmt_view view;
+	char **files;
+	int nfiles;
+} tl_opts_t;
+
+static int parse_ul(const char *cmd, const char *opt, const char *v, unsigned long long max,
+		    unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = v ? strtoull(v, &end, 10) : 0;
+	if (!v || !*v || *end || errno || x > max || v[0] == '-') {
+		fprintf(stderr, "gpumemtrace-analyze: %s: %s needs a number (0 to %llu)\n", cmd, opt, max);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+/* Returns 0, 1 (--help given: exit 0) or -1 (usage error, reported). */
+static int parse_tl(const char *cmd, int argc, char **argv, tl_opts_t *o)
+{
+	int opts_done = 0;
+	unsigned long long x;
+	memset(o, 0, sizeof(*o));
+	o->top = GMT_PHASES_DEFAULT_TOP;
+	o->max_listed = GMT_PHASES_DEFAULT_LISTED;
+	o->files = calloc((size_t)argc + 1, sizeof(char *));
+	o->domains = calloc((size_t)argc + 1, sizeof(char *));
+	o->patterns = calloc((size_t)argc + 1, sizeof(char *));
+	if (!o->files || !o->domains || !o->patterns) {
+		fprintf(stderr, "gpumemtrace-analyze: out of memory\n");
+		return -1;
+	}
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (opts_done || a[0] != '-' || !strcmp(a, "-")) {
+			o->files[o->nfiles++] = argv[i];
+		} else if (!strcmp(a, "--")) {
+			opts_done = 1;
+		} else if (!strcmp(a, "--json")) {
+			o->json = 1;
+		} else if (!strcmp(a, "--csv") && !strcmp(cmd, "curves")) {
+			o->csv = 1;
+		} else if (!strcmp(a, "--all-depths")) {
+			o->all_depths = 1;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 1;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--domain") ||
+			   !strcmp(a, "--pattern") || !strcmp(a, "--top") || !strcmp(a, "--view") ||
+			   !strcmp(a, "--max-occurrences") || !strcmp(a, "--max-rows")) {
+			if (!val) {
+				fprintf(stderr, "gpumemtrace-analyze: %s: %s needs a value\n", cmd, a);
+				return -1;
+			}
+			i++;
+			if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+				o->out_path = val;
+			} else if (!strcmp(a, "--domain")) {
+				o->domains[o->n_domains++] = val;
+			} else if (!strcmp(a, "--pattern")) {
+				o->patterns[o->n_patterns++] = val;
+			} else if (!strcmp(a, "--view") && !strcmp(cmd, "curves")) {
+				if (!strcmp(val, "requested")) {
+					o->view = GMT_VIEW_REQUESTED;
+				} else if (!strcmp(val, "held")) {
+					o->view = GMT_VIEW_HELD;
+				} else {
+					fprintf(stderr, "gpumemtrace-analyze: curves: --view is requested or held, not '%s'\n", val);
+					return -1;
+				}
+			} else if (!strcmp(a, "--top") && !strcmp(cmd, "phases")) {
+				if (parse_ul(cmd, a, val, 1000000, &x))
+					return -1;
+				o->top = (unsigned long)x;
+			} else if (!strcmp(a, "--max-occurrences") && !strcmp(cmd, "phases")) {
+				if (parse_ul(cmd, a, val, 100000000, &x))
+					return -1;
+				o->max_listed = x ? (unsigned long)x : 1;
+			} else if (!strcmp(a, "--max-rows") && !strcmp(cmd, "curves")) {
+				if (parse_ul(cmd, a, val, 1000000000ull, &x) || !x) {
+					if (!x)
+						fprintf(stderr, "gpumemtrace-analyze: curves: --max-rows needs at least 1\n");
+					return -1;
+				}
+				o->max_rows = x;
+			} else {
+				fprintf(stderr, "gpumemtrace-analyze: %s: unknown option '%s'\n", cmd, a);
+				usage(stderr);
+				return -1;
+			}
+		} else {
+			fprintf(stderr, "gpumemtrace-analyze: %s: unknown option '%s'\n", cmd, a);
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (o->json && o->csv) {
+		fprintf(stderr, "gpumemtrace-analyze: curves: --csv and --json exclude each other\n");
+		return -1;
+	}
+	if (!o->nfiles) {
+		fprintf(stderr, "gpumemtrace-analyze: %s: no trace given\n", cmd);
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+static void free_tl(tl_opts_t *o)
+{
+	free(o->files);
+	free(o->domains);
+	free(o->patterns);
+}
+
+/* Reports a trace's decoding outcome on stderr; returns its exit code. */
+static int outcome(const char *file, const gmt_decode_result_t *res)
+{
+	switch (res->status) {
+	case GMT_DECODE_OK:
+		return EXIT_OK;
+	case GMT_DECODE_DAMAGED:
+		fprintf(stderr, "gpumemtrace-analyze: %s (reporting what came before)\n", res->message);
+		return EXIT_DAMAGED;
+	default:
+		fprintf(stderr, "gpumemtrace-analyze: %s\n", res->message[0] ? res->message : file);
+		return EXIT_USAGE;
+	}
+}
+
+/* phases and curves: one engine run per trace over the merged time line. */
+static int cmd_timeline(const char *cmd, int argc, char **argv)
+{
+	tl_opts_t o;
+	int rc = EXIT_OK, curves = !strcmp(cmd, "curves");
+	int p = parse_tl(cmd, argc, argv, &o);
+	if (p) {
+		free_tl(&o);
+		return p > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	FILE *out = stdout;
+	if (o.out_path && !(out = fopen(o.out_path, "w"))) {
+		fprintf(stderr, "gpumemtrace-analyze: %s: cannot open for writing: %s\n",
+			o.out_path, strerror(errno));
+		free_tl(&o);
+		return EXIT_USAGE;
+	}
+	gmt_phase_opts_t po = {
+		.domains = o.domains, .n_domains = o.n_domains,
+		.patterns = o.patterns, .n_patterns = o.n_patterns,
+		.all_depths = o.all_depths, .max_listed = (unsigned)o.max_listed,
+		.top_n = (unsigned)o.top,
+	};
+	char extra[4096];
+	int n = snprintf(extra, sizeof(extra), "\"selection\":{\"all_depths\":%s,\"domains\":[",
+			 o.all_depths ? "true" : "false");
+	if (curves)
+		n = snprintf(extra, sizeof(extra), "\"view\":\"%s\",\"columns\":[\"device\",\"ts_ns\","
+			     "\"time_s\",\"phase\",\"allocated_bytes\",\"reserved_bytes\",\"outside_bytes\","
+			     "\"device_used_bytes\",\"held_bytes\"],\"max_rows\":%llu,"
+			     "\"selection\":{\"all_depths\":%s,\"domains\":[", gmt_view_name(o.view),
+			     o.max_rows, o.all_depths ? "true" : "false");
+	if (o.json) {
+		/* The selection goes into the document; names as JSON strings. */
+		FILE *mf = fmemopen(extra + n, sizeof(extra) - (size_t)n, "w");
+		if (mf) {
+			for (size_t i = 0; i < o.n_domains; i++) {
+				if (i)
+					fputc(',', mf);
+				gmt_json_str(mf, o.domains[i]);
+			}
+			fputs("],\"patterns\":[", mf);
+			for (size_t i = 0; i < o.n_patterns; i++) {
+				if (i)
+					fputc(',', mf);
+				gmt_json_str(mf, o.patterns[i]);
+			}
+			fputs("]}", mf);
+			fputc(0, mf);
+			fclose(mf);
+		}
+		gmt_phases_json_begin(out, cmd, extra);
+	} else if (curves) {
+		gmt_curves_csv_header(out);
+	}
+	for (int i = 0; i < o.nfiles; i++) {
+		gmt_decode_result_t res;
+		gmt_phases_t *ph = NULL;
+		gmt_curves_t *cv = NULL;
+		gmt_phases_hook_t hook;
+		if (curves) {
+			cv = gmt_curves_new(o.view, o.max_rows);
+			if (!cv) {
+				fprintf(stderr, "gpumemtrace-analyze: out of memory\n");
+				rc = EXIT_USAGE;
+				break;
+			}
+			gmt_curves_hook(cv, &hook);
+		}
+		gmt_phases_run(o.files[i], &po, curves ? &hook : NULL, &ph, &res);
+		if (!ph) {
+			fprintf(stderr, "gpumemtrace-analyze: out of memory\n");
+			gmt_curves_free(cv);
+			rc = EXIT_USAGE;
+			break;
+		}
+		if (cv && gmt_curves_finish(cv) && res.status == GMT_DECODE_OK) {
+			res.status = GMT_DECODE_STOPPED;
+			snprintf(res.message, sizeof(res.message), "%s: the rows' temporary file failed", o.files[i]);
+		}
+		int r = outcome(o.files[i], &res);
+		if (r > rc)
+			rc = r;
+		if (curves && o.json) {
+			gmt_curves_json(out, cv, ph, i == 0);
+		} else if (curves) {
+			gmt_curves_csv(out, cv, ph, (unsigned)i);
+		} else if (o.json) {
+			gmt_phases_report_json(out, ph, i == 0);
+		} else {
+			if (i)
+				fputs("\n========================================================================\n\n", out);
+			gmt_phases_report_text(out, ph);
+		}
+		gmt_curves_free(cv);
+		gmt_phases_free(ph);
+	}
+	if (o.json)
+		gmt_phases_json_end(out);
+	if (fflush(out) || (out != stdout && fclose(out))) {
+		fprintf(stderr, "gpumemtrace-analyze: %s: write error: %s\n",
+			o.out_path ? o.out_path : "stdout", strerror(errno));
+		rc = EXIT_USAGE;
+	}
+	free_tl(&o);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -191,6 +468,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "summary"))
 		return cmd_summary(argc - 2, argv + 2);
+	if (!strcmp(cmd, "phases") || !strcmp(cmd, "curves"))
+		return cmd_timeline(cmd, argc - 2, argv + 2);
 	fprintf(stderr, "gpumemtrace-analyze: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -323,6 +323,18 @@ out:
 	return d;
 }
 
+/* For the NVTX memory extension (gmt_nvtx_mem.c): the STRING id of a domain
+ * handle's name, interned now if its ranges are not recorded; 0 for the
+ * default domain. A heap described in domain "rmm" is framework "rmm". */
+uint32_t gmt_nvtx_domain_string(const void *domain);
+uint32_t gmt_nvtx_domain_string(const void *domain)
+{
+	const gmt_nvtx_domain_t *d = domain;
+	if (!d)
+		return 0;
+	return d->name_id ? d->name_id : gmt_tracer_string(d->name);
+}
+
 static nvtxDomainHandle_t h_domain_create_a(const char *name) { return domain_create(name); }
 
 static nvtxDomainHandle_t h_domain_create_w(const wchar_t *name)

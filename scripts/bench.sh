@@ -38,6 +38,15 @@ nostk_bytes=$(stat -c %s "$W"/out/*.gmt)
 stk=$(measure stack env GPUMEMTRACE_STACK_DEPTH=$DEPTH GPUMEMTRACE_OUTPUT="$W/out" LD_PRELOAD="$B/libgpumemtrace.so" "$B/tests/bench_cuda" "$PAIRS" "$DEPTH")
 stk_bytes=$(stat -c %s "$W"/out/*.gmt)
 stk_drops=$("$B/gpumemtrace-analyze" summary --json "$W"/out/*.gmt | python3 -c 'import json,sys; j=json.load(sys.stdin); print(sum(t["drops"]["events"] for t in j["traces"]))' 2>/dev/null || echo "?")
+# A less compressible stream: a live set of 1024 blocks of varying sizes, each
+# pair freeing a random one (bench_cuda's "mixed" mode).
+mixed_bytes() { # depth
+	rm -rf "$W/out"; mkdir -p "$W/out"
+	(cd "$W/out" && traced env GPUMEMTRACE_STACK_DEPTH="$1" "$B/tests/bench_cuda" "$PAIRS" "$DEPTH" mixed >/dev/null)
+	stat -c %s "$W"/out/*.gmt
+}
+mixed_nostk_bytes=$(mixed_bytes 0)
+mixed_stk_bytes=$(mixed_bytes "$DEPTH")
 mplain=$(measure mplain "$B/tests/bench_malloc" "$PAIRS" "$DEPTH")
 if command -v heaptrack >/dev/null 2>&1; then
 	ht=$(measure heaptrack heaptrack -r -o "$W/out/ht" "$B/tests/bench_malloc" "$PAIRS" "$DEPTH")
@@ -46,7 +55,8 @@ else
 fi
 events=$((2 * PAIRS + 2000))
 awk -v p="$plain" -v n="$nostk" -v s="$stk" -v mp="$mplain" -v h="$ht" \
-    -v nb="$nostk_bytes" -v sb="$stk_bytes" -v ev="$events" -v drops="$stk_drops" 'BEGIN {
+    -v nb="$nostk_bytes" -v sb="$stk_bytes" -v ev="$events" -v drops="$stk_drops" \
+    -v mnb="$mixed_nostk_bytes" -v msb="$mixed_stk_bytes" 'BEGIN {
 	printf "\n| configuration | ns/event in the loop | overhead ns/event | target | ratio |\n|---|---|---|---|---|\n"
 	printf "| doubles, plain | %.1f | | | |\n", p
 	printf "| gpumemtrace, stacks off | %.1f | %.1f | <= 60 | %.2f |\n", n, n - p, (n - p) / 60
@@ -60,6 +70,8 @@ awk -v p="$plain" -v n="$nostk" -v s="$stk" -v mp="$mplain" -v h="$ht" \
 	printf "\n| trace | bytes/event | target |\n|---|---|---|\n"
 	printf "| stacks off | %.2f | <= 8 |\n", nb / ev
 	printf "| stacks on (stack records included) | %.2f | <= 8 |\n", sb / ev
+	printf "| mixed sizes and addresses, stacks off | %.2f | <= 8 |\n", mnb / ev
+	printf "| mixed sizes and addresses, stacks on | %.2f | <= 8 |\n", msb / ev
 	printf "events dropped in the traced runs with stacks: %s\n", drops
 }'
 

@@ -106,9 +106,17 @@ def trace_path():
     return p.decode("utf-8", "surrogateescape") if p else None
 
 
+def _boundary():
+    # The PyTorch companion moves the allocator's history into the trace at
+    # every phase boundary (gpumemtrace._framework.on_phase_boundary).
+    if _on_boundary is not None:
+        _on_boundary()
+
+
 def phase_begin(name):
     """Begins a phase on the calling thread. Empty names are ignored."""
     if _fns is not None:
+        _boundary()
         _fns["begin"](_encode(name))
 
 
@@ -116,6 +124,7 @@ def phase_end(name=None):
     """Ends the calling thread's innermost phase; name, if given, should be
     the phase's (a mismatch is recorded as given)."""
     if _fns is not None:
+        _boundary()
         _fns["end"](_encode(name))
 
 
@@ -154,11 +163,13 @@ class phase(object):
 
     def __enter__(self):
         if _fns is not None:
+            _boundary()
             _fns["begin"](self._encoded)
         return self
 
     def __exit__(self, exc_type, exc, tb):
         if _fns is not None:
+            _boundary()
             _fns["end"](self._encoded)
         return False
 
@@ -175,11 +186,13 @@ class phase(object):
 
 
 # The framework channel (gpumemtrace_fw_*), when that module is present.
+_on_boundary = None
 try:
     from ._framework import *  # noqa: F401,F403
     from . import _framework as _fw
 
     __all__ += list(getattr(_fw, "__all__", []))
+    _on_boundary = getattr(_fw, "on_phase_boundary", None)
     del _fw
 except ImportError:
     pass

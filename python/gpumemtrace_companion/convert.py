@@ -18,7 +18,9 @@ run in the new ring near that time. The new entries are those after it.
   - Not found and the ring is full: it overflowed between the two moves;
     everything in it is new and an unknown number of entries before it is
     lost. The estimate is the ring's own event rate times the gap between
-    the last moved entry and the ring's oldest, at least 1.
+    the previous move (when the caller gave now_ns; else the last moved
+    entry) and the ring's oldest entry, at least 1: a guess that assumes the
+    rate held through the gap.
   - Not found and the ring is not full: someone restarted the history
     (another _record_memory_history call): everything in it is new; a
     warning says events may be missing, with no count.
@@ -79,6 +81,7 @@ class ConvertState(object):
         self.devices = {}
         self.last_time_ns = 0
         self.start_time_us = start_time_us
+        self.last_move_us = None    # wall clock (us) of the previous call
 
 
 class Result(object):
@@ -204,7 +207,10 @@ def convert(snapshot, state, offset_ns, max_entries, now_ns=None):
             if anchor is not None:
                 start = anchor + 1
             elif full:
-                n = _lost_estimate(ring, st.tail_time_us)
+                since = st.tail_time_us
+                if state.last_move_us is not None and state.last_move_us > since:
+                    since = state.last_move_us
+                n = _lost_estimate(ring, since)
                 res.lost[device] = n
                 res.warnings.append(
                     "device %d: the allocator's history ring (%d entries) overflowed between two "
@@ -245,4 +251,6 @@ def convert(snapshot, state, offset_ns, max_entries, now_ns=None):
         last = t
         res.events.append((action, device, addr, size, stream, t))
     state.last_time_ns = last
+    if now_ns is not None:
+        state.last_move_us = (now_ns + offset_ns) // 1000
     return res

@@ -1,10 +1,29 @@
 /* bench_cuda.c - N cuMemAlloc_v2/cuMemFree_v2 pairs at call depth D on the
- * driver double (make bench runs it plain and traced). */
+ * driver double (make bench runs it plain and traced).
+ *   bench_cuda PAIRS DEPTH          the same few sizes, freed at once
+ *   bench_cuda PAIRS DEPTH mixed    a live set of 1024 blocks, sizes from
+ *                                   512 B to 4 MiB (log-uniform, fixed seed),
+ *                                   each pair frees a random live block:
+ *                                   addresses and sizes vary as in a real
+ *                                   program, so the trace compresses less */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
+#include <string.h>
 #include "bench_workload.h"
 
 static CUcontext ctx;
+static int mixed;
+#define LIVE 1024
+static CUdeviceptr live[LIVE];
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
 
 static void setup(void)
 {
@@ -20,13 +39,25 @@ static void body(long pairs)
 {
 	for (long i = 0; i < pairs; i++) {
 		CUdeviceptr p;
-		if (cuMemAlloc_v2(&p, 4096 + (size_t)(i & 7) * 512) != CUDA_SUCCESS)
+		if (!mixed) {
+			if (cuMemAlloc_v2(&p, 4096 + (size_t)(i & 7) * 512) != CUDA_SUCCESS)
+				exit(1);
+			cuMemFree_v2(p);
+			continue;
+		}
+		uint64_t r = next_rand();
+		size_t size = (size_t)512 << (r % 14);        /* 512 B .. 4 MiB */
+		size += (size_t)((r >> 8) % 4096) * 512 % size;
+		unsigned slot = (unsigned)(r >> 40) % LIVE;
+		if (live[slot])
+			cuMemFree_v2(live[slot]);
+		if (cuMemAlloc_v2(&live[slot], size) != CUDA_SUCCESS)
 			exit(1);
-		cuMemFree_v2(p);
 	}
 }
 
 int main(int argc, char **argv)
 {
+	mixed = argc > 3 && !strcmp(argv[3], "mixed");
 	return bench_main(argc, argv, setup, body);
 }

@@ -1,0 +1,876 @@
+/*
+ * gmt_phases.c - pairs range events into phases and keeps, for every open
+ * phase occurrence and every device, the values at its start and the
+ * instants of its maxima.
+ *
+ * Pairing: push/pop ranges (our API and NVTX push/pop) nest per thread: an
+ * end closes the thread's innermost open range of those sources (an end that
+ * names another range is counted as a mismatch, and still closes it); NVTX
+ * start/end ranges pair by range id. Every range is tracked for pairing,
+ * selected as a phase or not, so that a pop of an operator range never
+ * closes a phase.
+ *
+ * Figures: after each event, the levels of the devices it touched are
+ * computed once per view and offered to every open occurrence, which keeps
+ * the first instant each maximum was reached with all the values of that
+ * instant: that is what makes the coinciding values real. An occurrence is
+ * folded into its name when it closes: kept apart (the first max_listed) and
+ * merged into the warm aggregate (occurrences 2 and later).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmt_phases.h"
+#include "gmt_timeline.h"
+
+#define MAX_THREADS 65536u
+#define MAX_DEPTH 4096u
+#define MAX_OPEN_IDS 65536u
+
+/* ---- a map from 64-bit keys to pointers (open addressing) --------------- */
+
+typedef struct pmap {
+	uint64_t *k;
+	void **v;
+	size_t cap, n;           /* cap: power of two; v[i] NULL = empty */
+} pmap_t;
+
+static size_t pm_slot(const pmap_t *m, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (m->cap - 1);
+	while (m->v[i] && m->k[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static void *pm_get(const pmap_t *m, uint64_t key)
+{
+	return m->cap ? m->v[pm_slot(m, key)] : NULL;
+}
+
+static int pm_put(pmap_t *m, uint64_t key, void *val)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		pmap_t nm = { .cap = m->cap ? m->cap * 2 : 64 };
+		nm.k = calloc(nm.cap, sizeof(*nm.k));
+		nm.v = calloc(nm.cap, sizeof(*nm.v));
+		if (!nm.k || !nm.v) {
+			free(nm.k);
+			free(nm.v);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->v[i])
+				continue;
+			size_t j = pm_slot(&nm, m->k[i]);
+			nm.k[j] = m->k[i];
+			nm.v[j] = m->v[i];
+			nm.n++;
+		}
+		free(m->k);
+		free(m->v);
+		*m = nm;
+	}
+	size_t i = pm_slot(m, key);
+	if (!m->v[i])
+		m->n++;
+	m->k[i] = key;
+	m->v[i] = val;
+	return 0;
+}
+
+/* ---- engine ------------------------------------------------------------- */
+
+typedef struct open_range {
+	uint64_t id;             /* start/end: the range id */
+	uint32_t name_id;
+	gmt_occ_t *occ;          /* NULL: not a phase */
+} open_range_t;
+
+typedef struct tstack {
+	open_range_t *r;
+	uint32_t n, cap;
+} tstack_t;
+
+struct gmt_phases {
+	gmt_phase_opts_t o;
+	gmt_levels_t *lv;
+	gmt_phases_hook_t hook;
+	pmap_t strings;          /* id -> char* */
+	pmap_t names_by_id;      /* name id + 1 -> index + 1 (as a pointer) */
+	gmt_phase_name_t *names;
+	size_t n_names, cap_names;
+	tstack_t *threads;       /* by thread index */
+	size_t n_threads;
+	open_range_t *ids;       /* open start/end ranges */
+	size_t n_ids, cap_ids;
+	gmt_occ_t **active;      /* open phase occurrences, in begin order */
+	size_t n_active, cap_active;
+	gmt_phase_anomalies_t anom;
+	uint32_t gmt_domain_id;  /* the string id of "gpumemtrace", 0 if none */
+	uint64_t last_ts;
+	int finished;
+	int *devbuf;
+	size_t cap_devbuf;
+	gmt_visitor_t rv;        /* the replay's metadata callbacks */
+	/* Devices changed at pend_ts, not yet offered to the open
+	 * occurrences: an instant's values are those after its last event. */
+	int *pend;
+	uint8_t *pend_flag;      /* by ordinal */
+	size_t n_pend, cap_pend, cap_flag;
+	uint64_t pend_ts;
+};
+
+static const char *str_of(const gmt_phases_t *ph, uint32_t id)
+{
+	return id ? pm_get(&ph->strings, id) : NULL;
+}
+
+static int ph_string(void *ctx, uint32_t id, const char *text, size_t len)
+{
+	gmt_phases_t *ph = ctx;
+	if (!id || pm_get(&ph->strings, id))
+		return 0;   /* ids are never reused; a repeat changes nothing */
+	char *s = malloc(len + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, text, len);
+	s[len] = 0;
+	if (pm_put(&ph->strings, id, s)) {
+		free(s);
+		return -ENOMEM;
+	}
+	if (!ph->gmt_domain_id && !strcmp(s, "gpumemtrace"))
+		ph->gmt_domain_id = id;
+	return 0;
+}
+
+gmt_phases_t *gmt_phases_new(const char *file, const gmt_phase_opts_t *o)
+{
+	gmt_phases_t *ph = calloc(1, sizeof(*ph));
+	if (!ph)
+		return NULL;
+	if (o)
+		ph->o = *o;
+	if (!ph->o.max_listed)
+		ph->o.max_listed = GMT_PHASES_DEFAULT_LISTED;
+	ph->lv = gmt_levels_new(file, ph->o.top_n);
+	if (!ph->lv) {
+		free(ph);
+		return NULL;
+	}
+	gmt_replay_visitor(gmt_levels_replay(ph->lv), &ph->rv);
+	return ph;
+}
+
+static void occ_free(gmt_occ_t *o)
+{
+	if (!o)
+		return;
+	free(o->dev);
+	free(o);
+}
+
+void gmt_phases_free(gmt_phases_t *ph)
+{
+	if (!ph)
+		return;
+	gmt_levels_free(ph->lv);
+	for (size_t i = 0; i < ph->strings.cap; i++)
+		free(ph->strings.v[i]);
+	free(ph->strings.k);
+	free(ph->strings.v);
+	free(ph->names_by_id.k);
+	free(ph->names_by_id.v);
+	for (size_t i = 0; i < ph->n_names; i++) {
+		for (size_t j = 0; j < ph->names[i].n_listed; j++)
+			occ_free(ph->names[i].listed[j]);
+		free(ph->names[i].listed);
+		free(ph->names[i].warm.dev);
+	}
+	free(ph->names);
+	for (size_t i = 0; i < ph->n_threads; i++)
+		free(ph->threads[i].r);
+	free(ph->threads);
+	free(ph->ids);
+	for (size_t i = 0; i < ph->n_active; i++)
+		occ_free(ph->active[i]);
+	free(ph->active);
+	free(ph->devbuf);
+	free(ph->pend);
+	free(ph->pend_flag);
+	free(ph);
+}
+
+void gmt_phases_set_hook(gmt_phases_t *ph, const gmt_phases_hook_t *hook)
+{
+	if (hook)
+		ph->hook = *hook;
+	else
+		memset(&ph->hook, 0, sizeof(ph->hook));
+}
+
+static int ph_header(void *ctx, const gmt_header_t *h)
+{
+	gmt_phases_t *ph = ctx;
+	return ph->rv.header(ph->rv.ctx, h);
+}
+
+static int ph_device(void *ctx, const gmt_device_rec_t *d)
+{
+	gmt_phases_t *ph = ctx;
+	return ph->rv.device(ph->rv.ctx, d);
+}
+
+static int ph_drops(void *ctx, const gmt_drops_t *d)
+{
+	gmt_phases_t *ph = ctx;
+	return ph->rv.drops(ph->rv.ctx, d);
+}
+
+static int ph_end(void *ctx, const gmt_end_t *e)
+{
+	gmt_phases_t *ph = ctx;
+	return ph->rv.end(ph->rv.ctx, e);
+}
+
+void gmt_phases_visitor(gmt_phases_t *ph, gmt_visitor_t *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->ctx = ph;
+	v->header = ph_header;
+	v->device = ph_device;
+	v->drops = ph_drops;
+	v->end = ph_end;
+	v->string = ph_string;
+}
+
+/* ---- figures ------------------------------------------------------------- */
+
+static gmt_pdev_t *occ_dev(gmt_occ_t *o, int ordinal)
+{
+	if (ordinal < 0)
+		return NULL;
+	if ((size_t)ordinal >= o->n_dev) {
+		size_t n = o->n_dev ? o->n_dev : 2;
+		while (n <= (size_t)ordinal)
+			n *= 2;
+		gmt_pdev_t *nd = realloc(o->dev, n * sizeof(*nd));
+		if (!nd)
+			return NULL;
+		for (size_t i = o->n_dev; i < n; i++) {
+			memset(&nd[i], 0, sizeof(nd[i]));
+			nd[i].ordinal = -1;
+		}
+		o->dev = nd;
+		o->n_dev = n;
+	}
+	gmt_pdev_t *p = &o->dev[ordinal];
+	if (p->ordinal < 0)
+		p->ordinal = ordinal;
+	return p;
+}
+
+static inline int64_t gap_of(const gmt_lv_vals_t *v)
+{
+	return (int64_t)(v->reserved - v->allocated);
+}
+
+static void moment(gmt_moment_t *m, uint64_t ts, uint64_t occ, const gmt_lv_vals_t *v)
+{
+	m->valid = 1;
+	m->ts = ts;
+	m->occ = occ;
+	m->v = *v;
+}
+
+/* Offers the values of one instant to one occurrence's figures. */
+static void fig_offer(gmt_pfig_t *f, uint64_t ts, uint64_t k, const gmt_lv_vals_t *v)
+{
+	if (v->has_allocated && (!f->max_alloc.valid || v->allocated > f->max_alloc.v.allocated))
+		moment(&f->max_alloc, ts, k, v);
+	if (v->has_reserved && (!f->max_res.valid || v->reserved > f->max_res.v.reserved))
+		moment(&f->max_res, ts, k, v);
+	if (!f->max_held.valid || v->held > f->max_held.v.held)
+		moment(&f->max_held, ts, k, v);
+	if (v->has_reserved && v->has_allocated &&
+	    (!f->max_gap.valid || gap_of(v) > gap_of(&f->max_gap.v)))
+		moment(&f->max_gap, ts, k, v);
+	if (!f->max_outside.valid || v->outside > f->max_outside.v.outside)
+		moment(&f->max_outside, ts, k, v);
+	if (v->has_used && (!f->max_untraced.valid || v->untraced > f->max_untraced.v.untraced))
+		moment(&f->max_untraced, ts, k, v);
+}
+
+static int offer(gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (devs[i] < 0)
+			continue;
+		gmt_lv_vals_t v[GMT_VIEWS];
+		for (int w = 0; w < GMT_VIEWS; w++)
+			gmt_levels_values(ph->lv, devs[i], (enum gmt_view)w, &v[w]);
+		for (size_t a = 0; a < ph->n_active; a++) {
+			gmt_occ_t *o = ph->active[a];
+			gmt_pdev_t *p = occ_dev(o, devs[i]);
+			if (!p)
+				return -ENOMEM;
+			for (int w = 0; w < GMT_VIEWS; w++)
+				fig_offer(&p->fig[w], ts, o->k, &v[w]);
+		}
+	}
+	return 0;
+}
+
+/* Offers the pending instant's devices to the open occurrences. */
+static int offer_pending(gmt_phases_t *ph)
+{
+	int rc = 0;
+	if (!ph->n_pend)
+		return 0;
+	if (ph->n_active)
+		rc = offer(ph, ph->pend_ts, ph->pend, ph->n_pend);
+	for (size_t i = 0; i < ph->n_pend; i++)
+		ph->pend_flag[ph->pend[i]] = 0;
+	ph->n_pend = 0;
+	return rc;
+}
+
+static int add_pending(gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n)
+{
+	ph->pend_ts = ts;
+	for (size_t i = 0; i < n; i++) {
+		int d = devs[i];
+		if (d < 0)
+			continue;
+		if ((size_t)d >= ph->cap_flag) {
+			size_t nc = ph->cap_flag ? ph->cap_flag : 8;
+			while (nc <= (size_t)d)
+				nc *= 2;
+			uint8_t *nf = realloc(ph->pend_flag, nc);
+			if (!nf)
+				return -ENOMEM;
+			memset(nf + ph->cap_flag, 0, nc - ph->cap_flag);
+			ph->pend_flag = nf;
+			ph->cap_flag = nc;
+		}
+		if (ph->pend_flag[d])
+			continue;
+		if (ph->n_pend == ph->cap_pend) {
+			size_t nc = ph->cap_pend ? ph->cap_pend * 2 : 8;
+			int *np = realloc(ph->pend, nc * sizeof(*np));
+			if (!np)
+				return -ENOMEM;
+			ph->pend = np;
+			ph->cap_pend = nc;
+		}
+		ph->pend[ph->n_pend++] = d;
+		ph->pend_flag[d] = 1;
+	}
+	return 0;
+}
+
+/* The devices with values now, into ph->devbuf. */
+static size_t known_devices(gmt_phases_t *ph)
+{
+	size_t n = gmt_levels_devices(ph->lv, ph->devbuf, ph->cap_devbuf);
+	if (n > ph->cap_devbuf) {
+		int *p = realloc(ph->devbuf, n * 2 * sizeof(*p));
+		if (!p)
+			return 0;
+		ph->devbuf = p;
+		ph->cap_devbuf = n * 2;
+		n = gmt_levels_devices(ph->lv, ph->devbuf, ph->cap_devbuf);
+	}
+	return n;
+}
+
+/* ---- occurrences --------------------------------------------------------- */
+
+static gmt_phase_name_t *name_get(gmt_phases_t *ph, uint32_t name_id)
+{
+	uintptr_t idx = (uintptr_t)pm_get(&ph->names_by_id, (uint64_t)name_id + 1);
+	if (idx)
+		return &ph->names[idx - 1];
+	if (ph->n_names == ph->cap_names) {
+		size_t nc = ph->cap_names ? ph->cap_names * 2 : 8;
+		gmt_phase_name_t *nn = realloc(ph->names, nc * sizeof(*nn));
+		if (!nn)
+			return NULL;
+		ph->names = nn;
+		ph->cap_names = nc;
+	}
+	gmt_phase_name_t *n = &ph->names[ph->n_names];
+	memset(n, 0, sizeof(*n));
+	n->name_id = name_id;
+	n->warm.name_id = name_id;
+	if (pm_put(&ph->names_by_id, (uint64_t)name_id + 1, (void *)(uintptr_t)(ph->n_names + 1)))
+		return NULL;
+	ph->n_names++;
+	return n;
+}
+
+static int selected(const gmt_phases_t *ph, unsigned source, uint32_t name_id,
+		    uint32_t domain_id, uint64_t depth)
+{
+	const char *dom = str_of(ph, domain_id);
+	int yes = 0;
+	if (source == GMT_RANGE_API)
+		yes = 1;
+	else if (domain_id == 0)
+		yes = depth == 0 || ph->o.all_depths;
+	else if (dom && !strcmp(dom, "gpumemtrace"))
+		yes = 1;
+	else
+		for (size_t i = 0; i < ph->o.n_domains && !yes; i++)
+			yes = !strcmp(ph->o.domains[i], "*") || (dom && !strcmp(ph->o.domains[i], dom));
+	if (!yes || !ph->o.n_patterns)
+		return yes;
+	const char *name = str_of(ph, name_id);
+	for (size_t i = 0; i < ph->o.n_patterns; i++)
+		if (!fnmatch(ph->o.patterns[i], name ? name : "", 0))
+			return 1;
+	return 0;
+}
+
+static gmt_occ_t *occ_open(gmt_phases_t *ph, const gmt_devent_t *e, uint32_t name_id,
+			   uint32_t domain_id)
+{
+	gmt_phase_name_t *nm = name_get(ph, name_id);
+	if (!nm)
+		return NULL;
+	if (ph->n_active == ph->cap_active) {
+		size_t nc = ph->cap_active ? ph->cap_active * 2 : 8;
+		gmt_occ_t **na = realloc(ph->active, nc * sizeof(*na));
+		if (!na)
+			return NULL;
+		ph->active = na;
+		ph->cap_active = nc;
+	}
+	gmt_occ_t *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->name_id = name_id;
+	o->domain_id = domain_id;
+	o->source = (unsigned)e->stream;
+	o->thread = e->thread;
+	o->k = ++nm->occurrences;
+	o->begin_ts = e->ts;
+	o->fail_dev = -1;
+	size_t n = known_devices(ph);
+	for (size_t i = 0; i < n; i++) {
+		gmt_pdev_t *p = occ_dev(o, ph->devbuf[i]);
+		if (!p) {
+			occ_free(o);
+			return NULL;
+		}
+		for (int w = 0; w < GMT_VIEWS; w++) {
+			gmt_lv_vals_t v;
+			gmt_levels_values(ph->lv, ph->devbuf[i], (enum gmt_view)w, &v);
+			p->fig[w].has_start = 1;
+			p->fig[w].start = v;
+			fig_offer(&p->fig[w], e->ts, o->k, &v);
+		}
+	}
+	ph->active[ph->n_active++] = o;
+	return o;
+}
+
+static void vals_max(gmt_lv_vals_t *a, const gmt_lv_vals_t *b)
+{
+#define MX(f) if (b->f > a->f) a->f = b->f
+	MX(allocated); MX(reserved); MX(outside); MX(used); MX(held); MX(untraced);
+	for (int o = 0; o < GMT_DOWNERS; o++)
+		MX(outside_owner[o]);
+	MX(has_allocated); MX(has_reserved); MX(has_used); MX(asrc); MX(rsrc);
+#undef MX
+}
+
+static void moment_max(gmt_moment_t *a, const gmt_moment_t *b, int (*gt)(const gmt_moment_t *, const gmt_moment_t *))
+{
+	if (b->valid && (!a->valid || gt(b, a)))
+		*a = *b;
+}
+
+static int gt_alloc(const gmt_moment_t *a, const gmt_moment_t *b) { return a->v.allocated > b->v.allocated; }
+static int gt_res(const gmt_moment_t *a, const gmt_moment_t *b) { return a->v.reserved > b->v.reserved; }
+static int gt_held(const gmt_moment_t *a, const gmt_moment_t *b) { return a->v.held > b->v.held; }
+static int gt_gap(const gmt_moment_t *a, const gmt_moment_t *b) { return gap_of(&a->v) > gap_of(&b->v); }
+static int gt_out(const gmt_moment_t *a, const gmt_moment_t *b) { return a->v.outside > b->v.outside; }
+static int gt_untr(const gmt_moment_t *a, const gmt_moment_t *b) { return a->v.untraced > b->v.untraced; }
+
+/* Merges a warm occurrence into its name's aggregate: each figure's maximum
+ * over the warm occurrences (a moment keeps the values of its own instant
+ * and says which occurrence it was). */
+static int warm_merge(gmt_occ_t *w, const gmt_occ_t *o)
+{
+	if (!w->k || o->begin_ts < w->begin_ts)
+		w->begin_ts = o->begin_ts;
+	if (o->end_ts > w->end_ts)
+		w->end_ts = o->end_ts;
+	w->k++;
+	w->failed += o->failed ? 1 : 0;
+	w->ended += o->ended ? 1 : 0;
+	for (size_t d = 0; d < o->n_dev; d++) {
+		const gmt_pdev_t *p = &o->dev[d];
+		if (p->ordinal < 0)
+			continue;
+		gmt_pdev_t *q = occ_dev(w, p->ordinal);
+		if (!q)
+			return -ENOMEM;
+		for (int v = 0; v < GMT_VIEWS; v++) {
+			gmt_pfig_t *a = &q->fig[v];
+			const gmt_pfig_t *b = &p->fig[v];
+			a->has_start |= b->has_start;
+			vals_max(&a->start, &b->start);
+			vals_max(&a->end, &b->end);
+			moment_max(&a->max_alloc, &b->max_alloc, gt_alloc);
+			moment_max(&a->max_res, &b->max_res, gt_res);
+			moment_max(&a->max_held, &b->max_held, gt_held);
+			moment_max(&a->max_gap, &b->max_gap, gt_gap);
+			moment_max(&a->max_outside, &b->max_outside, gt_out);
+			moment_max(&a->max_untraced, &b->max_untraced, gt_untr);
+		}
+	}
+	return 0;
+}
+
+/* Closes an occurrence at ts (ended: a matching end was seen) and folds it
+ * into its name. */
+static int occ_close(gmt_phases_t *ph, gmt_occ_t *o, uint64_t ts, int ended)
+{
+	for (size_t a = 0; a < ph->n_active; a++)
+		if (ph->active[a] == o) {
+			memmove(&ph->active[a], &ph->active[a + 1], (ph->n_active - a - 1) * sizeof(*ph->active));
+			ph->n_active--;
+			break;
+		}
+	o->end_ts = ts;
+	o->ended = ended;
+	size_t n = known_devices(ph);
+	for (size_t i = 0; i < n; i++) {
+		gmt_pdev_t *p = occ_dev(o, ph->devbuf[i]);
+		if (!p)
+			return -ENOMEM;
+		for (int w = 0; w < GMT_VIEWS; w++)
+			gmt_levels_values(ph->lv, ph->devbuf[i], (enum gmt_view)w, &p->fig[w].end);
+	}
+	gmt_phase_name_t *nm = name_get(ph, o->name_id);
+	if (!nm)
+		return -ENOMEM;
+	if (o->failed)
+		nm->failed++;
+	if (!ended)
+		nm->unterminated++;
+	if (o->k >= 2) {
+		nm->n_warm++;
+		if (warm_merge(&nm->warm, o))
+			return -ENOMEM;
+	}
+	if (nm->n_listed < ph->o.max_listed) {
+		if (nm->n_listed == nm->cap_listed) {
+			size_t nc = nm->cap_listed ? nm->cap_listed * 2 : 4;
+			gmt_occ_t **nl = realloc(nm->listed, nc * sizeof(*nl));
+			if (!nl)
+				return -ENOMEM;
+			nm->listed = nl;
+			nm->cap_listed = nc;
+		}
+		/* keep them by occurrence number (nested ones of a name close
+		 * in reverse order) */
+		size_t i = nm->n_listed++;
+		while (i && nm->listed[i - 1]->k > o->k) {
+			nm->listed[i] = nm->listed[i - 1];
+			i--;
+		}
+		nm->listed[i] = o;
+		return 0;
+	}
+	occ_free(o);
+	return 0;
+}
+
+static int hook_instant(gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n, int changed)
+{
+	if (!ph->hook.instant || (!n && !changed))
+		return 0;
+	return ph->hook.instant(ph->hook.ctx, ph, ts, devs, n, changed);
+}
+
+static int range_begin(gmt_phases_t *ph, const gmt_devent_t *e)
+{
+	uint32_t name_id = (uint32_t)e->aux, domain_id = (uint32_t)(e->aux >> 32);
+	unsigned source = (unsigned)e->stream;
+	open_range_t r = { .id = e->addr, .name_id = name_id, .occ = NULL };
+	tstack_t *st = NULL;
+
+	if (source == GMT_RANGE_NVTX_STARTEND) {
+		if (ph->n_ids >= MAX_OPEN_IDS) {
+			ph->anom.dropped_ranges++;
+			return 0;
+		}
+		if (ph->n_ids == ph->cap_ids) {
+			size_t nc = ph->cap_ids ? ph->cap_ids * 2 : 16;
+			open_range_t *ni = realloc(ph->ids, nc * sizeof(*ni));
+			if (!ni)
+				return -ENOMEM;
+			ph->ids = ni;
+			ph->cap_ids = nc;
+		}
+	} else {
+		if (e->thread >= MAX_THREADS) {
+			ph->anom.dropped_ranges++;
+			return 0;
+		}
+		if (e->thread >= ph->n_threads) {
+			size_t nc = ph->n_threads ? ph->n_threads : 8;
+			while (nc <= e->thread)
+				nc *= 2;
+			tstack_t *nt = realloc(ph->threads, nc * sizeof(*nt));
+			if (!nt)
+				return -ENOMEM;
+			memset(nt + ph->n_threads, 0, (nc - ph->n_threads) * sizeof(*nt));
+			ph->threads = nt;
+			ph->n_threads = nc;
+		}
+		st = &ph->threads[e->thread];
+		if (st->n >= MAX_DEPTH) {
+			ph->anom.dropped_ranges++;
+			return 0;
+		}
+		if (st->n == st->cap) {
+			uint32_t nc = st->cap ? st->cap * 2 : 8;
+			open_range_t *nr = realloc(st->r, nc * sizeof(*nr));
+			if (!nr)
+				return -ENOMEM;
+			st->r = nr;
+			st->cap = nc;
+		}
+	}
+	if (selected(ph, source, name_id, domain_id, e->size)) {
+		r.occ = occ_open(ph, e, name_id, domain_id);
+		if (!r.occ)
+			return -ENOMEM;
+	}
+	if (st)
+		st->r[st->n++] = r;
+	else
+		ph->ids[ph->n_ids++] = r;
+	return r.occ ? hook_instant(ph, e->ts, NULL, 0, 1) : 0;
+}
+
+static int range_end(gmt_phases_t *ph, const gmt_devent_t *e)
+{
+	uint32_t name_id = (uint32_t)e->aux;
+	open_range_t r;
+	if ((unsigned)e->stream == GMT_RANGE_NVTX_STARTEND) {
+		size_t i = 0;
+		while (i < ph->n_ids && ph->ids[i].id != e->addr)
+			i++;
+		if (i == ph->n_ids) {
+			ph->anom.unmatched_ends++;
+			return 0;
+		}
+		r = ph->ids[i];
+		ph->ids[i] = ph->ids[--ph->n_ids];
+	} else {
+		tstack_t *st = e->thread < ph->n_threads ? &ph->threads[e->thread] : NULL;
+		if (!st || !st->n) {
+			ph->anom.unmatched_ends++;
+			return 0;
+		}
+		r = st->r[--st->n];
+		if (name_id && name_id != r.name_id)
+			ph->anom.name_mismatches++;
+	}
+	if (!r.occ)
+		return 0;
+	int rc = occ_close(ph, r.occ, e->ts, 1);
+	return rc ? rc : hook_instant(ph, e->ts, NULL, 0, 1);
+}
+
+static void mark_failed(gmt_phases_t *ph, const gmt_devent_t *e)
+{
+	for (size_t a = 0; a < ph->n_active; a++) {
+		gmt_occ_t *o = ph->active[a];
+		if (o->failed)
+			continue;
+		o->failed = 1;
+		o->fail_ts = e->ts;
+		o->fail_size = e->size;
+		o->fail_dev = e->device;
+		o->fail_type = e->type;
+		size_t n = known_devices(ph);
+		for (size_t i = 0; i < n; i++) {
+			gmt_pdev_t *p = occ_dev(o, ph->devbuf[i]);
+			if (!p)
+				continue;
+			for (int w = 0; w < GMT_VIEWS; w++)
+				gmt_levels_values(ph->lv, ph->devbuf[i], (enum gmt_view)w, &p->fig[w].at_fail);
+		}
+	}
+}
+
+int gmt_phases_event(gmt_phases_t *ph, const gmt_devent_t *e)
+{
+	int rc;
+	if (e->ts > ph->last_ts)
+		ph->last_ts = e->ts;
+	switch (e->type) {
+	case GMT_EV_RANGE_BEGIN:
+	case GMT_EV_RANGE_END:
+		/* What changed before the boundary belongs to the occurrences
+		 * open before it (also at the same ts). */
+		gmt_replay_event(gmt_levels_replay(ph->lv), e);   /* counted */
+		if ((rc = offer_pending(ph)))
+			return rc;
+		return e->type == GMT_EV_RANGE_BEGIN ? range_begin(ph, e) : range_end(ph, e);
+	default:
+		break;
+	}
+	if (ph->n_pend && e->ts != ph->pend_ts && (rc = offer_pending(ph)))
+		return rc;
+	if ((rc = gmt_levels_event(ph->lv, e)))
+		return rc;
+	size_t n;
+	const int *devs = gmt_levels_take_dirty(ph->lv, &n);
+	if (n && (rc = add_pending(ph, e->ts, devs, n)))
+		return rc;
+	if (e->type == GMT_EV_ALLOC_FAIL || e->type == GMT_EV_FW_OOM)
+		mark_failed(ph, e);
+	return hook_instant(ph, e->ts, devs, n, 0);
+}
+
+int gmt_phases_finish(gmt_phases_t *ph, const gmt_decode_result_t *res)
+{
+	int rc = 0;
+	if (ph->finished)
+		return 0;
+	ph->finished = 1;
+	rc = offer_pending(ph);
+	/* Still open at the end: unterminated, with the last values seen. */
+	while (ph->n_active && !rc)
+		rc = occ_close(ph, ph->active[ph->n_active - 1], ph->last_ts, 0);
+	/* The open-range records pointed at those occurrences. */
+	for (size_t i = 0; i < ph->n_threads; i++)
+		ph->threads[i].n = 0;
+	ph->n_ids = 0;
+	gmt_levels_finish(ph->lv);
+	gmt_replay_finish(gmt_levels_replay(ph->lv), res);
+	return rc;
+}
+
+/* ---- running a trace ------------------------------------------------------ */
+
+typedef struct run {
+	const char *path;
+	const gmt_phase_opts_t *o;
+	const gmt_phases_hook_t *hook;
+	gmt_phases_t *ph;
+} run_t;
+
+static int run_reset(void *ctx, int pass)
+{
+	run_t *r = ctx;
+	(void)pass;
+	gmt_phases_free(r->ph);
+	r->ph = gmt_phases_new(r->path, r->o);
+	if (!r->ph)
+		return -ENOMEM;
+	gmt_phases_set_hook(r->ph, r->hook);
+	if (r->hook && r->hook->reset)
+		return r->hook->reset(r->hook->ctx);
+	return 0;
+}
+
+static int run_event(void *ctx, const gmt_devent_t *e, int side)
+{
+	run_t *r = ctx;
+	if (side)
+		gmt_replay_note_side(gmt_levels_replay(r->ph->lv), 1);
+	return gmt_phases_event(r->ph, e);
+}
+
+static int run_header(void *ctx, const gmt_header_t *h)
+{
+	return ph_header(((run_t *)ctx)->ph, h);
+}
+static int run_device(void *ctx, const gmt_device_rec_t *d)
+{
+	return ph_device(((run_t *)ctx)->ph, d);
+}
+static int run_drops(void *ctx, const gmt_drops_t *d)
+{
+	return ph_drops(((run_t *)ctx)->ph, d);
+}
+static int run_end(void *ctx, const gmt_end_t *e)
+{
+	return ph_end(((run_t *)ctx)->ph, e);
+}
+static int run_string(void *ctx, uint32_t id, const char *text, size_t len)
+{
+	return ph_string(((run_t *)ctx)->ph, id, text, len);
+}
+
+int gmt_phases_run(const char *path, const gmt_phase_opts_t *o, const gmt_phases_hook_t *hook,
+		   gmt_phases_t **out, gmt_decode_result_t *res)
+{
+	run_t r = { .path = path, .o = o, .hook = hook };
+	gmt_timeline_sink_t sink = {
+		.ctx = &r, .reset = run_reset, .event = run_event,
+		.meta = { .ctx = &r, .header = run_header, .device = run_device,
+			  .drops = run_drops, .end = run_end, .string = run_string },
+	};
+	gmt_timeline_run(path, &sink, res, NULL);
+	if (!r.ph && res->status != GMT_DECODE_STOPPED) {
+		/* never reset: cannot happen (pass 1 always resets) */
+		res->status = GMT_DECODE_STOPPED;
+	}
+	if (r.ph && gmt_phases_finish(r.ph, res) && res->status == GMT_DECODE_OK) {
+		res->status = GMT_DECODE_STOPPED;
+		snprintf(res->message, sizeof(res->message), "%s: out of memory while analysing", path);
+	}
+	*out = r.ph;
+	return res->status;
+}
+
+/* ---- accessors ------------------------------------------------------------ */
+
+gmt_levels_t *gmt_phases_levels(gmt_phases_t *ph)
+{
+	return ph->lv;
+}
+
+const gmt_summary_t *gmt_phases_summary(const gmt_phases_t *ph)
+{
+	return gmt_replay_summary(gmt_levels_replay(ph->lv));
+}
+
+const char *gmt_phases_string(const gmt_phases_t *ph, uint32_t id)
+{
+	return str_of(ph, id);
+}
+
+const gmt_phase_name_t *gmt_phases_names(const gmt_phases_t *ph, size_t *n)
+{
+	*n = ph->n_names;
+	return ph->names;
+}
+
+const gmt_phase_anomalies_t *gmt_phases_anomalies(const gmt_phases_t *ph)
+{
+	return &ph->anom;
+}
+
+uint32_t gmt_phases_current(const gmt_phases_t *ph, int *open)
+{
+	*open = ph->n_active > 0;
+	return ph->n_active ? ph->active[ph->n_active - 1]->name_id : 0;
+}
+
+size_t gmt_phases_devices(const gmt_phases_t *ph, int *out, size_t cap)
+{
+	return gmt_levels_devices(ph->lv, out, cap);
+}

@@ -1,0 +1,55 @@
+"""A training-like script on the FAKE torch (tests/companion/fake_torch), run
+by tests/cases/companion_e2e.sh with and without the preload and the
+companion's sitecustomize. argv[1]: "main" (the sequence below), "overflow"
+(12 allocations between two boundaries in a ring of 4).
+
+main, S = 0x7f0000000000, D = 0x7f1000000000:
+  import torch | init | d0 segment_alloc S 2 MiB, alloc S 512 s=7 |
+  nvtx push "step" (boundary) | alloc S+512 1024 s=7, free_requested S 512
+  s=7 | push "inner" (depth 1: none) | free_completed S 512 s=7 | pop
+  (none) | pop (boundary) | d1 segment_alloc D 20 MiB, alloc D 4096 |
+  gpumemtrace phase boundary | OOM on d1: 1 TiB, 1 MiB free | d1
+  free_requested D 4096 | exit (boundary).
+"""
+
+import sys
+
+import gpumemtrace
+import torch
+
+mode = sys.argv[1]
+cuda = torch.cuda
+print("imported: wrapped=%s path=%s" % (hasattr(cuda._lazy_init, "__wrapped__"),
+                                        gpumemtrace.trace_path() is not None))
+cuda.init()
+print("initialised: wrapped=%s path=%s" % (hasattr(cuda._lazy_init, "__wrapped__"),
+                                           gpumemtrace.trace_path() is not None))
+print("history:", cuda.memory._history_kwargs)
+print("companion dir on sys.path:", any(p.rstrip("/").endswith("gpumemtrace_companion")
+                                          for p in sys.path))
+print("user sitecustomize:", getattr(sys.modules.get("sitecustomize"), "USER_SITE_RAN", False))
+S, D = 0x7F0000000000, 0x7F1000000000
+
+if mode == "main":
+    cuda._fake(0, "segment_alloc", S, 2 << 20)
+    cuda._fake(0, "alloc", S, 512, 7)
+    cuda.nvtx.range_push("step")
+    cuda._fake(0, "alloc", S + 512, 1024, 7)
+    cuda._fake(0, "free_requested", S, 512, 7)
+    cuda.nvtx.range_push("inner")
+    cuda._fake(0, "free_completed", S, 512, 7)
+    cuda.nvtx.range_pop()
+    cuda.nvtx.range_pop()
+    cuda._fake(1, "segment_alloc", D, 20 << 20)
+    cuda._fake(1, "alloc", D, 4096)
+    gpumemtrace._framework.on_phase_boundary() if hasattr(gpumemtrace, "_framework") else None
+    cuda._fake_oom(1, 1 << 40, 1 << 20)
+    cuda._fake(1, "free_requested", D, 4096)
+    print("nvtx calls:", cuda.nvtx.calls)
+elif mode == "overflow":
+    cuda._fake(0, "segment_alloc", S, 2 << 20)
+    cuda.nvtx.mark("start")
+    for i in range(12):
+        cuda._fake(0, "alloc", S + 512 * i, 512)
+    cuda.nvtx.mark("end")
+print("done")
