@@ -313,6 +313,9 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 		dur, (double)dur / 1e9, s->events);
 	if (s->late_events)
 		fprintf(f, ", %" PRIu64 " of them late", s->late_events);
+	if (s->side_events)
+		fprintf(f, ", %" PRIu64 " from the side stream (a framework's history: counted, not"
+			" replayed here; see `phases`)", s->side_events);
 	fputc('\n', f);
 
 	for (size_t i = 1; i <= s->n_dev; i++) {
@@ -722,6 +725,7 @@ void gmt_report_json(FILE *f, const gmt_summary_t *s, int first)
 		fputc('{', f);
 		ju64(f, &e, "total", s->events);
 		ju64(f, &e, "late", s->late_events);
+		ju64(f, &e, "side", s->side_events);
 		jkey(f, &e, "by_type");
 		fputc('{', f);
 		int t = 1;

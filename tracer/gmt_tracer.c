@@ -55,6 +55,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_key_t thread_key;
 static int stacks_on, free_stacks;
 static int signals_installed;
+static pid_t owner_pid;        /* the process whose trace this is */
 
 /* ---- configuration ------------------------------------------------------ */
 
@@ -640,6 +641,7 @@ int gmt_tracer_init(const gmt_config_t *cfg)
 		signals_installed = 1;
 	}
 	gmt_log(2, "tracing to %s", gmt_g.path);
+	owner_pid = getpid();
 	atomic_store(&gmt_g.state, GMT_ACTIVE);
 	pthread_mutex_unlock(&gmt_g.init_lock);
 	return 0;
@@ -663,6 +665,15 @@ void gmt_tracer_shutdown(void)
 		pthread_mutex_unlock(&gmt_g.wait_lock);
 	}
 	pthread_mutex_unlock(&gmt_g.init_lock);
+}
+
+/* A vfork()ed child (posix_spawn, CPython's subprocess) shares our memory
+ * and must not shut the parent's tracer down: only the process that opened
+ * the trace ends it. */
+void gmt_tracer_exit_flush(void)
+{
+	if (atomic_load(&gmt_g.state) == GMT_ACTIVE && getpid() == owner_pid)
+		gmt_tracer_shutdown();
 }
 
 const char *gmt_tracer_path(void)

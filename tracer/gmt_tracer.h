@@ -70,6 +70,10 @@ int gmt_tracer_active(void);
  * closed). Called automatically at exit. */
 void gmt_tracer_shutdown(void);
 
+/* gmt_tracer_shutdown() for a process about to _exit(): only in the process
+ * that opened the trace (never in a vfork()ed child sharing its memory). */
+void gmt_tracer_exit_flush(void);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t gmt_now_ns(void);
 
