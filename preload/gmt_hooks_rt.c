@@ -146,6 +146,28 @@ ncclResult_t gmt_do_ncclCommSplit(__typeof__(ncclCommSplit) *real, const gmt_cal
 	return r;
 }
 
+ncclResult_t gmt_do_ncclCommInitRankScalable(__typeof__(ncclCommInitRankScalable) *real,
+					     const gmt_call_t *call, ncclComm_t *newcomm, int nranks,
+					     int myrank, int nId, ncclUniqueId *commIds,
+					     ncclConfig_t *config)
+{
+	nccl_scope_t s = nccl_enter(GMT_NCCL_COMM_INIT_RANK_SCALABLE, GMT_API_DRIVER, 0, 0, (void *)real);
+	ncclResult_t r = real(newcomm, nranks, myrank, nId, commIds, config);
+	nccl_leave(&s, comm_out(r, newcomm), 0, r);
+	return r;
+}
+
+/* BEGIN names the parent, END the new communicator (as for a split). */
+ncclResult_t gmt_do_ncclCommShrink(__typeof__(ncclCommShrink) *real, const gmt_call_t *call,
+				   ncclComm_t comm, int *excludeRanksList, int excludeRanksCount,
+				   ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+{
+	nccl_scope_t s = nccl_enter(GMT_NCCL_COMM_SHRINK, GMT_API_DRIVER, u64p(comm), 0, (void *)real);
+	ncclResult_t r = real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+	nccl_leave(&s, comm_out(r, newcomm), 0, r);
+	return r;
+}
+
 ncclResult_t gmt_do_ncclCommDestroy(__typeof__(ncclCommDestroy) *real, const gmt_call_t *call,
 				    ncclComm_t comm)
 {

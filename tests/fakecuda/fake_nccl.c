@@ -306,6 +306,30 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
 	return ncclSuccess;
 }
 
+/* nId unique ids of one communicator: one rank only, as above. */
+ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId,
+				      ncclUniqueId *commIds, ncclConfig_t *config)
+{
+	if (nId < 1 || !commIds)
+		return ncclInvalidArgument;
+	return init_rank(newcomm, nranks, myrank);
+}
+
+/* A shrink that excludes no rank of a one-rank communicator: a copy on the
+ * same device (excluding rank 0 would leave nothing). */
+ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount,
+			    ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+{
+	if (!valid_comm(comm) || !newcomm || excludeRanksCount < 0 ||
+	    (excludeRanksCount > 0 && !excludeRanksList))
+		return ncclInvalidArgument;
+	if (excludeRanksCount > 0) {
+		set_error("the NCCL double cannot exclude the only rank");
+		return ncclInvalidUsage;
+	}
+	return comm_new(newcomm, comm->device, 1, 0);
+}
+
 /* A split keeps the parent's device; NCCL_SPLIT_NOCOLOR gives no comm. */
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
 			   ncclConfig_t *config)
