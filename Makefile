@@ -208,7 +208,8 @@ clean:
 # but main.c (as $(BUILD)/libgmt_analyze.a) and the decoder. A static pattern
 # rule is explicit, so the generic unit-test rule above does not apply.
 ANALYZE_LIB := $(BUILD)/libgmt_analyze.a
-ANALYZE_UNIT_BIN := $(filter $(BUILD)/tests/unit_replay% $(BUILD)/tests/unit_report%,$(UNIT_BIN))
+ANALYZE_UNIT_BIN := $(filter $(BUILD)/tests/unit_replay% $(BUILD)/tests/unit_report% \
+                    $(BUILD)/tests/unit_phases% $(BUILD)/tests/unit_curves%,$(UNIT_BIN))
 $(ANALYZE_LIB): $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJ))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^

@@ -154,6 +154,8 @@ gmt_phases_t *gmt_phases_new(const char *file, const gmt_phase_opts_t *o)
 		return NULL;
 	if (o)
 		ph->o = *o;
+	else
+		ph->o.top_n = GMT_PHASES_DEFAULT_TOP;
 	if (!ph->o.max_listed)
 		ph->o.max_listed = GMT_PHASES_DEFAULT_LISTED;
 	ph->lv = gmt_levels_new(file, ph->o.top_n);

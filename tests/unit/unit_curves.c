@@ -1,0 +1,100 @@
+/*
+ * unit_curves.c - the curves of analyzer/gmt_curves.c from synthetic
+ * events: one row per instant a value changes (events at one ts collapse
+ * to the last state), the phase column, --max-rows buckets; the CSV is
+ * compared byte for byte.
+ */
+#include "gmt_curves.h"
+#include "gmt_test.h"
+
+static gmt_phases_t *P;
+static gmt_curves_t *C;
+
+static void start(enum gmt_view view, uint64_t max_rows)
+{
+	gmt_phases_hook_t hook;
+	gmt_visitor_t v;
+	P = gmt_phases_new("synthetic.gmt", NULL);
+	C = gmt_curves_new(view, max_rows);
+	CHECK(P && C);
+	gmt_curves_hook(C, &hook);
+	CHECK(hook.reset(hook.ctx) == 0);
+	gmt_phases_set_hook(P, &hook);
+	gmt_phases_visitor(P, &v);
+	CHECK(v.string(v.ctx, 1, "gpumemtrace", 11) == 0);
+	CHECK(v.string(v.ctx, 2, "step", 4) == 0);
+}
+
+static void ev(unsigned type, uint64_t ts, int dev, uint64_t addr, uint64_t size,
+	       uint64_t stream, uint64_t aux)
+{
+	gmt_devent_t e = { .ts = ts, .addr = addr, .size = size, .stream = stream, .aux = aux,
+			   .type = (uint16_t)type, .device = (int16_t)dev };
+	CHECK(gmt_phases_event(P, &e) == 0);
+}
+
+static char *csv(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CHECK(gmt_phases_finish(P, NULL) == 0);
+	CHECK(gmt_curves_finish(C) == 0);
+	gmt_curves_csv(f, C, P, 0);
+	fclose(f);
+	gmt_curves_free(C);
+	gmt_phases_free(P);
+	return buf;
+}
+
+#define ASYNC GMT_AUX(GMT_KIND_ASYNC, 0, 0)
+#define PLAIN GMT_AUX(GMT_KIND_PLAIN, 0, 0)
+
+static void scenario(void)
+{
+	ev(GMT_EV_ALLOC, 100, 0, 0x1000, 10, 7, ASYNC);
+	ev(GMT_EV_ALLOC, 100, 0, 0x2000, 20, 7, ASYNC);        /* same ts: one row */
+	ev(GMT_EV_RANGE_BEGIN, 150, -1, 0, 0, GMT_RANGE_API, 2 | 1ull << 32);
+	ev(GMT_EV_ALLOC, 200, 0, 0x3000, 5, 0, PLAIN);
+	ev(GMT_EV_FREE, 300, 0, 0x1000, 0, 7, ASYNC);
+	ev(GMT_EV_SYNC, 350, -1, 340, 0, 9, GMT_SYNC_STREAM);  /* another stream */
+	ev(GMT_EV_SYNC, 400, -1, 390, 0, 7, GMT_SYNC_STREAM);
+	ev(GMT_EV_ALLOC, 500, 0, 0x4000, 1000, 0, PLAIN);
+	ev(GMT_EV_FREE, 500, 0, 0x4000, 0, 0, PLAIN);          /* gone at the same ts */
+	ev(GMT_EV_RANGE_END, 600, -1, 0, 0, GMT_RANGE_API, 2 | 1ull << 32);
+}
+
+int main(void)
+{
+	char *s;
+	start(GMT_VIEW_REQUESTED, 0);
+	scenario();
+	s = csv();
+	CHECK_EQ_STR("0,0,100,0.000000000,,30,,0,,30\n"
+		     "0,0,150,0.000000050,step,30,,0,,30\n"
+		     "0,0,200,0.000000100,step,30,,5,,35\n"
+		     "0,0,300,0.000000200,step,20,,5,,25\n"
+		     "0,0,600,0.000000500,,20,,5,,25\n", s);
+	free(s);
+
+	start(GMT_VIEW_HELD, 0);
+	scenario();
+	s = csv();
+	CHECK_EQ_STR("0,0,100,0.000000000,,30,,0,,30\n"
+		     "0,0,150,0.000000050,step,30,,0,,30\n"
+		     "0,0,200,0.000000100,step,30,,5,,35\n"
+		     "0,0,400,0.000000300,step,20,,5,,25\n"
+		     "0,0,600,0.000000500,,20,,5,,25\n", s);
+	free(s);
+
+	/* 5 rows, 2 buckets of 3 and 2: the first row with the most held */
+	start(GMT_VIEW_REQUESTED, 2);
+	scenario();
+	s = csv();
+	CHECK_EQ_STR("0,0,200,0.000000100,step,30,,5,,35\n"
+		     "0,0,300,0.000000200,step,20,,5,,25\n", s);
+	free(s);
+	uint64_t all;
+	(void)all;
+	TEST_DONE();
+}

@@ -1,0 +1,378 @@
+/*
+ * unit_phases.c - the phase engine (analyzer/gmt_phases.c) and the levels
+ * under it (analyzer/gmt_levels.c) fed synthetic events directly; every
+ * number is known by construction.
+ */
+#include "gmt_phases.h"
+#include "gmt_test.h"
+
+static gmt_phases_t *P;
+static gmt_visitor_t V;
+static uint32_t thread;
+
+static void start(const gmt_phase_opts_t *o)
+{
+	P = gmt_phases_new("synthetic.gmt", o);
+	CHECK(P != NULL);
+	gmt_phases_visitor(P, &V);
+	thread = 0;
+}
+
+static void str(uint32_t id, const char *text)
+{
+	CHECK(V.string(V.ctx, id, text, strlen(text)) == 0);
+}
+
+static void ev(unsigned type, uint64_t ts, int dev, uint64_t addr, uint64_t size,
+	       uint64_t stream, uint64_t aux)
+{
+	gmt_devent_t e = { .ts = ts, .addr = addr, .size = size, .stream = stream, .aux = aux,
+			   .thread = thread, .type = (uint16_t)type, .device = (int16_t)dev };
+	CHECK(gmt_phases_event(P, &e) == 0);
+}
+
+static void begin(uint64_t ts, unsigned source, uint64_t id, uint64_t depth, uint32_t name, uint32_t dom)
+{
+	ev(GMT_EV_RANGE_BEGIN, ts, -1, id, depth, source, name | (uint64_t)dom << 32);
+}
+
+static void end(uint64_t ts, unsigned source, uint64_t id, uint64_t depth, uint32_t name, uint32_t dom)
+{
+	ev(GMT_EV_RANGE_END, ts, -1, id, depth, source, name | (uint64_t)dom << 32);
+}
+
+static gmt_lv_vals_t val(int dev, enum gmt_view w)
+{
+	gmt_lv_vals_t v;
+	gmt_levels_values(gmt_phases_levels(P), dev, w, &v);
+	return v;
+}
+
+static const gmt_phase_name_t *name(const char *text)
+{
+	size_t n;
+	const gmt_phase_name_t *names = gmt_phases_names(P, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *s = gmt_phases_string(P, names[i].name_id);
+		if (s && !strcmp(s, text))
+			return &names[i];
+	}
+	return NULL;
+}
+
+#define PLAIN GMT_AUX(GMT_KIND_PLAIN, 0, GMT_OWNER_APP)
+#define ASYNC GMT_AUX(GMT_KIND_ASYNC, 0, GMT_OWNER_APP)
+#define NCCLV GMT_AUX(GMT_KIND_VMM, 0, GMT_OWNER_NCCL)
+
+/* Containment both ways: a driver allocation that comes before its
+ * segment, one after, an expandable segment (VMM pages mapped inside
+ * FW_SEGMENT_MAP ranges), a partial unmap that leaves one page outside. */
+static void test_containment(void)
+{
+	start(NULL);
+	ev(GMT_EV_ALLOC, 10, 0, 0x10000, 4096, 0, PLAIN);           /* cudaMalloc first */
+	CHECK_EQ_U64(4096, val(0, GMT_VIEW_REQUESTED).outside);
+	CHECK(!val(0, GMT_VIEW_REQUESTED).has_reserved);
+	ev(GMT_EV_FW_SEGMENT_ALLOC, 20, 0, 0x10000, 4096, 0, 0);    /* then the segment */
+	gmt_lv_vals_t v = val(0, GMT_VIEW_REQUESTED);
+	CHECK_EQ_U64(0, v.outside);
+	CHECK_EQ_U64(4096, v.reserved);
+	CHECK_EQ_U64(GMT_RSRC_SEGMENTS, v.rsrc);
+	CHECK_EQ_U64(GMT_ASRC_FRAMEWORK, v.asrc);
+	CHECK_EQ_U64(0, v.allocated);
+	CHECK_EQ_U64(4096, v.held);
+	ev(GMT_EV_FW_SEGMENT_ALLOC, 30, 0, 0x20000, 8192, 0, 0);    /* segment first */
+	ev(GMT_EV_ALLOC, 31, 0, 0x20000, 8192, 0, PLAIN);
+	CHECK_EQ_U64(0, val(0, GMT_VIEW_REQUESTED).outside);
+	CHECK_EQ_U64(12288, val(0, GMT_VIEW_REQUESTED).reserved);
+	ev(GMT_EV_ALLOC, 32, 0, 0x30000, 100, 0, PLAIN);            /* nowhere near */
+	CHECK_EQ_U64(100, val(0, GMT_VIEW_REQUESTED).outside);
+	/* a segment freed before its cudaFree: outside for that moment */
+	ev(GMT_EV_FW_SEGMENT_FREE, 40, 0, 0x20000, 8192, 0, 0);
+	CHECK_EQ_U64(8292, val(0, GMT_VIEW_REQUESTED).outside);
+	ev(GMT_EV_FREE, 41, 0, 0x20000, 0, 0, PLAIN);
+	CHECK_EQ_U64(100, val(0, GMT_VIEW_REQUESTED).outside);
+
+	/* expandable segment: two 2 MiB pages mapped side by side, one
+	 * SEGMENT_MAP covering both (the union is what contains them) */
+	ev(GMT_EV_VMM_CREATE, 50, 0, 0xA1, 2 << 20, 0, GMT_AUX(GMT_KIND_VMM, 0, 0));
+	ev(GMT_EV_VMM_CREATE, 50, 0, 0xA2, 2 << 20, 0, GMT_AUX(GMT_KIND_VMM, 0, 0));
+	ev(GMT_EV_VMM_MAP, 51, -1, 0x7000000, 2 << 20, 0xA1, 0);
+	ev(GMT_EV_VMM_MAP, 51, -1, 0x7200000, 2 << 20, 0xA2, 0);
+	CHECK_EQ_U64(100 + (4 << 20), val(0, GMT_VIEW_REQUESTED).outside);
+	ev(GMT_EV_FW_SEGMENT_MAP, 52, 0, 0x7000000, 2 << 20, 0, 0);
+	ev(GMT_EV_FW_SEGMENT_MAP, 53, 0, 0x7200000, 2 << 20, 0, 0);
+	CHECK_EQ_U64(100, val(0, GMT_VIEW_REQUESTED).outside);
+	CHECK_EQ_U64(4096 + (4 << 20), val(0, GMT_VIEW_REQUESTED).reserved);
+	/* the framework unmaps the second page; the driver still has it */
+	ev(GMT_EV_FW_SEGMENT_UNMAP, 60, 0, 0x7200000, 2 << 20, 0, 0);
+	CHECK_EQ_U64(100 + (2 << 20), val(0, GMT_VIEW_REQUESTED).outside);
+	ev(GMT_EV_VMM_UNMAP, 61, -1, 0x7200000, 2 << 20, 0, 0);
+	ev(GMT_EV_VMM_RELEASE, 61, 0, 0xA2, 0, 0, 0);
+	CHECK_EQ_U64(100, val(0, GMT_VIEW_REQUESTED).outside);
+	/* NCCL memory is outside, by owner */
+	ev(GMT_EV_VMM_CREATE, 70, 0, 0xB1, 1 << 20, 0, NCCLV);
+	v = val(0, GMT_VIEW_REQUESTED);
+	CHECK_EQ_U64(100 + (1 << 20), v.outside);
+	CHECK_EQ_U64(1 << 20, v.outside_owner[GMT_OWNER_NCCL]);
+	CHECK_EQ_U64(100, v.outside_owner[GMT_OWNER_APP]);
+	CHECK(gmt_phases_finish(P, NULL) == 0);
+
+	gmt_lv_dev_info_t info;
+	CHECK(gmt_levels_dev_info(gmt_phases_levels(P), 0, &info) == 0);
+	/* never inside: the 100-byte block and the NCCL handle; the freed
+	 * 8192 block and the second page were inside for a while: not listed */
+	CHECK_EQ_U64(1, info.outliers[GMT_OWNER_APP]);
+	CHECK_EQ_U64(1, info.outliers[GMT_OWNER_NCCL]);
+	CHECK_EQ_U64(2, info.n_top);
+	if (info.n_top == 2) {
+		CHECK_EQ_U64(1 << 20, info.top[0].size);
+		CHECK_EQ_U64(1, info.top[0].is_handle);
+		CHECK_EQ_U64(70, info.top[0].ts);
+		CHECK_EQ_U64(100, info.top[1].size);
+		CHECK_EQ_U64(0x30000, info.top[1].addr);
+		CHECK_EQ_U64(0, info.top[1].freed_ts);
+	}
+	gmt_phases_free(P);
+}
+
+/* Requested versus held: stream-ordered frees wait for a sync covering
+ * their stream; the framework's frees for FREE_COMPLETED. */
+static void test_views(void)
+{
+	start(NULL);
+	ev(GMT_EV_ALLOC, 10, 1, 0x1000, 100, 0x51, ASYNC);
+	ev(GMT_EV_ALLOC, 11, 1, 0x2000, 200, 0x52, ASYNC);
+	ev(GMT_EV_ALLOC, 12, 1, 0x3000, 1000, 0, PLAIN);
+	gmt_lv_vals_t r = val(1, GMT_VIEW_REQUESTED);
+	CHECK_EQ_U64(GMT_ASRC_STREAM, r.asrc);
+	CHECK_EQ_U64(300, r.allocated);
+	CHECK_EQ_U64(1000, r.outside);      /* stream-ordered bytes are the allocator's */
+	CHECK(!r.has_reserved);
+	CHECK_EQ_U64(1300, r.held);         /* no reserved known: allocated stands in */
+	ev(GMT_EV_POOL_RESERVED, 13, 1, 4096, 4096, 0x900, 0);
+	CHECK_EQ_U64(4096, val(1, GMT_VIEW_REQUESTED).reserved);
+	CHECK_EQ_U64(GMT_RSRC_POOL, val(1, GMT_VIEW_REQUESTED).rsrc);
+	CHECK_EQ_U64(5096, val(1, GMT_VIEW_REQUESTED).held);
+	ev(GMT_EV_FREE, 20, 1, 0x1000, 0, 0x51, ASYNC);
+	ev(GMT_EV_FREE, 21, 1, 0x2000, 0, 0x52, ASYNC);
+	CHECK_EQ_U64(0, val(1, GMT_VIEW_REQUESTED).allocated);
+	CHECK_EQ_U64(300, val(1, GMT_VIEW_HELD).allocated);
+	ev(GMT_EV_SYNC, 30, 1, 25, 0, 0x77, GMT_SYNC_EVENT);         /* covers nothing */
+	ev(GMT_EV_SYNC, 31, 1, 25, 0, 0x51, GMT_SYNC_STREAM | (1ull << 32)); /* failed */
+	CHECK_EQ_U64(300, val(1, GMT_VIEW_HELD).allocated);
+	ev(GMT_EV_SYNC, 32, 1, 25, 0, 0x51, GMT_SYNC_STREAM);
+	CHECK_EQ_U64(200, val(1, GMT_VIEW_HELD).allocated);
+	ev(GMT_EV_SYNC, 33, -1, 25, 0, 0, GMT_SYNC_CTX);
+	CHECK_EQ_U64(0, val(1, GMT_VIEW_HELD).allocated);
+	ev(GMT_EV_ALLOC, 40, 1, 0x4000, 50, 0x53, ASYNC);
+	ev(GMT_EV_FREE, 41, 1, 0x4000, 0, 0x53, ASYNC);
+	CHECK_EQ_U64(50, val(1, GMT_VIEW_HELD).allocated);
+	ev(GMT_EV_POOL_TRIM, 42, 1, 0, 0, 0x900, 0);
+	CHECK_EQ_U64(0, val(1, GMT_VIEW_HELD).allocated);
+
+	/* the framework's own view on device 0 */
+	ev(GMT_EV_FW_ALLOC, 50, 0, 0x9000, 512, 0x51, 0);
+	ev(GMT_EV_FW_ALLOC, 51, 0, 0x9200, 256, 0x52, 0);
+	ev(GMT_EV_FW_FREE_REQUESTED, 52, 0, 0x9000, 512, 0x51, 0);
+	CHECK_EQ_U64(256, val(0, GMT_VIEW_REQUESTED).allocated);
+	CHECK_EQ_U64(768, val(0, GMT_VIEW_HELD).allocated);
+	ev(GMT_EV_FW_FREE_COMPLETED, 53, 0, 0x9200, 256, 0x52, 0);   /* no request seen */
+	CHECK_EQ_U64(0, val(0, GMT_VIEW_REQUESTED).allocated);
+	CHECK_EQ_U64(512, val(0, GMT_VIEW_HELD).allocated);
+	ev(GMT_EV_FW_FREE_COMPLETED, 54, 0, 0x9000, 512, 0x51, 0);
+	CHECK_EQ_U64(0, val(0, GMT_VIEW_HELD).allocated);
+	CHECK(!val(0, GMT_VIEW_HELD).has_reserved);                  /* no segment events */
+	ev(GMT_EV_FW_FREE_REQUESTED, 55, 0, 0x9999, 1, 0, 0);        /* unknown block */
+	CHECK(gmt_phases_finish(P, NULL) == 0);
+	gmt_lv_dev_info_t info;
+	CHECK(gmt_levels_dev_info(gmt_phases_levels(P), 0, &info) == 0);
+	CHECK_EQ_U64(1, info.fw_anomalies);
+	/* device 1's outside list: the plain block only (stream-ordered blocks
+	 * are the allocator's there) */
+	CHECK(gmt_levels_dev_info(gmt_phases_levels(P), 1, &info) == 0);
+	CHECK_EQ_U64(1, info.outliers[GMT_OWNER_APP]);
+	gmt_phases_free(P);
+}
+
+/* Pairing and selection. Strings: 1 "gpumemtrace", 2 "phase", 3 "op",
+ * 4 "mylib", 5 "io", 6 "x", 7 "y", 8 "other". */
+static void strings(void)
+{
+	str(1, "gpumemtrace");
+	str(2, "phase");
+	str(3, "op");
+	str(4, "mylib");
+	str(5, "io");
+	str(6, "x");
+	str(7, "y");
+	str(8, "other");
+}
+
+static void scenario_ranges(void)
+{
+	strings();
+	begin(10, GMT_RANGE_API, 0, 0, 2, 1);                    /* phase */
+	begin(11, GMT_RANGE_NVTX_PUSHPOP, 0, 1, 3, 0);           /* op: nested default */
+	end(12, GMT_RANGE_NVTX_PUSHPOP, 0, 1, 0, 0);             /* closes op */
+	begin(13, GMT_RANGE_NVTX_PUSHPOP, 0, 1, 5, 4);           /* io in mylib */
+	end(14, GMT_RANGE_NVTX_PUSHPOP, 0, 1, 0, 4);
+	begin(15, GMT_RANGE_NVTX_STARTEND, 1, 0, 6, 0);          /* x, id 1 */
+	begin(16, GMT_RANGE_NVTX_STARTEND, 2, 0, 7, 0);          /* y, id 2 */
+	end(17, GMT_RANGE_NVTX_STARTEND, 1, 0, 0, 0);            /* x ends first */
+	end(18, GMT_RANGE_API, 0, 0, 8, 1);                      /* names "other": mismatch, closes phase */
+	end(19, GMT_RANGE_NVTX_STARTEND, 2, 0, 0, 0);
+	end(20, GMT_RANGE_NVTX_PUSHPOP, 0, 0, 0, 0);             /* nothing open */
+	end(21, GMT_RANGE_NVTX_STARTEND, 9, 0, 0, 0);            /* unknown id */
+	thread = 3;
+	begin(22, GMT_RANGE_NVTX_PUSHPOP, 0, 0, 3, 0);           /* op at depth 0 on thread 3 */
+	end(23, GMT_RANGE_NVTX_PUSHPOP, 0, 0, 0, 0);
+	CHECK(gmt_phases_finish(P, NULL) == 0);
+}
+
+static void test_pairing_selection(void)
+{
+	start(NULL);
+	scenario_ranges();
+	size_t n;
+	gmt_phases_names(P, &n);
+	CHECK_EQ_U64(4, n);                         /* phase, x, y, op (depth 0) */
+	const gmt_phase_name_t *p = name("phase");
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ_U64(1, p->n_listed);
+		CHECK_EQ_U64(10, p->listed[0]->begin_ts);
+		CHECK_EQ_U64(18, p->listed[0]->end_ts);
+		CHECK_EQ_U64(1, p->listed[0]->ended);
+	}
+	CHECK(name("x") && name("x")->listed[0]->end_ts == 17);
+	CHECK(name("y") && name("y")->listed[0]->end_ts == 19);
+	CHECK(name("io") == NULL);
+	const gmt_phase_name_t *op = name("op");
+	CHECK(op && op->occurrences == 1 && op->listed[0]->thread == 3);
+	const gmt_phase_anomalies_t *a = gmt_phases_anomalies(P);
+	CHECK_EQ_U64(1, a->name_mismatches);
+	CHECK_EQ_U64(2, a->unmatched_ends);
+	gmt_phases_free(P);
+
+	const char *doms[] = { "mylib" };
+	gmt_phase_opts_t o = { .domains = doms, .n_domains = 1, .all_depths = 1 };
+	start(&o);
+	scenario_ranges();
+	CHECK(name("io") != NULL);
+	CHECK(name("op") && name("op")->occurrences == 2);
+	gmt_phases_names(P, &n);
+	CHECK_EQ_U64(5, n);
+	gmt_phases_free(P);
+
+	const char *star[] = { "*" };
+	const char *pat[] = { "[xi]*" };
+	gmt_phase_opts_t o2 = { .domains = star, .n_domains = 1, .patterns = pat, .n_patterns = 1 };
+	start(&o2);
+	scenario_ranges();
+	gmt_phases_names(P, &n);
+	CHECK_EQ_U64(2, n);                         /* io (any named domain), x */
+	CHECK(name("io") != NULL && name("x") != NULL);
+	gmt_phases_free(P);
+}
+
+/* Coinciding values, same-ts collapse, failure, unterminated, warm
+ * aggregate. */
+static void test_figures(void)
+{
+	start(NULL);
+	str(2, "step");
+	str(1, "gpumemtrace");
+	ev(GMT_EV_FW_SEGMENT_ALLOC, 1, 0, 0x100000, 1000, 0, 0);
+	ev(GMT_EV_ALLOC, 1, 0, 0x100000, 1000, 0, PLAIN);
+
+	/* occurrence 1 */
+	begin(10, GMT_RANGE_API, 0, 0, 2, 1);
+	ev(GMT_EV_FW_ALLOC, 11, 0, 0x100000, 600, 0, 0);           /* allocated 600 */
+	ev(GMT_EV_FW_FREE_REQUESTED, 12, 0, 0x100000, 600, 0, 0);
+	ev(GMT_EV_FW_FREE_COMPLETED, 12, 0, 0x100000, 600, 0, 0);
+	ev(GMT_EV_ALLOC, 13, 0, 0x900000, 300, 0, PLAIN);          /* outside 300 */
+	/* at ts 14: a 5000-byte block comes and goes: no instant holds it */
+	ev(GMT_EV_ALLOC, 14, 0, 0xA00000, 5000, 0, PLAIN);
+	ev(GMT_EV_FREE, 14, 0, 0xA00000, 0, 0, PLAIN);
+	ev(GMT_EV_FREE, 15, 0, 0x900000, 0, 0, PLAIN);
+	ev(GMT_EV_FW_SEGMENT_ALLOC, 16, 0, 0x200000, 500, 0, 0);   /* reserved 1500 */
+	ev(GMT_EV_ALLOC, 16, 0, 0x200000, 500, 0, PLAIN);
+	end(20, GMT_RANGE_API, 0, 0, 2, 1);
+
+	/* occurrence 2: fails */
+	begin(30, GMT_RANGE_API, 0, 0, 2, 1);
+	ev(GMT_EV_FW_ALLOC, 31, 0, 0x100000, 900, 0, 0);
+	ev(GMT_EV_ALLOC_FAIL, 32, 0, 0, 1 << 30, 0, GMT_AUX_WITH_RESULT(PLAIN, 2));
+	ev(GMT_EV_FW_FREE_REQUESTED, 33, 0, 0x100000, 900, 0, 0);
+	end(40, GMT_RANGE_API, 0, 0, 2, 1);
+
+	/* occurrence 3: never ends */
+	begin(50, GMT_RANGE_API, 0, 0, 2, 1);
+	ev(GMT_EV_MEMINFO, 55, 0, 10000 - 4000, 10000, 0, 0);      /* used 4000 */
+	ev(GMT_EV_FW_ALLOC, 60, 0, 0x100000, 100, 0, 0);
+	CHECK(gmt_phases_finish(P, NULL) == 0);
+
+	const gmt_phase_name_t *s = name("step");
+	CHECK(s != NULL);
+	if (!s || s->n_listed != 3)
+		return;
+	const gmt_pfig_t *f = &s->listed[0]->dev[0].fig[GMT_VIEW_REQUESTED];
+	CHECK_EQ_U64(600, f->max_alloc.v.allocated);
+	CHECK_EQ_U64(11, f->max_alloc.ts);
+	CHECK_EQ_U64(1000, f->max_alloc.v.reserved);
+	CHECK_EQ_U64(0, f->max_alloc.v.outside);
+	CHECK_EQ_U64(1500, f->max_res.v.reserved);
+	CHECK_EQ_U64(16, f->max_res.ts);
+	CHECK_EQ_U64(1500, f->max_held.v.held);                    /* not 1000 + 5300 */
+	CHECK_EQ_U64(16, f->max_held.ts);
+	CHECK_EQ_U64(300, f->max_outside.v.outside);               /* not 5300 */
+	CHECK_EQ_U64(13, f->max_outside.ts);
+	CHECK_EQ_U64(1500, f->max_gap.v.reserved - f->max_gap.v.allocated);
+	CHECK_EQ_U64(1000, f->start.reserved);
+	CHECK_EQ_U64(1500, f->end.reserved);
+	CHECK(!s->listed[0]->failed);
+	/* the bounds: 1500 + 300 = 1800 > 1500; 1500 - 600 = 900 < 1500 */
+	CHECK_EQ_U64(1800, f->max_res.v.reserved + f->max_outside.v.outside);
+
+	const gmt_occ_t *o2 = s->listed[1];
+	CHECK_EQ_U64(1, o2->failed);
+	CHECK_EQ_U64(32, o2->fail_ts);
+	CHECK_EQ_U64(1u << 30, o2->fail_size);
+	CHECK_EQ_U64(GMT_EV_ALLOC_FAIL, o2->fail_type);
+	CHECK_EQ_U64(900, o2->dev[0].fig[GMT_VIEW_REQUESTED].at_fail.allocated);
+	CHECK_EQ_U64(0, o2->dev[0].fig[GMT_VIEW_REQUESTED].end.allocated);
+	CHECK_EQ_U64(900, o2->dev[0].fig[GMT_VIEW_HELD].end.allocated);
+
+	const gmt_occ_t *o3 = s->listed[2];
+	CHECK_EQ_U64(0, o3->ended);
+	CHECK_EQ_U64(60, o3->end_ts);
+	/* the 900-byte block was never completed: handing its address out
+	 * again replaces it (a framework anomaly) */
+	CHECK_EQ_U64(100, o3->dev[0].fig[GMT_VIEW_REQUESTED].end.allocated);
+	CHECK_EQ_U64(100, o3->dev[0].fig[GMT_VIEW_HELD].end.allocated);
+	CHECK_EQ_U64(4000, o3->dev[0].fig[GMT_VIEW_REQUESTED].end.used);
+	/* untraced at the sample (ts 55): used 4000 - held (1500 + 0) */
+	CHECK_EQ_U64(2500, (uint64_t)o3->dev[0].fig[GMT_VIEW_REQUESTED].end.untraced);
+	CHECK_EQ_U64(1, s->failed);
+	CHECK_EQ_U64(1, s->unterminated);
+	CHECK_EQ_U64(2, s->n_warm);
+	const gmt_pfig_t *w = &s->warm.dev[0].fig[GMT_VIEW_REQUESTED];
+	CHECK_EQ_U64(900, w->max_alloc.v.allocated);
+	CHECK_EQ_U64(2, w->max_alloc.occ);
+	CHECK_EQ_U64(100, w->end.allocated);                       /* per-field max */
+	CHECK_EQ_U64(900, s->warm.dev[0].fig[GMT_VIEW_HELD].end.allocated);
+	gmt_lv_dev_info_t info;
+	CHECK(gmt_levels_dev_info(gmt_phases_levels(P), 0, &info) == 0);
+	CHECK_EQ_U64(1, info.fw_anomalies);
+	gmt_phases_free(P);
+}
+
+int main(void)
+{
+	test_containment();
+	test_views();
+	test_pairing_selection();
+	test_figures();
+	TEST_DONE();
+}
