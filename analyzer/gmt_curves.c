@@ -261,14 +261,10 @@ uint64_t gmt_curves_rows(const gmt_curves_t *c, uint64_t *all)
 static int each_row(gmt_curves_t *c, int (*out)(void *, const crow_t *), void *ctx)
 {
 	crow_t r;
-	uint64_t *pos = c->n_dev ? calloc(c->n_dev, sizeof(*pos)) : NULL;   /* next bucket */
-	uint64_t *idx = c->n_dev ? calloc(c->n_dev, sizeof(*idx)) : NULL;
+	uint64_t *idx = c->n_dev ? calloc(c->n_dev, sizeof(*idx)) : NULL;   /* rows seen */
 	int rc = 0;
-	if (c->n_dev && (!pos || !idx)) {
-		free(pos);
-		free(idx);
+	if (c->n_dev && !idx)
 		return -ENOMEM;
-	}
 	rewind(c->rows);
 	for (uint64_t g = 0; !rc && fread(&r, sizeof(r), 1, c->rows) == 1; g++) {
 		cdev_t *d = cdev(c, r.dev);
@@ -282,7 +278,6 @@ static int each_row(gmt_curves_t *c, int (*out)(void *, const crow_t *), void *c
 		}
 		rc = out(ctx, &r);
 	}
-	free(pos);
 	free(idx);
 	return rc;
 }

@@ -27,7 +27,7 @@
 
 #define MAX_THREADS 65536u
 #define MAX_DEPTH 4096u
-#define MAX_OPEN_IDS 65536u
+#define MAX_OPEN_IDS 4096u   /* open NVTX start/end ranges (linear search) */
 
 /* ---- a map from 64-bit keys to pointers (open addressing) --------------- */
 

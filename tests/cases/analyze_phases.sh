@@ -145,6 +145,14 @@ PY
 "$ANALYZE" phases --top 1 --max-occurrences 1 --json "$t" > small.json || fail "--top"
 assert_eq 1 "$(json_get small.json "len(j['traces'][0]['devices'][0]['outside_allocations']['largest'])")" "--top 1"
 assert_eq 2 "$(json_get small.json "[p for p in j['traces'][0]['phases'] if p['name']=='step'][0]['not_listed']")" "--max-occurrences 1"
+# A trace cut inside a frame (side stream included): what came before.
+head -c 1500 "$t" > cut.gmt
+rc=0; "$ANALYZE" phases --json cut.gmt > cut.json 2> e.out || rc=$?
+assert_eq 1 "$rc" "cut trace exit"
+assert_contains e.out "cut.gmt: offset"
+assert_eq damaged "$(json_get cut.json "j['traces'][0]['status']")" "cut trace status"
+python3 -c "import json,sys,jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))" \
+	"$ROOT/schemas/report.schema.json" cut.json || fail "cut trace JSON"
 rc=0; "$ANALYZE" phases --top x "$t" > /dev/null 2> e.out || rc=$?
 assert_eq 2 "$rc" "bad --top"
 rc=0; "$ANALYZE" phases 2> e.out || rc=$?

@@ -94,7 +94,5 @@ int main(void)
 	CHECK_EQ_STR("0,0,200,0.000000100,step,30,,5,,35\n"
 		     "0,0,300,0.000000200,step,20,,5,,25\n", s);
 	free(s);
-	uint64_t all;
-	(void)all;
 	TEST_DONE();
 }
