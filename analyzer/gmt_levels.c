@@ -30,6 +30,16 @@
  * stream (a stream sync of that stream value, or a context sync: every
  * stream of the process), or a pool trim on its device. Pending frees are
  * aggregated per (stream, device, owner): a handful of entries.
+ *
+ * New allocations wait: a framework allocator learns a segment's address
+ * from cudaMalloc (or cuMemCreate + cuMemMap) and only then reports
+ * FW_SEGMENT_ALLOC/MAP, so between the two the bytes would be "outside" for
+ * an instant that the user never saw. On a device that has had a framework
+ * event, a new driver allocation is therefore pending (counted nowhere)
+ * until a segment claims it, its thread moves on, its grace runs out or the
+ * trace ends (the rules are at gmt_levels_event_from). Pending allocations
+ * are few at any time (they resolve within one thread step or 1 ms): a flat
+ * array, searched linearly.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,6 +53,7 @@ enum { T_RANGE = 1, T_HANDLE = 2, T_FW = 3 };
 #define F_MAP    0x01u   /* a range that is a VMM mapping (aux = handle)   */
 #define F_INSIDE 0x02u   /* inside a framework range now                   */
 #define F_EVER   0x04u   /* was inside at some time                        */
+#define F_PEND   0x08u   /* a new block or handle, not yet attributed      */
 
 typedef struct tnode {
 	uint64_t key, size, ts;
@@ -292,10 +303,18 @@ typedef struct lv_pending {
 	unsigned owner;
 } lv_pending_t;
 
+/* A pending new allocation (F_PEND node: a block, or a VMM handle). */
+typedef struct lv_new {
+	uint64_t ts;         /* its time (a handle: of its latest mapping)   */
+	uint32_t node, thread;
+} lv_new_t;
+
 typedef struct lv_dev {
 	int ordinal;
 	int dirty;
 	int fw_seen, fw_seg_seen, async_seen;
+	int fw_any;                            /* any FW_* event: allocations wait */
+	uint64_t pnew_owner[GMT_DOWNERS];      /* pending new allocations      */
 	uint64_t fw_req, fw_held, fw_reserved;
 	uint64_t fw_lost, fw_lost_first_ts, fw_anomalies;
 	uint64_t async_owner[GMT_DOWNERS];     /* live stream-ordered, requested */
@@ -319,6 +338,8 @@ struct gmt_levels {
 	size_t n_dirty, cap_dirty;
 	lv_pending_t *pend;
 	size_t n_pend, cap_pend;
+	lv_new_t *nw;                          /* pending new allocations      */
+	size_t n_nw, cap_nw;
 	unsigned top_n;
 	int finished;
 };
@@ -456,6 +477,69 @@ static void node_outlier(gmt_levels_t *lv, const tnode_t *n, int is_handle, uint
 	outlier_push(lv, d, &o);
 }
 
+/* ---- pending new allocations --------------------------------------------- */
+
+static lv_new_t *nw_find(gmt_levels_t *lv, uint32_t t)
+{
+	for (size_t i = 0; i < lv->n_nw; i++)
+		if (lv->nw[i].node == t)
+			return &lv->nw[i];
+	return NULL;
+}
+
+/* Makes node t (a block or a handle) pending from cause. */
+static int pend_new(gmt_levels_t *lv, lv_dev_t *d, uint32_t t, const gmt_devent_t *cause)
+{
+	if (lv->n_nw == lv->cap_nw) {
+		size_t nc = lv->cap_nw ? lv->cap_nw * 2 : 8;
+		lv_new_t *p = realloc(lv->nw, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		lv->nw = p;
+		lv->cap_nw = nc;
+	}
+	tnode_t *n = &lv->pool.n[t];
+	lv->nw[lv->n_nw++] = (lv_new_t){ .ts = cause->ts, .node = t, .thread = cause->thread };
+	n->flags |= F_PEND;
+	d->pnew_owner[own(n->owner)] += n->size;
+	return mark(lv, d);
+}
+
+/* Node t is attributed (claimed, outside or gone): its bytes count as the
+ * other quantities say from now. */
+static int unpend(gmt_levels_t *lv, uint32_t t)
+{
+	tnode_t *n = &lv->pool.n[t];
+	if (!(n->flags & F_PEND))
+		return 0;
+	n->flags &= (uint8_t)~F_PEND;
+	lv_new_t *w = nw_find(lv, t);
+	if (w)
+		*w = lv->nw[--lv->n_nw];
+	lv_dev_t *d = dev_get(lv, n->dev);
+	if (!d)
+		return -ENOMEM;
+	unsigned o = own(n->owner);
+	d->pnew_owner[o] = sub0(d->pnew_owner[o], n->size);
+	return mark(lv, d);
+}
+
+/* Resolves the pending allocations that rule (b) (thread, when by_thread)
+ * or rule (c) (grace run out by now) resolves. Downwards: unpend moves the
+ * last entry into the hole, and that one was already examined. */
+static int pend_resolve(gmt_levels_t *lv, uint64_t now, int by_thread, uint32_t thread)
+{
+	int rc;
+	for (size_t i = lv->n_nw; i-- > 0;) {
+		const lv_new_t *w = &lv->nw[i];
+		if (((by_thread && w->thread == thread) ||
+		     (now >= w->ts && now - w->ts >= GMT_LV_GRACE_NS)) &&
+		    (rc = unpend(lv, w->node)))
+			return rc;
+	}
+	return 0;
+}
+
 /* ---- containment -------------------------------------------------------- */
 
 /* Sets a driver range's inside flag and moves its bytes. */
@@ -473,6 +557,9 @@ static int set_inside(gmt_levels_t *lv, uint32_t t, int inside)
 		if (!d)
 			return -ENOMEM;
 		unsigned o = own(N[t].owner);
+		int rc;
+		if (inside && (rc = unpend(lv, t)))   /* rule (a): claimed */
+			return rc;
 		if (inside)
 			d->inside_owner[o] += N[t].size;
 		else
@@ -487,6 +574,9 @@ static int set_inside(gmt_levels_t *lv, uint32_t t, int inside)
 		return -ENOMEM;
 	unsigned o = own(N[h].owner);
 	if (inside) {
+		int rc = unpend(lv, h);  /* rule (a): claimed through a mapping */
+		if (rc)
+			return rc;
 		if (N[h].aux++ == 0) {
 			d->inside_owner[o] += N[h].size;
 			N[h].flags |= F_EVER;
@@ -622,7 +712,7 @@ static int range_del(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
 {
 	tnode_t *N;
 	int rc = set_inside(lv, t, 0);
-	if (rc)
+	if (rc || (rc = unpend(lv, t)))   /* gone before it was attributed */
 		return rc;
 	N = lv->pool.n;
 	tnode_t n = N[t];
@@ -642,6 +732,33 @@ static int range_del(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
 	}
 	node_outlier(lv, &n, 0, cause ? cause->ts : 0);
 	return mark(lv, d);
+}
+
+/* A driver range just added (and evaluated): a new block that no segment
+ * contains waits (only an ALLOC makes a new one: a FREE undone by
+ * FREE_FAIL is not new); a mapping of a pending handle re-arms the
+ * handle's wait from the mapping's time, since the mapping is what the
+ * framework's FW_SEGMENT_MAP will report. */
+static int new_range(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
+{
+	const tnode_t *n = &lv->pool.n[t];
+	if (n->flags & F_INSIDE)
+		return 0;
+	if (n->flags & F_MAP) {
+		uint32_t h = t_find(lv->pool.n, lv->handles, n->aux);
+		lv_new_t *w = h && (lv->pool.n[h].flags & F_PEND) ? nw_find(lv, h) : NULL;
+		if (w) {
+			w->ts = cause->ts;
+			w->thread = cause->thread;
+		}
+		return 0;
+	}
+	lv_dev_t *d = dev_get(lv, n->dev);
+	if (!d)
+		return -ENOMEM;
+	if (cause->type != GMT_EV_ALLOC || !d->fw_any || !counts_outside(d, n->kind))
+		return 0;
+	return pend_new(lv, d, t, cause);
 }
 
 static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t *o)
@@ -682,7 +799,9 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 			if ((rc = mark(lv, d)))
 				return rc;
 		}
-		return eval_range(lv, t);
+		if ((rc = eval_range(lv, t)))
+			return rc;
+		return cause ? new_range(lv, t, cause) : 0;
 	}
 	case GMT_OBS_BLOCK_DEL:
 	case GMT_OBS_MAP_DEL:
@@ -690,6 +809,8 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 		return t ? range_del(lv, t, cause) : 0;
 	case GMT_OBS_HANDLE_ADD: {
 		if ((t = t_find(lv->pool.n, lv->handles, o->key))) {
+			if ((rc = unpend(lv, t)))
+				return rc;
 			t_unlink(lv->pool.n, &lv->handles, o->key);
 			t_release(&lv->pool, t);
 		}
@@ -706,12 +827,19 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 		n->tree = T_HANDLE;
 		t_insert(lv->pool.n, &lv->handles, t);
 		lv_dev_t *d = dev_get(lv, o->dev);
-		return d ? mark(lv, d) : -ENOMEM;
+		if (!d)
+			return -ENOMEM;
+		if (d->fw_any && cause && cause->type == GMT_EV_VMM_CREATE)
+			return pend_new(lv, d, t, cause);
+		return mark(lv, d);
 	}
 	case GMT_OBS_HANDLE_DEL: {
-		t = t_unlink(lv->pool.n, &lv->handles, o->key);
+		t = t_find(lv->pool.n, lv->handles, o->key);
 		if (!t)
 			return 0;
+		if ((rc = unpend(lv, t)))
+			return rc;
+		t_unlink(lv->pool.n, &lv->handles, o->key);
 		tnode_t n = lv->pool.n[t];
 		t_release(&lv->pool, t);
 		lv_dev_t *d = dev_get(lv, n.dev);
@@ -735,6 +863,7 @@ static int fw_event(gmt_levels_t *lv, const gmt_devent_t *e)
 	int rc = 0;
 	if (!d)
 		return -ENOMEM;
+	d->fw_any = 1;
 	tnode_t *N = lv->pool.n;
 	switch (e->type) {
 	case GMT_EV_FW_ALLOC:
@@ -856,6 +985,7 @@ void gmt_levels_free(gmt_levels_t *lv)
 	free(lv->dev);
 	free(lv->dirty);
 	free(lv->pend);
+	free(lv->nw);
 	free(lv->pool.n);
 	free(lv);
 }
@@ -865,7 +995,72 @@ gmt_replay_t *gmt_levels_replay(gmt_levels_t *lv)
 	return lv->rp;
 }
 
+/* The steps that build a VMM allocation: PyTorch's expandable segments
+ * create every page's handle, then map them all, then report one
+ * FW_SEGMENT_MAP. They do not end the thread's wait (rule (b)). */
+static int vmm_step(unsigned type)
+{
+	return type == GMT_EV_VMM_CREATE || type == GMT_EV_VMM_MAP;
+}
+
+static int claims(unsigned type)
+{
+	return type == GMT_EV_FW_SEGMENT_ALLOC || type == GMT_EV_FW_SEGMENT_MAP;
+}
+
+static int apply(gmt_levels_t *lv, const gmt_devent_t *e);
+
+int gmt_levels_event_from(gmt_levels_t *lv, const gmt_devent_t *e, int side)
+{
+	int rc;
+	/* Rules (b) and (c) before the event (a MEMINFO sample then sees
+	 * them), except that a segment of the same thread first claims what
+	 * it contains and resolves the rest after. */
+	int by_thread = !side && !vmm_step(e->type) && !claims(e->type);
+	if (lv->n_nw && (rc = pend_resolve(lv, e->ts, by_thread, e->thread)))
+		return rc;
+	if ((rc = apply(lv, e)))
+		return rc;
+	if (lv->n_nw && !side && claims(e->type))
+		return pend_resolve(lv, e->ts, 1, e->thread);
+	return 0;
+}
+
 int gmt_levels_event(gmt_levels_t *lv, const gmt_devent_t *e)
+{
+	return gmt_levels_event_from(lv, e, 0);
+}
+
+int gmt_levels_next_deadline(const gmt_levels_t *lv, uint64_t *ts)
+{
+	if (!lv->n_nw)
+		return 0;
+	uint64_t m = UINT64_MAX;
+	for (size_t i = 0; i < lv->n_nw; i++) {
+		uint64_t d = lv->nw[i].ts + GMT_LV_GRACE_NS;
+		if (d < lv->nw[i].ts)
+			d = UINT64_MAX;
+		if (d < m)
+			m = d;
+	}
+	*ts = m;
+	return 1;
+}
+
+int gmt_levels_expire(gmt_levels_t *lv, uint64_t now)
+{
+	return lv->n_nw ? pend_resolve(lv, now, 0, 0) : 0;
+}
+
+int gmt_levels_end_pending(gmt_levels_t *lv)
+{
+	int rc = 0;
+	while (lv->n_nw && !rc)
+		rc = unpend(lv, lv->nw[lv->n_nw - 1].node);
+	return rc;
+}
+
+static int apply(gmt_levels_t *lv, const gmt_devent_t *e)
 {
 	int rc = gmt_replay_event(lv->rp, e);
 	if (rc)
@@ -991,7 +1186,13 @@ void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, 
 		if (v->asrc == GMT_ASRC_STREAM)
 			x = sub0(rd->live.owner[o], d->async_owner[o]);
 		else
-			x = sub0(rd->live.owner[o], d->inside_owner[o]) + (held ? d->pend_out_owner[o] : 0);
+			x = sub0(rd->live.owner[o], d->inside_owner[o]);
+		/* pending new allocations are live, and not inside (a claim
+		 * ends the wait): neither outside nor reserved yet */
+		x = sub0(x, d->pnew_owner[o]);
+		if (v->asrc != GMT_ASRC_STREAM && held)
+			x += d->pend_out_owner[o];
+		v->pending += d->pnew_owner[o];
 		v->outside_owner[o] = x;
 		v->outside += x;
 	}
@@ -1009,6 +1210,9 @@ int gmt_levels_finish(gmt_levels_t *lv)
 	if (lv->finished)
 		return 0;
 	lv->finished = 1;
+	int rc = gmt_levels_end_pending(lv);
+	if (rc)
+		return rc;
 	for (uint32_t i = 1; i < lv->pool.used; i++) {
 		const tnode_t *n = &lv->pool.n[i];
 		if (n->tree == T_RANGE && !(n->flags & F_MAP))

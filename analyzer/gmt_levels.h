@@ -42,6 +42,9 @@ typedef struct gmt_lv_vals {
 	uint64_t allocated;      /* valid when has_allocated               */
 	uint64_t reserved;       /* valid when has_reserved                */
 	uint64_t outside;        /* driver bytes outside the framework     */
+	uint64_t pending;        /* new driver bytes not yet attributed (in
+				    neither outside nor reserved; see
+				    gmt_levels_event_from)                  */
 	uint64_t outside_owner[GMT_DOWNERS];
 	uint64_t used;           /* device used (MEMINFO), when has_used   */
 	uint64_t used_ts;        /* ... the time of that (latest) sample    */
@@ -81,8 +84,38 @@ void gmt_levels_free(gmt_levels_t *lv);
  * summary gives devices, header and status). */
 gmt_replay_t *gmt_levels_replay(gmt_levels_t *lv);
 
-/* Applies one event (time order). Returns 0 or a negative errno. */
+/* How long a new driver allocation may wait for its framework segment. */
+#define GMT_LV_GRACE_NS 1000000ull
+
+/* Applies one event (time order); side: it came from the side stream.
+ * Returns 0 or a negative errno.
+ *
+ * A new driver-level device allocation (an ALLOC'd block, a VMM handle at
+ * its create, re-armed by its mapping) on a device that has had a framework
+ * event is PENDING: counted neither as outside nor as reserved, until the
+ * first of (a) a framework segment contains it (the framework's, never
+ * outside); (b) the same thread records another main-stream event, other
+ * than the steps that build a VMM allocation (VMM_CREATE, VMM_MAP); (c)
+ * GMT_LV_GRACE_NS have passed, checked at every later event (main or side)
+ * and by gmt_levels_expire; (d) gmt_levels_end_pending. In (b)-(d) it becomes
+ * outside then. The event's own claims come first: a FW_SEGMENT_ALLOC/MAP of
+ * the same thread resolves after it has claimed what it contains. */
+int gmt_levels_event_from(gmt_levels_t *lv, const gmt_devent_t *e, int side);
+
+/* gmt_levels_event_from(lv, e, 0). */
 int gmt_levels_event(gmt_levels_t *lv, const gmt_devent_t *e);
+
+/* Whether an allocation is pending; *ts gets the earliest moment at which
+ * rule (c) resolves one (its time + GMT_LV_GRACE_NS). */
+int gmt_levels_next_deadline(const gmt_levels_t *lv, uint64_t *ts);
+
+/* Rule (c) at time now: pending allocations whose grace has run out by now
+ * become outside (their devices are marked dirty). 0 or a negative errno. */
+int gmt_levels_expire(gmt_levels_t *lv, uint64_t now);
+
+/* Rule (d), the end of the trace: every pending allocation becomes
+ * outside. 0 or a negative errno. */
+int gmt_levels_end_pending(gmt_levels_t *lv);
 
 /* Device ordinals whose values may have changed since the last call, in
  * the order first touched; the list is then cleared. *n gets the count;

@@ -715,29 +715,64 @@ static void mark_failed(gmt_phases_t *ph, const gmt_devent_t *e)
 	}
 }
 
+/* New driver allocations wait for their segment (gmt_levels.h); one whose
+ * grace runs out becomes outside at that moment, an instant of its own
+ * when no event falls on it: every deadline before ts is played here. */
+static int play_deadlines(gmt_phases_t *ph, uint64_t ts)
+{
+	uint64_t dl;
+	int rc;
+	while (gmt_levels_next_deadline(ph->lv, &dl) && dl < ts) {
+		if (ph->n_pend && dl != ph->pend_ts && (rc = offer_pending(ph)))
+			return rc;
+		if ((rc = gmt_levels_expire(ph->lv, dl)))
+			return rc;
+		size_t n;
+		const int *devs = gmt_levels_take_dirty(ph->lv, &n);
+		if (n && (rc = add_pending(ph, dl, devs, n)))
+			return rc;
+		if ((rc = hook_instant(ph, dl, devs, n, 0)))
+			return rc;
+	}
+	return 0;
+}
+
 int gmt_phases_event(gmt_phases_t *ph, const gmt_devent_t *e)
 {
+	return gmt_phases_event_from(ph, e, 0);
+}
+
+int gmt_phases_event_from(gmt_phases_t *ph, const gmt_devent_t *e, int side)
+{
 	int rc;
+	size_t n;
+	const int *devs;
+	if ((rc = play_deadlines(ph, e->ts)))
+		return rc;
 	if (e->ts > ph->last_ts)
 		ph->last_ts = e->ts;
+	if (ph->n_pend && e->ts != ph->pend_ts && (rc = offer_pending(ph)))
+		return rc;
 	switch (e->type) {
 	case GMT_EV_RANGE_BEGIN:
 	case GMT_EV_RANGE_END:
 		/* What changed before the boundary belongs to the occurrences
-		 * open before it (also at the same ts). */
-		gmt_replay_event(gmt_levels_replay(ph->lv), e);   /* counted */
-		if ((rc = offer_pending(ph)))
+		 * open before it (also at the same ts): that includes the
+		 * allocations this event resolves (a thread's next event). */
+		if ((rc = gmt_levels_event_from(ph->lv, e, side)))   /* counted */
+			return rc;
+		devs = gmt_levels_take_dirty(ph->lv, &n);
+		if (n && (rc = add_pending(ph, e->ts, devs, n)))
+			return rc;
+		if ((rc = offer_pending(ph)) || (rc = hook_instant(ph, e->ts, devs, n, 0)))
 			return rc;
 		return e->type == GMT_EV_RANGE_BEGIN ? range_begin(ph, e) : range_end(ph, e);
 	default:
 		break;
 	}
-	if (ph->n_pend && e->ts != ph->pend_ts && (rc = offer_pending(ph)))
+	if ((rc = gmt_levels_event_from(ph->lv, e, side)))
 		return rc;
-	if ((rc = gmt_levels_event(ph->lv, e)))
-		return rc;
-	size_t n;
-	const int *devs = gmt_levels_take_dirty(ph->lv, &n);
+	devs = gmt_levels_take_dirty(ph->lv, &n);
 	if (n && (rc = add_pending(ph, e->ts, devs, n)))
 		return rc;
 	if (e->type == GMT_EV_ALLOC_FAIL || e->type == GMT_EV_FW_OOM)
@@ -751,6 +786,18 @@ int gmt_phases_finish(gmt_phases_t *ph, const gmt_decode_result_t *res)
 	if (ph->finished)
 		return 0;
 	ph->finished = 1;
+	/* The end of the trace resolves what still waits (rule (d)), at the
+	 * last instant. */
+	size_t n;
+	const int *devs;
+	if (ph->n_pend && ph->pend_ts != ph->last_ts && (rc = offer_pending(ph)))
+		return rc;
+	if ((rc = gmt_levels_end_pending(ph->lv)))
+		return rc;
+	devs = gmt_levels_take_dirty(ph->lv, &n);
+	if (n && ((rc = add_pending(ph, ph->last_ts, devs, n)) ||
+		  (rc = hook_instant(ph, ph->last_ts, devs, n, 0))))
+		return rc;
 	rc = offer_pending(ph);
 	/* Still open at the end: unterminated, with the last values seen. */
 	while (ph->n_active && !rc)
@@ -792,7 +839,7 @@ static int run_event(void *ctx, const gmt_devent_t *e, int side)
 	run_t *r = ctx;
 	if (side)
 		gmt_replay_note_side(gmt_levels_replay(r->ph->lv), 1);
-	return gmt_phases_event(r->ph, e);
+	return gmt_phases_event_from(r->ph, e, side);
 }
 
 static int run_header(void *ctx, const gmt_header_t *h)

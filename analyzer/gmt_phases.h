@@ -103,7 +103,12 @@ void gmt_phases_set_hook(gmt_phases_t *ph, const gmt_phases_hook_t *hook);
  * input; ctx = ph. */
 void gmt_phases_visitor(gmt_phases_t *ph, gmt_visitor_t *v);
 
-/* One event of the merged time line. Returns 0 or a negative errno. */
+/* One event of the merged time line; side: from the side stream (its time
+ * approximate: it never counts as its thread's next step, see
+ * gmt_levels_event_from). Returns 0 or a negative errno. */
+int gmt_phases_event_from(gmt_phases_t *ph, const gmt_devent_t *e, int side);
+
+/* gmt_phases_event_from(ph, e, 0): a main-stream event. */
 int gmt_phases_event(gmt_phases_t *ph, const gmt_devent_t *e);
 
 /* Closes what is still open (unterminated) and finishes the lists. res

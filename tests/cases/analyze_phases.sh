@@ -85,7 +85,9 @@ for view in ("requested", "held"):
     vals(m["values"], 256 * MiB, 1536 * MiB, 96 * MiB, 1632 * MiB)
     m = f["max_held"]; eq(1632 * MiB, m["bytes"], "max held"); eq(T(190), m["ts_ns"], "at")
     m = f["max_gap"]; eq(1280 * MiB, m["bytes"], "max gap"); eq(T(190), m["ts_ns"], "at")
-    m = f["max_outside"]; eq(224 * MiB, m["bytes"], "max outside"); eq(T(180), m["ts_ns"], "at")
+    # NCCL's handle (t180) waits 1 ms for a segment that never claims it
+    # (gen-phases.c): outside from t181
+    m = f["max_outside"]; eq(224 * MiB, m["bytes"], "max outside"); eq(T(181), m["ts_ns"], "at")
     eq({"application": 32 * MiB, "nccl": 192 * MiB, "other": 0}, m["values"]["outside_by_owner"], "owners")
     b = f["bounds"]
     eq(1760 * MiB, b["max_reserved_plus_max_outside_bytes"], "bound sum")
@@ -113,7 +115,7 @@ eq(2, w["occurrences"], "warm occurrences"); eq(1, w["failed"], "warm failed")
 wd = dev(w, 0)["requested"]
 eq(1024 * MiB, wd["max_allocated"]["bytes"], "warm max allocated"); eq(3, wd["max_allocated"]["occurrence"], "occ")
 eq(1648 * MiB, wd["max_held"]["bytes"], "warm max held"); eq(2, wd["max_held"]["occurrence"], "occ")
-eq(T(340), wd["max_held"]["ts_ns"], "warm max held at")
+eq(T(341), wd["max_held"]["ts_ns"], "warm max held at")   # the 16 MiB waits 1 ms
 eq(112 * MiB, wd["max_held"]["values"]["outside_bytes"], "warm held outside")
 
 pre = ph["prefetch"]["listed"][0]

@@ -9,7 +9,14 @@
  *                      GPUMEMTRACE_OUTPUT says
  *
  * Times are explicit: t = 1 s + the milliseconds written below. All ranges
- * are on the main thread. MiB = 2^20 bytes.
+ * and all main events are on the main thread. MiB = 2^20 bytes.
+ *
+ * A driver allocation on device 0 (which has framework events) waits for
+ * the framework's segment (docs/analyzer.md, "New allocations wait"): one
+ * that no segment claims, whose thread records nothing else within 1 ms,
+ * counts as outside from 1 ms after it. That is why t30, t180 and t340
+ * below show up at t31, t181 and t341 (in the figures and the curves); the
+ * outside list keeps their own times.
  *
  * Device 0 behaves like PyTorch's native caching allocator. Its history
  * (FW_* events, framework "pytorch") goes through gmt_emit_side in four
@@ -20,7 +27,8 @@
  *   t10   cudaMalloc 1 GiB at 0x7f0000000000 (main) and, at the same ts,
  *         FW_SEGMENT_ALLOC of it (side: side first on equal ts)      reserved 1024
  *   t20   FW_ALLOC 256 MiB at 0x7f0000000000, stream A (weights)     allocated 256
- *   t30   cudaMalloc 32 MiB at 0x7f1000000000: outside, application
+ *   t30   cudaMalloc 32 MiB at 0x7f1000000000: outside, application,
+ *         from t31 (the next event of its thread is at t40)
  *   t40   "load" ends
  *   t50   NVTX push "train" (default domain, depth 0): a phase
  *   t60   NVTX push "io" in domain "mylib" (depth 1), t70 pop: a phase only
@@ -34,17 +42,20 @@
  *   t140  FW_FREE_REQUESTED of the 128 (requested 256, held 896)
  *   t160  FW_FREE_COMPLETED of the 128 (held 768)
  *   t170  FW_FREE_COMPLETED of the 512 (held 256)
- *   t180  NCCL handle 0x52, 128 MiB, mapped: outside 224
+ *   t180  NCCL handle 0x52, 128 MiB, mapped: outside 224 from t181
+ *         (its map at t180 is a step of the same allocation)
  *   t185  unmapped and released: outside 96
  *   t190  cudaMalloc 512 MiB at 0x7f0040000000 + FW_SEGMENT_ALLOC   reserved 1536
  *   t200  "step" ends. Its coinciding peaks: allocated 896 at t120 (reserved
  *         1024, outside 96); reserved 1536 at t190 (allocated 256); held
- *         1632 at t190 (1536 + 96); gap 1280 at t190. The independent
- *         maxima give 1536 + 224 = 1760 and 1536 - 896 = 640: no moment.
+ *         1632 at t190 (1536 + 96); gap 1280 at t190; outside 224 at t181.
+ *         The independent maxima give 1536 + 224 = 1760 and 1536 - 896 =
+ *         640: no moment.
  *   t250  NVTX start "prefetch" (default domain, id 7), t260 end: a phase
  *   t300  "step" occurrence 2 (warm): FW_ALLOC 640 MiB at t310, free
  *         requested t320, completed t330; cudaMalloc 16 MiB (outside) at
- *         t340, freed t350; ends t400. Held peak 1648 at t340.
+ *         t340 (counted from t341), freed t350; ends t400. Held peak
+ *         1648 at t341.
  *   t450  "train" ends (NVTX pop)
  *   t460  NVTX push "sync_point" in domain "gpumemtrace", t470 pop: a phase
  *   t500  "step" occurrence 3: FW_ALLOC 768 MiB at t510 (allocated 1024),

@@ -31,6 +31,15 @@ static void ev(unsigned type, uint64_t ts, int dev, uint64_t addr, uint64_t size
 	CHECK(gmt_phases_event(P, &e) == 0);
 }
 
+/* The same, from the side stream. */
+static void ev_side(unsigned type, uint64_t ts, int dev, uint64_t addr, uint64_t size,
+		    uint64_t stream, uint64_t aux)
+{
+	gmt_devent_t e = { .ts = ts, .addr = addr, .size = size, .stream = stream, .aux = aux,
+			   .thread = thread, .type = (uint16_t)type, .device = (int16_t)dev };
+	CHECK(gmt_phases_event_from(P, &e, 1) == 0);
+}
+
 static void begin(uint64_t ts, unsigned source, uint64_t id, uint64_t depth, uint32_t name, uint32_t dom)
 {
 	ev(GMT_EV_RANGE_BEGIN, ts, -1, id, depth, source, name | (uint64_t)dom << 32);
@@ -86,7 +95,11 @@ static void test_containment(void)
 	CHECK_EQ_U64(0, val(0, GMT_VIEW_REQUESTED).outside);
 	CHECK_EQ_U64(12288, val(0, GMT_VIEW_REQUESTED).reserved);
 	ev(GMT_EV_ALLOC, 32, 0, 0x30000, 100, 0, PLAIN);            /* nowhere near */
-	CHECK_EQ_U64(100, val(0, GMT_VIEW_REQUESTED).outside);
+	/* the device has framework events: the new block waits for a segment
+	 * until its thread's next event (40) */
+	CHECK_EQ_U64(0, val(0, GMT_VIEW_REQUESTED).outside);
+	CHECK_EQ_U64(100, val(0, GMT_VIEW_REQUESTED).pending);
+	CHECK_EQ_U64(12288, val(0, GMT_VIEW_REQUESTED).held);
 	/* a segment freed before its cudaFree: outside for that moment */
 	ev(GMT_EV_FW_SEGMENT_FREE, 40, 0, 0x20000, 8192, 0, 0);
 	CHECK_EQ_U64(8292, val(0, GMT_VIEW_REQUESTED).outside);
@@ -99,8 +112,15 @@ static void test_containment(void)
 	ev(GMT_EV_VMM_CREATE, 50, 0, 0xA2, 2 << 20, 0, GMT_AUX(GMT_KIND_VMM, 0, 0));
 	ev(GMT_EV_VMM_MAP, 51, -1, 0x7000000, 2 << 20, 0xA1, 0);
 	ev(GMT_EV_VMM_MAP, 51, -1, 0x7200000, 2 << 20, 0xA2, 0);
-	CHECK_EQ_U64(100 + (4 << 20), val(0, GMT_VIEW_REQUESTED).outside);
+	/* both handles wait (creating and mapping are steps of one VMM
+	 * allocation, not the thread moving on) */
+	CHECK_EQ_U64(100, val(0, GMT_VIEW_REQUESTED).outside);
+	CHECK_EQ_U64(4 << 20, val(0, GMT_VIEW_REQUESTED).pending);
 	ev(GMT_EV_FW_SEGMENT_MAP, 52, 0, 0x7000000, 2 << 20, 0, 0);
+	/* the first page is claimed; the same thread's segment event ends the
+	 * second page's wait: outside until its own SEGMENT_MAP */
+	CHECK_EQ_U64(100 + (2 << 20), val(0, GMT_VIEW_REQUESTED).outside);
+	CHECK_EQ_U64(0, val(0, GMT_VIEW_REQUESTED).pending);
 	ev(GMT_EV_FW_SEGMENT_MAP, 53, 0, 0x7200000, 2 << 20, 0, 0);
 	CHECK_EQ_U64(100, val(0, GMT_VIEW_REQUESTED).outside);
 	CHECK_EQ_U64(4096 + (4 << 20), val(0, GMT_VIEW_REQUESTED).reserved);
@@ -110,8 +130,14 @@ static void test_containment(void)
 	ev(GMT_EV_VMM_UNMAP, 61, -1, 0x7200000, 2 << 20, 0, 0);
 	ev(GMT_EV_VMM_RELEASE, 61, 0, 0xA2, 0, 0, 0);
 	CHECK_EQ_U64(100, val(0, GMT_VIEW_REQUESTED).outside);
-	/* NCCL memory is outside, by owner */
+	/* NCCL memory is outside, by owner, once its thread moves on (an
+	 * event of another thread does not count) */
 	ev(GMT_EV_VMM_CREATE, 70, 0, 0xB1, 1 << 20, 0, NCCLV);
+	thread = 1;
+	ev(GMT_EV_SYNC, 71, -1, 70, 0, 0x5, GMT_SYNC_STREAM);
+	CHECK_EQ_U64(100, val(0, GMT_VIEW_REQUESTED).outside);
+	thread = 0;
+	ev(GMT_EV_SYNC, 72, -1, 70, 0, 0x5, GMT_SYNC_STREAM);
 	v = val(0, GMT_VIEW_REQUESTED);
 	CHECK_EQ_U64(100 + (1 << 20), v.outside);
 	CHECK_EQ_U64(1 << 20, v.outside_owner[GMT_OWNER_NCCL]);
@@ -327,7 +353,9 @@ static void test_figures(void)
 	CHECK_EQ_U64(1500, f->max_held.v.held);                    /* not 1000 + 5300 */
 	CHECK_EQ_U64(16, f->max_held.ts);
 	CHECK_EQ_U64(300, f->max_outside.v.outside);               /* not 5300 */
-	CHECK_EQ_U64(13, f->max_outside.ts);
+	/* the 300-byte block waited for a segment until its thread's next
+	 * event (14); the 5000-byte one was gone by then */
+	CHECK_EQ_U64(14, f->max_outside.ts);
 	CHECK_EQ_U64(1500, f->max_gap.v.reserved - f->max_gap.v.allocated);
 	CHECK_EQ_U64(1000, f->start.reserved);
 	CHECK_EQ_U64(1500, f->end.reserved);
@@ -368,11 +396,140 @@ static void test_figures(void)
 	gmt_phases_free(P);
 }
 
+/* New driver allocations wait for their segment (docs/analyzer.md, "New
+ * allocations wait"). Occurrences of "step": 1 a cudaMalloc claimed by the
+ * segment reported after it; 2 one that nothing claims, outside at its
+ * thread's next main-stream event; 3 outside when its 1 ms grace runs out;
+ * 4 an expandable segment's pages; 5 still waiting at the end. */
+static const gmt_pfig_t *occ_fig(const gmt_phase_name_t *s, size_t k)
+{
+	return &s->listed[k]->dev[0].fig[GMT_VIEW_REQUESTED];
+}
+
+static void test_new_allocations_wait(void)
+{
+	start(NULL);
+	str(2, "step");
+	str(1, "gpumemtrace");
+	ev(GMT_EV_FW_SEGMENT_ALLOC, 1, 0, 0x100000, 1000, 0, 0);
+	ev(GMT_EV_ALLOC, 1, 0, 0x100000, 1000, 0, PLAIN);
+
+	/* 1: cudaMalloc, then the framework reports the segment: the bytes
+	 * are never outside (before the rule: outside 4096 at 20) */
+	begin(10, GMT_RANGE_API, 0, 0, 2, 1);
+	ev(GMT_EV_ALLOC, 20, 0, 0x200000, 4096, 0, PLAIN);
+	gmt_lv_vals_t v = val(0, GMT_VIEW_REQUESTED);
+	CHECK_EQ_U64(0, v.outside);
+	CHECK_EQ_U64(4096, v.pending);
+	CHECK_EQ_U64(1000, v.reserved);
+	CHECK_EQ_U64(1000, v.held);
+	ev(GMT_EV_FW_SEGMENT_ALLOC, 21, 0, 0x200000, 4096, 0, 0);
+	v = val(0, GMT_VIEW_REQUESTED);
+	CHECK_EQ_U64(0, v.outside);
+	CHECK_EQ_U64(0, v.pending);
+	CHECK_EQ_U64(5096, v.held);
+	end(30, GMT_RANGE_API, 0, 0, 2, 1);
+
+	/* 2: nothing claims it; another thread's event and a side-stream
+	 * event of its thread do not end the wait, its thread's next
+	 * main-stream event does */
+	begin(40, GMT_RANGE_API, 0, 0, 2, 1);
+	ev(GMT_EV_ALLOC, 50, 0, 0x300000, 500, 0, PLAIN);
+	thread = 1;
+	ev(GMT_EV_SYNC, 51, -1, 50, 0, 0x9, GMT_SYNC_STREAM);
+	thread = 0;
+	ev_side(GMT_EV_FW_ALLOC, 52, 0, 0x100000, 100, 0, 0);
+	CHECK_EQ_U64(0, val(0, GMT_VIEW_REQUESTED).outside);
+	ev(GMT_EV_SYNC, 53, -1, 50, 0, 0x9, GMT_SYNC_STREAM);
+	CHECK_EQ_U64(500, val(0, GMT_VIEW_REQUESTED).outside);
+	end(60, GMT_RANGE_API, 0, 0, 2, 1);
+
+	/* 3: its thread records nothing else: outside at 200 + 1 ms, an
+	 * instant of its own (the next event is at 200 + 3 ms) */
+	begin(100, GMT_RANGE_API, 0, 0, 2, 1);
+	ev(GMT_EV_ALLOC, 200, 0, 0x400000, 700, 0, PLAIN);
+	thread = 1;
+	ev(GMT_EV_SYNC, 200 + 500000, -1, 0, 0, 0x9, GMT_SYNC_STREAM);
+	CHECK_EQ_U64(500, val(0, GMT_VIEW_REQUESTED).outside);
+	ev(GMT_EV_SYNC, 200 + 3000000, -1, 0, 0, 0x9, GMT_SYNC_STREAM);
+	CHECK_EQ_U64(1200, val(0, GMT_VIEW_REQUESTED).outside);
+	thread = 0;
+	end(200 + 4000000, GMT_RANGE_API, 0, 0, 2, 1);
+
+	/* 4: expandable segment: create, create, map, map, then one
+	 * FW_SEGMENT_MAP of both pages */
+	begin(5000000, GMT_RANGE_API, 0, 0, 2, 1);
+	ev(GMT_EV_VMM_CREATE, 5000010, 0, 0xC1, 2 << 20, 0, GMT_AUX(GMT_KIND_VMM, 0, 0));
+	ev(GMT_EV_VMM_CREATE, 5000010, 0, 0xC2, 2 << 20, 0, GMT_AUX(GMT_KIND_VMM, 0, 0));
+	ev(GMT_EV_VMM_MAP, 5000011, -1, 0x7000000, 2 << 20, 0xC1, 0);
+	ev(GMT_EV_VMM_MAP, 5000011, -1, 0x7200000, 2 << 20, 0xC2, 0);
+	CHECK_EQ_U64(1200, val(0, GMT_VIEW_REQUESTED).outside);
+	CHECK_EQ_U64(4 << 20, val(0, GMT_VIEW_REQUESTED).pending);
+	ev(GMT_EV_FW_SEGMENT_MAP, 5000012, 0, 0x7000000, 4 << 20, 0, 0);
+	v = val(0, GMT_VIEW_REQUESTED);
+	CHECK_EQ_U64(1200, v.outside);
+	CHECK_EQ_U64(0, v.pending);
+	CHECK_EQ_U64(5096 + (4 << 20), v.reserved);
+	end(5000020, GMT_RANGE_API, 0, 0, 2, 1);
+
+	/* 5: still waiting when the trace ends: outside at the last instant */
+	begin(6000000, GMT_RANGE_API, 0, 0, 2, 1);
+	ev(GMT_EV_ALLOC, 6000010, 0, 0x500000, 300, 0, PLAIN);
+	CHECK_EQ_U64(1200, val(0, GMT_VIEW_REQUESTED).outside);
+	CHECK(gmt_phases_finish(P, NULL) == 0);
+	CHECK_EQ_U64(1500, val(0, GMT_VIEW_REQUESTED).outside);
+	CHECK_EQ_U64(0, val(0, GMT_VIEW_REQUESTED).pending);
+
+	const gmt_phase_name_t *s = name("step");
+	CHECK(s != NULL);
+	if (!s || s->n_listed != 5) {
+		CHECK(0);
+		gmt_phases_free(P);
+		return;
+	}
+	const gmt_pfig_t *f = occ_fig(s, 0);
+	CHECK_EQ_U64(0, f->max_outside.v.outside);
+	CHECK_EQ_U64(5096, f->max_held.v.held);
+	CHECK_EQ_U64(21, f->max_held.ts);
+	CHECK_EQ_U64(5096, f->max_res.v.reserved + f->max_outside.v.outside); /* BOUND: no spike */
+	f = occ_fig(s, 1);
+	CHECK_EQ_U64(500, f->max_outside.v.outside);
+	CHECK_EQ_U64(53, f->max_outside.ts);
+	f = occ_fig(s, 2);
+	CHECK_EQ_U64(1200, f->max_outside.v.outside);
+	CHECK_EQ_U64(200 + 1000000, f->max_outside.ts);
+	CHECK_EQ_U64(1200, f->end.outside);
+	f = occ_fig(s, 3);
+	CHECK_EQ_U64(1200, f->max_outside.v.outside);
+	CHECK_EQ_U64(5096 + (4 << 20) + 1200, f->max_held.v.held);
+	CHECK_EQ_U64(5000012, f->max_held.ts);
+	f = occ_fig(s, 4);
+	CHECK_EQ_U64(0, s->listed[4]->ended);
+	CHECK_EQ_U64(6000010, s->listed[4]->end_ts);
+	CHECK_EQ_U64(1500, f->end.outside);
+	CHECK_EQ_U64(1500, f->max_outside.v.outside);
+	CHECK_EQ_U64(6000010, f->max_outside.ts);
+
+	/* the outside list keeps its meaning: the three blocks never inside,
+	 * with their own times */
+	gmt_lv_dev_info_t info;
+	CHECK(gmt_levels_dev_info(gmt_phases_levels(P), 0, &info) == 0);
+	CHECK_EQ_U64(3, info.outliers[GMT_OWNER_APP]);
+	CHECK_EQ_U64(3, info.n_top);
+	if (info.n_top == 3) {
+		CHECK_EQ_U64(200, info.top[0].ts);
+		CHECK_EQ_U64(50, info.top[1].ts);
+		CHECK_EQ_U64(6000010, info.top[2].ts);
+	}
+	gmt_phases_free(P);
+}
+
 int main(void)
 {
 	test_containment();
 	test_views();
 	test_pairing_selection();
 	test_figures();
+	test_new_allocations_wait();
 	TEST_DONE();
 }

@@ -1,0 +1,80 @@
+# End to end for phases: tests/routes/phases_workload.c on the doubles with
+# the real NVTX3 headers (NVTX_INJECTION64_PATH), a toy caching allocator
+# reporting through the framework API, NCCL and a stream-ordered workspace.
+# The values are known by construction: see the workload's header comment.
+. "$ROOT/tests/lib.sh"
+MiB=1048576
+export GMT_FAKE_CONTEXT_BYTES=$((256 * MiB))
+run_fake "$BUILD/tests/phases_workload" > plain.txt || fail "untraced: exit status $?"
+mkdir -p traces
+LD_LIBRARY_PATH="$FAKE" "$BUILD/gpumemtrace" -q -o "$TESTDIR/traces" "$BUILD/tests/phases_workload" > traced.txt ||
+	fail "under the launcher: exit status $?"
+cmp plain.txt traced.txt || fail "the program's output changed under the tracer"
+trace=$(the_trace)
+"$ANALYZE" phases --json "$trace" > p.json || fail "phases exit status $?"
+"$ANALYZE" phases "$trace" > p.txt || fail "phases (text) exit status $?"
+assert_contains p.txt 'Phase "step": 2 occurrences'
+assert_contains p.txt "BOUND lines: a sum or difference of maxima reached at different instants"
+python3 - "$ROOT/schemas/report.schema.json" p.json <<'PY' || fail "phases JSON"
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
+j = json.load(open(sys.argv[2]))
+MiB = 1 << 20
+def eq(want, got, what):
+    if want != got:
+        sys.exit("%s: expected %r, got %r" % (what, want, got))
+t = j["traces"][0]
+eq("clean", t["status"], "status")
+eq(["load", "comm", "step", "teardown"], [p["name"] for p in t["phases"]], "phases")
+ph = {p["name"]: p for p in t["phases"]}
+eq(2, ph["step"]["occurrences"], "step occurrences")
+def dev0(occ, view):
+    return [d for d in occ["devices"] if d["ordinal"] == 0][0][view]
+def vals(v, a, r, o, what):
+    eq((a * MiB, r * MiB, o * MiB, (r + o) * MiB),
+       (v["allocated_bytes"], v["reserved_bytes"], v["outside_bytes"], v["held_bytes"]), what)
+
+vals(dev0(ph["load"]["listed"][0], "requested")["end"], 40, 64, 0, "load end")
+c = dev0(ph["comm"]["listed"][0], "requested")
+vals(c["end"], 40, 64, 6, "comm end")
+eq({"application": 0, "nccl": 6 * MiB, "other": 0}, c["end"]["outside_by_owner"], "comm outside owners")
+
+s1, s2 = ph["step"]["listed"]
+eq(["cold", "warm"], [s1["temperature"], s2["temperature"]], "temperatures")
+r, h = dev0(s1, "requested"), dev0(s1, "held")
+vals(r["start"], 40, 64, 6, "step 1 start")
+vals(r["end"], 40, 192, 6, "step 1 end")
+vals(h["end"], 40, 192, 6, "step 1 end (held)")
+eq("framework events", r["end"]["allocated_source"], "allocated source")
+eq("framework segments", r["end"]["reserved_source"], "reserved source")
+eq(454 * MiB, r["end"]["device_used_bytes"], "device used at the end of step 1")
+eq(256 * MiB, r["end"]["untraced_estimate_bytes"], "untraced (the context) at the end of step 1")
+eq(156 * MiB, r["max_allocated"]["bytes"], "max allocated")
+vals(r["max_allocated"]["values"], 156, 192, 6, "at max allocated")
+vals(h["max_allocated"]["values"], 156, 192, 54, "at max allocated (held: workspace not yet synchronised)")
+eq(192 * MiB, r["max_reserved"]["bytes"], "max reserved")
+vals(r["max_reserved"]["values"], 40, 192, 6, "at max reserved")
+eq(198 * MiB, r["max_held"]["bytes"], "max held (requested)")
+eq(246 * MiB, h["max_held"]["bytes"], "max held (held)")
+eq(152 * MiB, r["max_gap"]["bytes"], "max gap")
+eq(54 * MiB, r["max_outside"]["bytes"], "max outside")
+eq({"application": 48 * MiB, "nccl": 6 * MiB, "other": 0}, r["max_outside"]["values"]["outside_by_owner"], "owners at max outside")
+b = r["bounds"]
+eq(246 * MiB, b["max_reserved_plus_max_outside_bytes"], "bound: max reserved + max outside")
+eq(36 * MiB, b["max_reserved_minus_max_allocated_bytes"], "bound: max reserved - max allocated")
+assert b["max_reserved_plus_max_outside_bytes"] != r["max_held"]["bytes"]
+assert b["max_reserved_minus_max_allocated_bytes"] != r["max_gap"]["bytes"]
+
+w = dev0(s2, "requested")
+eq(140 * MiB, w["max_allocated"]["bytes"], "warm max allocated")
+vals(w["max_allocated"]["values"], 140, 192, 6, "at warm max allocated")
+vals(w["end"], 40, 192, 6, "step 2 end")
+vals(dev0(ph["teardown"]["listed"][0], "requested")["end"], 0, 0, 0, "teardown end")
+
+d = [x for x in t["devices"] if x["ordinal"] == 0][0]
+eq({"application": 1, "nccl": 2, "other": 0}, d["outside_allocations"]["count_by_owner"], "outside allocations")
+eq([(48 * MiB, "application"), (4 * MiB, "nccl"), (2 * MiB, "nccl")],
+   [(x["bytes"], x["owner"]) for x in d["outside_allocations"]["largest"]], "outside list")
+PY
+"$ANALYZE" curves --csv "$trace" > c.csv || fail "curves exit status $?"
+head -1 c.csv | grep -q "allocated" || fail "curves header: $(head -1 c.csv)"
