@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "gmt_clock.h"
 #include "gmt_tracer.h"
 
 #ifndef GMT_VERSION

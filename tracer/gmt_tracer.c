@@ -116,9 +116,7 @@ void gmt_config_from_env(gmt_config_t *c)
 
 uint64_t gmt_now_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return gmt_clock_ns();
 }
 
 /* ---- chunk pool --------------------------------------------------------- */
@@ -337,7 +335,7 @@ emit_impl(const gmt_event_t *ev, int want_stack, int skip)
 	uint64_t seq = atomic_load_explicit(&t->seq, memory_order_relaxed);
 	atomic_store_explicit(&t->seq, seq + 1, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
-	uint64_t ts = ev->ts ? ev->ts : gmt_now_ns();
+	uint64_t ts = ev->ts ? ev->ts : gmt_clock_ns();
 	if (GMT_UNLIKELY(t->tail_n >= GMT_CHUNK_EVENTS) && !chunk_advance(t)) {
 		drop_buffer_full(ts);
 		atomic_store_explicit(&t->seq, seq + 2, memory_order_release);
@@ -612,6 +610,7 @@ int gmt_tracer_init(const gmt_config_t *cfg)
 	if (gmt_g.chunks_max < 2)
 		gmt_g.chunks_max = 2;
 
+	gmt_clock_setup();
 	gmt_stack_init(c->stack_depth);
 	stacks_on = gmt_stack_available();
 	if (!stacks_on)

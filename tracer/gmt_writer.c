@@ -783,6 +783,7 @@ static void merge_and_encode(size_t *run_start, size_t nruns)
 /* all: write everything published (shutdown, fatal signal). */
 static void writer_round(int all, int final)
 {
+	gmt_clock_calibrate();
 	uint64_t T0 = gmt_now_ns();
 	if (snap_threads() < 0)
 		return;
