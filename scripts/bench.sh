@@ -83,3 +83,16 @@ big=$(ls "$W"/out/*.gmt)
 "$B/gpumemtrace-analyze" summary --stats "$big" >/dev/null 2>"$W/stats" || true
 cat "$W/stats"
 awk -v sz="$(stat -c %s "$big")" -v ev="$((2 * BIG))" 'BEGIN { printf "trace: %d bytes, %.2f bytes/event\n", sz, sz / ev }'
+
+echo
+echo "analyzer on a $((2 * BIG))-event trace of mixed sizes and addresses (stacks off):"
+rm -rf "$W/out"; mkdir -p "$W/out"
+(cd "$W/out" && traced env GPUMEMTRACE_STACK_DEPTH=0 GPUMEMTRACE_BUFFER_MB=1024 "$B/tests/bench_cuda" "$BIG" 4 mixed >/dev/null)
+big=$(ls "$W"/out/*.gmt)
+"$B/gpumemtrace-analyze" summary --stats "$big" >/dev/null 2>"$W/stats" || true
+cat "$W/stats"
+t0=$(date +%s.%N)
+"$B/gpumemtrace-analyze" phases "$big" >/dev/null 2>&1 || true
+t1=$(date +%s.%N)
+awk -v a="$t0" -v b="$t1" -v ev="$((2 * BIG))" 'BEGIN { printf "phases: %.3f s, %.0f events/s (wall clock)\n", b - a, ev / (b - a) }'
+awk -v sz="$(stat -c %s "$big")" -v ev="$((2 * BIG))" 'BEGIN { printf "trace: %d bytes, %.2f bytes/event\n", sz, sz / ev }'
