@@ -49,6 +49,7 @@
 #include <msgpack.h>
 #include <zstd.h>
 
+#include "gmt_evrec.h"
 #include "gmt_internal.h"
 
 #define FRAME_CAP     (1u << 20)   /* uncompressed bytes per frame (soft)  */
@@ -59,19 +60,7 @@
 
 extern char **environ;
 
-typedef struct colbuf {
-	uint8_t *p;
-	size_t n, cap;
-} colbuf_t;
-
-/* One EVENTS record under construction. */
-typedef struct evrec {
-	colbuf_t col[GMT_COL_COUNT];
-	uint32_t n;
-	unsigned flags;
-	uint64_t base_ts, prev_ts, prev_addr, prev_stream;
-	uint64_t first_ts, last_ts;
-} evrec_t;
+typedef gmt_evrec_t evrec_t;
 
 typedef struct sev {
 	gmt_event_t ev;
@@ -311,72 +300,11 @@ static gmt_mrec_t *header_record(void)
 	return r;
 }
 
-static int colbuf_reserve(colbuf_t *c, size_t more)
-{
-	if (c->cap - c->n >= more)
-		return 0;
-	size_t cap = c->cap ? c->cap * 2 : 4096;
-	while (cap - c->n < more)
-		cap *= 2;
-	uint8_t *p = realloc(c->p, cap);
-	if (!p)
-		return -ENOMEM;
-	c->p = p;
-	c->cap = cap;
-	return 0;
-}
-
-static void evrec_reset(evrec_t *r)
-{
-	for (int i = 0; i < GMT_COL_COUNT; i++)
-		r->col[i].n = 0;
-	r->n = 0;
-}
-
-static inline void put_uv(colbuf_t *c, uint64_t v)
-{
-	c->n += gmt_uvarint_put(c->p + c->n, v);
-}
-
-/* Columns are sized once for a full record (at most 10 bytes a value), so
- * appending an event checks nothing. Returns -ENOMEM if that failed. */
+/* Columns are sized once for a full record, so appending an event checks
+ * nothing. */
 static int evrec_alloc(evrec_t *r)
 {
-	for (int i = 0; i < GMT_COL_COUNT; i++)
-		if (colbuf_reserve(&r->col[i], (size_t)REC_EVENTS * 10) < 0)
-			return -ENOMEM;
-	return 0;
-}
-
-static inline void evrec_add(evrec_t *r, const gmt_event_t *e, uint32_t thread)
-{
-	if (r->n == 0) {
-		r->base_ts = r->prev_ts = e->ts;
-		r->prev_addr = r->prev_stream = 0;
-		r->first_ts = e->ts;
-	}
-	r->col[GMT_COL_TYPE].p[r->col[GMT_COL_TYPE].n++] = (uint8_t)e->type;
-	put_uv(&r->col[GMT_COL_TS], e->ts - r->prev_ts);
-	r->prev_ts = e->ts;
-	put_uv(&r->col[GMT_COL_THREAD], thread);
-	put_uv(&r->col[GMT_COL_DEVICE], e->device < 0 ? 0 : (uint64_t)e->device + 1);
-	put_uv(&r->col[GMT_COL_ADDR], gmt_zigzag((int64_t)(e->addr - r->prev_addr)));
-	r->prev_addr = e->addr;
-	put_uv(&r->col[GMT_COL_SIZE], e->size);
-	put_uv(&r->col[GMT_COL_STREAM], gmt_zigzag((int64_t)(e->stream - r->prev_stream)));
-	r->prev_stream = e->stream;
-	put_uv(&r->col[GMT_COL_STACK], e->stack);
-	put_uv(&r->col[GMT_COL_AUX], e->aux);
-	r->last_ts = e->ts;
-	r->n++;
-}
-
-static size_t evrec_bytes(const evrec_t *r)
-{
-	size_t n = 0;
-	for (int i = 0; i < GMT_COL_COUNT; i++)
-		n += r->col[i].n;
-	return n;
+	return gmt_evrec_alloc(r, REC_EVENTS);
 }
 
 /* Packs the record under construction into the frame and resets it. */
@@ -384,15 +312,7 @@ static void evrec_finish(evrec_t *r)
 {
 	if (!r->n)
 		return;
-	msgpack_pack_array(&w.pk, 4 + GMT_COL_COUNT);
-	msgpack_pack_uint8(&w.pk, GMT_REC_EVENTS);
-	msgpack_pack_uint32(&w.pk, r->n);
-	msgpack_pack_uint64(&w.pk, r->base_ts);
-	msgpack_pack_uint32(&w.pk, r->flags);
-	for (int i = 0; i < GMT_COL_COUNT; i++) {
-		msgpack_pack_bin(&w.pk, r->col[i].n);
-		msgpack_pack_bin_body(&w.pk, r->col[i].p, r->col[i].n);
-	}
+	gmt_evrec_pack(r, &w.pk);
 	w.frame_events += r->n;
 	if (r->flags & GMT_EVENTS_LATE)
 		w.frame_late += r->n;
@@ -400,7 +320,7 @@ static void evrec_finish(evrec_t *r)
 		w.frame_first = r->first_ts;
 	if (r->last_ts > w.frame_last)
 		w.frame_last = r->last_ts;
-	evrec_reset(r);
+	gmt_evrec_reset(r);
 }
 
 static void pack_drops(uint64_t count, uint64_t first, uint64_t last, const char *reason, int err)
@@ -733,18 +653,18 @@ static void encode_event(const sev_t *s)
 		if (w.late.n && (e->ts < w.late.prev_ts || w.late.n >= REC_EVENTS))
 			evrec_finish(&w.late);
 		w.late.flags = GMT_EVENTS_LATE;
-		evrec_add(&w.late, e, s->thread);
+		gmt_evrec_add(&w.late, e, s->thread);
 	} else {
 		if (w.rec.n >= REC_EVENTS)
 			evrec_finish(&w.rec);
 		w.rec.flags = 0;
-		evrec_add(&w.rec, e, s->thread);
+		gmt_evrec_add(&w.rec, e, s->thread);
 		w.last_ts = e->ts;
 	}
 	/* The frame size check costs 18 loads: every 256 events is enough
 	 * (at most ~80 KiB over the soft cap). */
 	if ((++w.since_check & 255) == 0 &&
-	    w.sb.size + evrec_bytes(&w.rec) + evrec_bytes(&w.late) >= FRAME_CAP) {
+	    w.sb.size + gmt_evrec_bytes(&w.rec) + gmt_evrec_bytes(&w.late) >= FRAME_CAP) {
 		frame_end();
 		frame_begin();
 	}
