@@ -1,8 +1,10 @@
 #!/bin/sh
 # gpu-check.sh - every real-GPU check of gpumemtrace in one run, ending with a
-# table (check, expected, measured, PASS/FAIL/SKIP/INFO, reason).
-# docs/gpu-validation.md says how to run it on the device machine and what
-# each row means.
+# table (check, expected, measured, PASS/FAIL/SKIP/INFO, reason): rows 0-8
+# (the foundation: routes, allocators, NCCL, out of memory, overhead) and
+# rows 9-14 (issue 3: what jobs measured of themselves per phase against
+# `gpumemtrace-analyze phases`). docs/gpu-validation.md says how to run it on
+# the device machine and what each row means.
 #
 #   sh scripts/gpu-check.sh [--doubles] [--budget SECONDS]
 #
@@ -22,7 +24,8 @@
 # (default /usr/local/cuda). The programs it runs: $BUILD/gpu/demo_workload
 # and $BUILD/gpu/ballast (make gpu-progs: built here and carried, or built
 # on the spot when absent and a compiler is there), tests/gpu/gpu_torch.py
-# (PyTorch), tests/gpu/gpu_eval.py (judges, standard library only).
+# (PyTorch), scripts/examples/gmt_example.py measure (PyTorch),
+# tests/gpu/gpu_eval.py (judges, standard library only).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -87,7 +90,9 @@ publish() {
 evaluate() {
 	case $1 in
 	demo) _id=1 ;; alloc-native) _id=2 ;; alloc-expandable) _id=3 ;; alloc-async) _id=4 ;;
-	nccl) _id=5 ;; oom) _id=6 ;; train) _id=7 ;; context) _id=8 ;; *) _id="-" ;;
+	nccl) _id=5 ;; oom) _id=6 ;; train) _id=7 ;; context) _id=8 ;; measure) _id=9 ;;
+	phases-native) _id=10 ;; phases-expandable) _id=11 ;; phases-async) _id=12 ;;
+	nccl-phases) _id=13 ;; oom-phase) _id=14 ;; *) _id="-" ;;
 	esac
 	if [ "$HAVE_PY" = 0 ]; then
 		row "$_id" "$1" "-" "-" SKIP "no python3 to evaluate with ($PYTHON)"
@@ -305,12 +310,17 @@ check_alloc() {	# NAME CONF
 	evaluate "$1"
 }
 
+# 5 and C (13): one rank of NCCL; its phases nccl_init, all_reduce,
+# nccl_destroy are compared with `phases` too
 check_nccl() {
 	D=$WORK/nccl
 	torch_skip "$D" || torch_run "$D" result nccl traced
 	evaluate nccl
+	evaluate nccl-phases
 }
 
+# 6 and D (14): out of memory outside any phase, then in a forward pass
+# inside the phase oom_forward
 check_oom() {
 	D=$WORK/oom
 	torch_skip "$D" || {
@@ -318,6 +328,41 @@ check_oom() {
 		torch_run "$D" result oom traced
 	}
 	evaluate oom
+	evaluate oom-phase
+}
+
+# A (9): the example's measure under the tracer, small sizes; it refuses an
+# existing output, so the directory is fresh (rm -rf $WORK at the start)
+check_measure() {
+	D=$WORK/measure
+	torch_skip "$D" || {
+		mkdir -p "$D/traces"
+		say "example measure (traced)"
+		_a=$(date +%s.%N)
+		step 150 env -u PYTORCH_CUDA_ALLOC_CONF "$BUILD/gpumemtrace" -q -o "$D/traces" \
+			"$PYTHON" scripts/examples/gmt_example.py measure --device cuda:0 \
+			--batch 4 --context 256 --width 512 --layers 2 --dtype float16 \
+			--warmup 2 --repeats 3 --output "$D/result.json" > "$D/result.log" 2>&1
+		echo $? > "$D/result.rc"
+		echo "$_a $(date +%s.%N)" | awk '{ printf "%.3f\n", $2 - $1 }' > "$D/result.wall"
+		say "measure -> exit $(cat "$D/result.rc") in $(cat "$D/result.wall") s"
+	}
+	evaluate measure
+}
+
+# B (10-12): 5 training steps, forward/backward/optimizer_step as phases,
+# under one allocator configuration (NAME CONF)
+check_phases() {
+	D=$WORK/$1
+	torch_skip "$D" || {
+		say "PyTorch training phases ${2:-native}"
+		if [ -n "$2" ]; then
+			torch_run "$D" result phases traced PYTORCH_CUDA_ALLOC_CONF="$2"
+		else
+			torch_run "$D" result phases traced
+		fi
+	}
+	evaluate "$1"
 }
 
 check_train() {
@@ -373,6 +418,10 @@ main() {
 	check_alloc alloc-async "backend:cudaMallocAsync"
 	check_oom
 	check_nccl
+	check_measure
+	check_phases phases-native ""
+	check_phases phases-expandable "expandable_segments:True"
+	check_phases phases-async "backend:cudaMallocAsync"
 	check_train
 }
 

@@ -244,8 +244,12 @@ def convert(snapshot, state, offset_ns, max_entries, now_ns=None):
         t = int(round(t_us * 1000)) - offset_ns
         if now_ns is not None and t > now_ns:
             t = now_ns
-        if t < last:
-            t = last
+        # time_us has microsecond resolution: entries of one microsecond (an
+        # allocation and its free, say) are spread 1 ns apart in ring order,
+        # so that each is an instant of its own for the analyzer (which
+        # keeps the state after the last event of an instant).
+        if t <= last:
+            t = last + 1
         if t < 1:
             t = 1
         last = t

@@ -40,13 +40,14 @@ class Fixtures(unittest.TestCase):
         st = cv.ConvertState()
         r = cv.convert(load("snapshot_1.json"), st, OFF, 8)
         self.assertEqual(r.events, [
+            # entries of one microsecond are spread 1 ns apart, in ring order
             (cv.SEGMENT_ALLOC, 0, A0, 2097152, 0, B + 0),
             (cv.ALLOC, 0, A0, 512, 0, B + 10000),
-            (cv.ALLOC, 0, B0, 1024, 0x5555, B + 10000),
+            (cv.ALLOC, 0, B0, 1024, 0x5555, B + 10001),
             (cv.SEGMENT_ALLOC, 1, A1, 20971520, 0, B + 15000),
-            (cv.ALLOC, 1, A1, 4096, 0, B + 15000),
+            (cv.ALLOC, 1, A1, 4096, 0, B + 15001),
             (cv.FREE_REQUESTED, 0, A0, 512, 0, B + 20000),
-            (cv.FREE_COMPLETED, 0, A0, 512, 0, B + 20000),
+            (cv.FREE_COMPLETED, 0, A0, 512, 0, B + 20001),
             # the "snapshot" entry at +25 is not an event
             (cv.OOM, 1, 1048576, 1073741824, 0, B + 30000),
         ])
@@ -60,13 +61,14 @@ class Fixtures(unittest.TestCase):
         r = cv.convert(load("snapshot_2.json"), st, OFF, 8)
         self.assertEqual(r.events, [
             # +27 in this snapshot's clock: before device 1's OOM already
-            # moved at +30, so raised to it (the side stream never goes back)
-            (cv.ALLOC, 0, A0, 512, 0, B + 30000),
-            (cv.FREE_REQUESTED, 0, B0, 1024, 0x5555, B + 30000),
+            # moved at +30, so raised just past it (the side stream never
+            # goes back, and each event stays an instant of its own)
+            (cv.ALLOC, 0, A0, 512, 0, B + 30001),
+            (cv.FREE_REQUESTED, 0, B0, 1024, 0x5555, B + 30002),
             (cv.FREE_COMPLETED, 0, B0, 1024, 0x5555, B + 40000),
-            (cv.SEGMENT_FREE, 0, A0, 2097152, 0, B + 40000),
+            (cv.SEGMENT_FREE, 0, A0, 2097152, 0, B + 40001),
             (cv.FREE_REQUESTED, 1, A1, 4096, 0, B + 50000),
-            (cv.FREE_COMPLETED, 1, A1, 4096, 0, B + 50000),
+            (cv.FREE_COMPLETED, 1, A1, 4096, 0, B + 50001),
             (cv.SEGMENT_FREE, 1, A1, 20971520, 0, B + 60000),
         ])
         self.assertEqual(r.lost, {})   # full, but the anchor is in the ring
@@ -96,7 +98,8 @@ class Rings(unittest.TestCase):
         ring = ring + trip + trip
         r = cv.convert({"device_traces": [ring]}, st, OFF, 100)
         self.assertEqual([e[0] for e in r.events], [cv.ALLOC, cv.FREE_REQUESTED, cv.FREE_COMPLETED] * 2)
-        self.assertEqual({e[5] for e in r.events}, {B + 5000})
+        # the first move took B + 5000 .. B + 5003: one microsecond, spread
+        self.assertEqual([e[5] for e in r.events], [B + 5004 + i for i in range(6)])
         self.assertEqual((r.lost, r.warnings), ({}, []))
 
     def test_repeating_run_in_a_full_ring(self):
@@ -115,8 +118,8 @@ class Rings(unittest.TestCase):
         stream += trip(29) + trip(30)
         r = cv.convert({"device_traces": [stream[-91:]]}, st, OFF, 91)
         self.assertEqual([(e[0], e[5]) for e in r.events],
-                         [(a, B + 30000) for a in (cv.ALLOC, cv.FREE_REQUESTED, cv.FREE_COMPLETED)] +
-                         [(a, B + 31000) for a in (cv.ALLOC, cv.FREE_REQUESTED, cv.FREE_COMPLETED)])
+                         [(a, B + 30000 + i) for i, a in enumerate((cv.ALLOC, cv.FREE_REQUESTED, cv.FREE_COMPLETED))] +
+                         [(a, B + 31000 + i) for i, a in enumerate((cv.ALLOC, cv.FREE_REQUESTED, cv.FREE_COMPLETED))])
         self.assertEqual((r.lost, r.warnings), ({}, []))
 
     def test_overflow_estimate_from_the_previous_move(self):
@@ -153,9 +156,10 @@ class Rings(unittest.TestCase):
         ring = [entry("alloc", A0, 8, 0), entry("alloc", B0, 8, 50)]
         r = cv.convert({"device_traces": [ring]}, cv.ConvertState(), OFF, 100, now_ns=B + 20000)
         self.assertEqual([e[5] for e in r.events], [B, B + 20000])
-        # A clock offset beyond the times: never 0 (0 means "now").
+        # A clock offset beyond the times: never 0 (0 means "now"), and
+        # still one instant each.
         r = cv.convert({"device_traces": [ring]}, cv.ConvertState(), T * 1000 + 10 ** 9, 100)
-        self.assertEqual([e[5] for e in r.events], [1, 1])
+        self.assertEqual([e[5] for e in r.events], [1, 2])
 
     def test_unknown_actions_and_fields(self):
         ring = [{"action": "user_defined", "time_us": T}, entry("segment_map", A0, 20 << 20, 1),

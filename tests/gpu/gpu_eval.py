@@ -5,9 +5,12 @@
                                                      WORK/table.md, WORK/results.json
 
 CHECK: demo, alloc-native, alloc-expandable, alloc-async, nccl, oom, train,
-context. Each reads the files the script left in WORK/<dir>/ (see
+context, and issue 3's phase checks measure (A), phases-native,
+phases-expandable, phases-async (B), nccl-phases (C), oom-phase (D); E is
+train. Each reads the files the script left in WORK/<dir>/ (see
 gpu-check.sh), runs the analyzer (BUILD/gpumemtrace-analyze summary --json)
-and the dumper (BUILD/tests/tools/gmt-dump) on the trace, compares, and
+(or `phases --json` for the phase checks) and the dumper
+(BUILD/tests/tools/gmt-dump) on the trace, compares, and
 appends "id, title, expected, measured, status, reason" (tab-separated) to
 WORK/rows.tsv. Status is PASS, FAIL, SKIP or INFO. The details of every
 comparison go to WORK/<dir>/eval.json. Standard library only: it runs where
@@ -77,6 +80,34 @@ class Row:
     def note(self, text):
         self.items.append({"note": text})
 
+    def level(self, what, want, got, explained=None):
+        """want (the job's) against got (the analyzer's): equal passes;
+        otherwise explained (a reason string) passes with the reason kept,
+        and None fails. Returns "equal", "explained" or "differs"."""
+        if want == got:
+            self.items.append({"what": what, "expected": want, "measured": got, "ok": True,
+                               "outcome": "equal"})
+            return "equal"
+        diff = None if want is None or got is None else got - want
+        text = "%s: job %s, analyzer %s%s" % (
+            what, fmt(want), fmt(got), "" if diff is None else " (analyzer - job = %d B)" % diff)
+        if explained:
+            self.items.append({"what": what, "expected": want, "measured": got, "ok": True,
+                               "outcome": "explained", "why": explained})
+            self.note("%s: %s" % (text, explained))
+            return "explained"
+        self.items.append({"what": what, "expected": want, "measured": got, "ok": False,
+                           "outcome": "differs"})
+        self.notes.append(text)
+        return "differs"
+
+    def outcomes(self):
+        n = {"equal": 0, "explained": 0, "differs": 0}
+        for i in self.items:
+            if i.get("outcome") in n:
+                n[i["outcome"]] += 1
+        return n
+
     def status(self):
         return "PASS" if all(i.get("ok", True) for i in self.items) else "FAIL"
 
@@ -114,6 +145,10 @@ def find_trace(d, result=None):
             return mine[0]
     if len(traces) == 1:
         return traces[0]
+    if traces and result is not None and not result.get("pid"):
+        # a job that did not say its pid (gmt_example's measure): its own
+        # trace is the largest; a helper such as nvidia-smi writes little
+        return max(traces, key=os.path.getsize)
     raise Fail("expected one trace in %s/traces, found %d%s" % (
         d, len(traces), "" if not traces else ": " + " ".join(map(os.path.basename, traces))))
 
@@ -479,7 +514,7 @@ def check_oom(work, build):
 
 def check_train(work, build):
     d = os.path.join(work, "train")
-    row = Row("7", "overhead: 50 MLP+AdamW steps",
+    row = Row("7", "E. overhead: 50 MLP+AdamW steps",
               "median step time traced / untraced <= 1.10 (best of 2 runs each)")
     skip_if_marked(d)
 
@@ -498,9 +533,9 @@ def check_train(work, build):
         w = read(os.path.join(d, kind + ".wall")).split()
         walls[kind] = min(float(x) for x in w) if w else None
     wr = (walls["traced"] / walls["plain"]) if walls["plain"] and walls["traced"] else None
-    row.measured = ("median step %.3f ms traced vs %.3f ms (ratio %.3f); runs %s vs %s; "
+    row.measured = ("traced/untraced median step ratio %.3f: %.3f ms vs %.3f ms; runs %s vs %s; "
                     "process wall %s vs %s s (ratio %s)" % (
-                        bt, bp, ratio,
+                        ratio, bt, bp,
                         "/".join("%.3f" % x["median_step_ms"] for x in traced),
                         "/".join("%.3f" % x["median_step_ms"] for x in plain),
                         walls["traced"], walls["plain"],
@@ -541,25 +576,429 @@ def check_context(work, build):
     return row
 
 
+# ---------------------------------------------------------------- phases
+#
+# Issue 3's checks compare what a job measured of itself, phase by phase
+# (gmt_example.py measure, gpu_torch.py phases/nccl/oom: "phases", a list of
+# {name, occurrence, before, peak, after, ok, error} with allocated_bytes and
+# reserved_bytes), with `gpumemtrace-analyze phases --json` of its trace
+# (schemas/report.schema.json, phases_report): per occurrence, on one
+# device, in the requested view, "before" against the start values, "after"
+# against the end values, "peak" against max_allocated / max_reserved. The
+# functions below take the parsed documents, so tests/gpu/test_gpu_eval.py
+# feeds them hand-made jobs and real analyzer output from the test doubles.
+
+# The tracer samples cuMemGetInfo and the pools at a synchronisation at most
+# every 10 ms (preload/gmt_preload_state.c, SAMPLE_PERIOD_NS). A pool sample
+# taken at the boundary's own synchronize is younger than FRESH_NS when the
+# boundary is recorded; an older one may predate the job's reading.
+FRESH_NS = 1000000
+# The most a stream-ordered pool is assumed to round one allocation up (its
+# page). An ASSUMPTION to bound the "pool rounding" explanation; the measured
+# column gives the differences, so the first GPU run tells the real one.
+POOL_GRANULE = 2 * MiB
+ALLOC_SOURCES = {"native": ("framework events", "framework segments"),
+                 "pool": ("driver stream-ordered events", "pool attributes")}
+
+
+def phases_doc(build, trace, d):
+    """The trace's entry of `phases --json` (kept as phases.json, phases.txt)."""
+    exe = os.path.join(build, "gpumemtrace-analyze")
+    try:
+        p = subprocess.run([exe, "phases", "--json", trace], capture_output=True, text=True,
+                           timeout=90)
+        txt = subprocess.run([exe, "phases", trace], capture_output=True, text=True,
+                             timeout=90)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise Fail("analyzer phases: %s" % e)
+    with open(os.path.join(d, "phases.json"), "w") as f:
+        f.write(p.stdout)
+    with open(os.path.join(d, "phases.txt"), "w") as f:
+        f.write(txt.stdout + txt.stderr)
+    if p.returncode != 0:
+        raise Fail("analyzer phases exit %d: %s" % (p.returncode, first_line(p.stderr)))
+    try:
+        return json.loads(p.stdout)["traces"][0]
+    except (ValueError, KeyError, IndexError) as e:
+        raise Fail("analyzer phases JSON unreadable: %s" % e)
+
+
+def find_phase(pt, name):
+    for ph in pt.get("phases") or []:
+        if ph.get("name") == name:
+            return ph
+    return None
+
+
+def find_occurrence(pt, name, k):
+    ph = find_phase(pt, name)
+    for o in (ph or {}).get("listed") or []:
+        if o.get("occurrence") == k:
+            return o
+    return None
+
+
+def figures(occ, device=0, view="requested"):
+    """An occurrence's figures of one device and view, or None."""
+    for d in (occ or {}).get("devices") or []:
+        if d.get("ordinal") == device:
+            return d.get(view)
+    return None
+
+
+def compare_occurrences(row, job_phases, pt):
+    """Occurrence counts per name as the job ran them, the first cold and
+    the others warm (the warm aggregate counts them), and no phase the job
+    did not mark. Returns {name: count}."""
+    counts = {}
+    for r in job_phases:
+        counts[r["name"]] = counts.get(r["name"], 0) + 1
+    for name, n in counts.items():
+        ph = find_phase(pt, name)
+        if ph is None:
+            row.true("phase %s in the analyzer's report" % name, False, "absent")
+            continue
+        row.eq("%s: occurrences" % name, n, ph.get("occurrences"), show=str)
+        temps = [o.get("temperature") for o in ph.get("listed") or []]
+        row.eq("%s: temperatures (first cold, later warm)" % name,
+               ["cold"] + ["warm"] * (n - 1), temps, show=str)
+        warm = ph.get("warm")
+        row.eq("%s: occurrences in the warm aggregate" % name, n - 1,
+               warm.get("occurrences") if warm else 0, show=str)
+    extra = [ph.get("name") for ph in pt.get("phases") or [] if ph.get("name") not in counts]
+    row.true("no phase in the report that the job did not mark", not extra,
+             ", ".join(map(str, extra)))
+    return counts
+
+
+def _pool_reserved_why(want, got, values, boundary_ts):
+    """Explanation of a pool-sourced reserved value below the job's, or None."""
+    ts = (values or {}).get("device_used_sample_ts_ns")
+    if got is None or want is None or got > want or ts is None or boundary_ts is None:
+        return None
+    age = boundary_ts - ts
+    if age <= FRESH_NS:
+        return None  # the sample is the boundary's own: no excuse
+    return ("the latest pool sample is %.3f ms older than the boundary (samples at "
+            "synchronisations, at most every 10 ms): it predates the job's reading" %
+            (age / 1e6))
+
+
+def _pool_allocated_why(want, got, blocks):
+    """Explanation of driver stream-ordered bytes below the pool's used bytes
+    (torch reads USED_MEM_CURRENT/HIGH, which rounds each allocation up), or
+    None when the difference is the wrong way or too large."""
+    if got is None or want is None or got > want:
+        return None
+    if blocks is None:
+        return ("pool rounding: the pool's used bytes count whole pool granules, the "
+                "trace the requested bytes (live blocks not counted: no bound applied)")
+    if want - got <= blocks * POOL_GRANULE:
+        return ("pool rounding: %d B over %d live blocks (at most %d B each assumed)" % (
+            want - got, blocks, POOL_GRANULE))
+    return None
+
+
+def compare_levels(row, job_phases, pt, device=0, mode="native", live_blocks=None):
+    """Each job occurrence against the analyzer's (requested view, device).
+    mode "native": every value equal to the byte (a value the analyzer does
+    not know yet, before the first framework event, must be the job's 0).
+    mode "pool" (cudaMallocAsync): allocated from the driver's stream-ordered
+    events and reserved from pool samples; allocated may be below the job's
+    by the pool's rounding (bounded by live_blocks(ts) x POOL_GRANULE when
+    live_blocks is given), reserved may lag when the sample is stale; the
+    peak allocated lies between the requested and held views' maxima (plus
+    the rounding). Sources are checked once per device."""
+    srcs = ALLOC_SOURCES["pool" if mode == "pool" else "native"]
+    seen_src = set()
+    for r in job_phases:
+        tag = "%s #%d" % (r["name"], r["occurrence"])
+        occ = find_occurrence(pt, r["name"], r["occurrence"])
+        if occ is None:
+            row.true("%s in the analyzer's report" % tag, False, "not listed")
+            continue
+        f = figures(occ, device, "requested")
+        if f is None:
+            row.true("%s: device %d in the analyzer's report" % (tag, device), False, "absent")
+            continue
+        held = figures(occ, device, "held") or {}
+        for side, key, ts in (("before", "start", occ.get("begin_ts_ns")),
+                              ("after", "end", occ.get("end_ts_ns"))):
+            job = r.get(side)
+            if job is None:
+                row.note("%s: the job could not read its %s values (%s)" % (
+                    tag, side, r.get("read_error", "?")))
+                continue
+            vals = f.get(key)
+            for q in ("allocated", "reserved"):
+                want = job.get(q + "_bytes")
+                got = None if vals is None else vals.get(q + "_bytes")
+                src = None if vals is None else vals.get(q + "_source")
+                what = "%s %s %s" % (tag, key, q)
+                if src is not None and (q, src) not in seen_src:
+                    seen_src.add((q, src))
+                    row.eq("%s source" % q, srcs[0 if q == "allocated" else 1], src, show=str)
+                why = None
+                if got is None and want == 0:
+                    why = "unknown to the analyzer (no %s event yet); the job's 0" % (
+                        "framework or stream-ordered" if q == "allocated" else "segment or pool")
+                elif mode == "pool" and q == "allocated":
+                    why = _pool_allocated_why(want, got, live_blocks(ts) if live_blocks and
+                                              ts is not None else None)
+                elif mode == "pool":
+                    why = _pool_reserved_why(want, got, vals, ts)
+                row.level(what, want, got, why)
+        peak = r.get("peak")
+        if peak is None:
+            continue
+        for q, fig in (("allocated", "max_allocated"), ("reserved", "max_reserved")):
+            m = f.get(fig) or {}
+            want, got = peak.get(q + "_bytes"), m.get("bytes")
+            why = None
+            if got is None and want == 0:
+                why = "unknown to the analyzer; the job's 0"
+            elif mode == "pool" and q == "allocated" and got is not None and want is not None:
+                hfig = held.get(fig) or {}
+                hm = hfig.get("bytes")
+                hb = live_blocks(hfig.get("ts_ns")) if live_blocks and hm is not None else None
+                top = (hm if hm is not None else got)
+                if got <= want and (hb is None or want <= top + hb * POOL_GRANULE):
+                    why = ("pool high-water mark %d B: between the requested-view maximum %d B "
+                           "and the held-view maximum %s B%s (frees reach the pool in stream "
+                           "order; the pool rounds up)" % (
+                               want, got, hm, "" if hb is None else
+                               " + %d blocks x %d B" % (hb, POOL_GRANULE)))
+            elif mode == "pool":
+                why = _pool_reserved_why(want, got, f.get("end"), occ.get("end_ts_ns"))
+            row.level("%s peak %s" % (tag, q), want, got, why)
+
+
+def levels_summary(row, counts):
+    n = row.outcomes()
+    return "%d occurrences of %d phases (%s); %d values: %d equal, %d explained, %d differ" % (
+        sum(counts.values()), len(counts),
+        ", ".join("%s x%d" % kv for kv in counts.items()),
+        sum(n.values()), n["equal"], n["explained"], n["differs"])
+
+
+def live_blocks_from_dump(evs):
+    """live(ts): stream-ordered blocks live at ts, replayed from the dump
+    (for the pool-rounding bound)."""
+    steps, live = [], set()
+    for e in evs:
+        if e["type"] == "alloc" and e.get("kind") == "stream_ordered":
+            live.add(e.get("addr"))
+        elif e["type"] == "free" and e.get("addr") in live:
+            live.discard(e.get("addr"))
+        else:
+            continue
+        steps.append((e.get("ts", 0), len(live)))
+
+    def at(ts):
+        n = 0
+        for t, c in steps:
+            if t > ts:
+                break
+            n = c
+        return n
+    return at
+
+
+def compare_nccl_outside(row, pt, phase, device=0, dump_nccl_allocations=None):
+    """C: NCCL's memory is outside the framework, with owner nccl: at the
+    end of `phase` (the communicator's set-up) the outside bytes of owner
+    nccl are > 0; the report's outside allocations of owner nccl exist and,
+    when the dump's count of owner=nccl allocations (blocks and VMM handles)
+    is given, there are as many (each was never inside a framework segment).
+    Owners are read by key: the owner set may grow (cublas, cudnn)."""
+    occ = find_occurrence(pt, phase, 1)
+    f = figures(occ, device)
+    end = (f or {}).get("end") or {}
+    owners = end.get("outside_by_owner") or {}
+    nb = owners.get("nccl", 0)
+    row.true("%s end: outside bytes of owner nccl > 0" % phase, nb > 0,
+             "%s" % (json.dumps(owners) if f else "phase %s not in the report" % phase))
+    dv = next((d for d in pt.get("devices") or [] if d.get("ordinal") == device), {})
+    oa = dv.get("outside_allocations") or {}
+    cnt = (oa.get("count_by_owner") or {}).get("nccl", 0)
+    row.true("outside allocations of owner nccl listed", cnt > 0 and any(
+        x.get("owner") == "nccl" for x in oa.get("largest") or []),
+        "count %d, largest: %s" % (cnt, ", ".join(
+            "%s %s" % (x.get("owner"), fmt(x.get("bytes"))) for x in (oa.get("largest") or [])[:5])))
+    if dump_nccl_allocations is not None:
+        row.eq("outside allocations of owner nccl == owner=nccl allocations in the dump",
+               dump_nccl_allocations, cnt, show=str)
+    return nb, owners, cnt
+
+
+def compare_oom_phase(row, job_rec, pt, want_bytes, device=0):
+    """D: the job's failed phase is marked failed, with the failing request's
+    size (the first out-of-memory inside it: the driver's ALLOC_FAIL or the
+    framework's FW_OOM; both carry the request) and values at the failure."""
+    name, k = job_rec["name"], job_rec["occurrence"]
+    err = job_rec.get("error") or {}
+    row.true("the job's %s failed with out of memory" % name,
+             not job_rec.get("ok") and err.get("out_of_memory"),
+             "ok=%s error=%s" % (job_rec.get("ok"), json.dumps(err)[:200]))
+    ph = find_phase(pt, name)
+    occ = find_occurrence(pt, name, k)
+    if occ is None:
+        row.true("%s #%d in the analyzer's report" % (name, k), False, "absent")
+        return None
+    fail = occ.get("failure")
+    row.true("%s #%d marked failed" % (name, k), fail is not None, "failure is null")
+    row.true("%s: failed count >= 1" % name, (ph or {}).get("failed", 0) >= 1,
+             str((ph or {}).get("failed")))
+    if fail is None:
+        return None
+    row.eq("%s #%d: failing request" % (name, k), want_bytes, fail.get("requested_bytes"))
+    row.eq("%s #%d: failing device" % (name, k), device, fail.get("device"), show=str)
+    f = figures(occ, fail.get("device", device)) or {}
+    row.true("%s #%d: values at the failure" % (name, k), f.get("at_failure") is not None,
+             "at_failure is null")
+    return fail
+
+
+def phase_row_common(row, r, trace_d, build):
+    """Trace, phases document and sanity of one job run (r: its JSON)."""
+    trace = find_trace(trace_d, r)
+    pt = phases_doc(build, trace, trace_d)
+    row.true("phases report: trace ended cleanly", pt.get("status") == "clean",
+             "status %s" % pt.get("status"))
+    an = {k: v for k, v in (pt.get("range_anomalies") or {}).items() if v}
+    row.true("no range anomalies (unmatched ends, name mismatches, dropped ranges)",
+             not an, json.dumps(an))
+    return trace, pt
+
+
+def check_measure(work, build):
+    """A: gmt_example.py measure under the tracer, against `phases`."""
+    d = os.path.join(work, "measure")
+    row = Row("9", "A. example measure: job vs phases",
+              "per occurrence (model_load, inputs, cold_forward, warmup, warm_forward x3): "
+              "job before/after allocated+reserved == analyzer start/end, job peaks == "
+              "max allocated/max reserved; to the byte (native allocator, requested view)")
+    r = torch_run(d)
+    jp = r.get("phases") or []
+    if not jp:
+        raise Fail("the job recorded no phase (log: %s)" % first_line(
+            read(os.path.join(d, "result.log"))))
+    row.true("the job completed every phase", r.get("completed"),
+             "; ".join("%s #%d: %s" % (p["name"], p["occurrence"], (p.get("error") or {})
+                                        .get("message", "")[:120])
+                       for p in jp if not p.get("ok")))
+    _, pt = phase_row_common(row, r, d, build)
+    counts = compare_occurrences(row, jp, pt)
+    compare_levels(row, jp, pt)
+    row.measured = levels_summary(row, counts)
+    return row
+
+
+PHASE_RUNS = {"phases-native": ("10", "B. training phases, native allocator", "native"),
+              "phases-expandable": ("11", "B. training phases, expandable_segments:True",
+                                    "native"),
+              "phases-async": ("12", "B. training phases, backend:cudaMallocAsync", "pool")}
+
+
+def check_phases(work, build, which):
+    """B: 5 steps of forward/backward/optimizer_step under the tracer."""
+    rid, title, mode = PHASE_RUNS[which]
+    d = os.path.join(work, which)
+    if mode == "pool":
+        exp = ("at every boundary: allocated (source: driver stream-ordered events) <= "
+               "job's memory_allocated() by at most the pool's rounding; reserved (source: "
+               "pool attributes) == memory_reserved(); peaks likewise; forward/backward/"
+               "optimizer_step 5 occurrences each, 1 cold + 4 warm")
+    else:
+        exp = ("at every boundary: job memory_allocated()/memory_reserved() == analyzer "
+               "allocated/reserved (framework events/segments), peaks == max allocated/"
+               "reserved, to the byte; forward/backward/optimizer_step 5 occurrences each, "
+               "1 cold + 4 warm")
+    row = Row(rid, title, exp)
+    r = torch_run(d)
+    jp = r.get("phases") or []
+    if not jp:
+        raise Fail("the job recorded no phase")
+    _, pt = phase_row_common(row, r, d, build)
+    live = None
+    if mode == "pool":
+        try:
+            live = live_blocks_from_dump(dump_events(build, find_trace(d, r), d))
+        except Fail as e:
+            row.note("no dump for the rounding bound: %s" % e)
+    counts = compare_occurrences(row, jp, pt)
+    compare_levels(row, jp, pt, mode=mode, live_blocks=live)
+    row.measured = levels_summary(row, counts) + "; backend %s, conf %r" % (
+        r.get("backend"), r.get("conf"))
+    return row
+
+
+def check_nccl_phases(work, build):
+    """C: the NCCL run's phases: NCCL memory outside, owner nccl."""
+    d = os.path.join(work, "nccl")
+    row = Row("13", "C. NCCL memory outside the framework in phases",
+              "nccl_init end: outside of owner nccl > 0; outside allocations of owner nccl "
+              "== owner=nccl allocations in the dump; job levels == analyzer at every "
+              "boundary (NCCL not in reserved)")
+    r = torch_run(d)
+    jp = r.get("phases") or []
+    trace, pt = phase_row_common(row, r, d, build)
+    evs = dump_events(build, trace, d)
+    n = len([e for e in evs if e.get("owner") == "nccl" and (
+        e["type"] == "vmm_create" or (e["type"] == "alloc" and e.get("kind") != "host_pinned"))])
+    nb, owners, cnt = compare_nccl_outside(row, pt, "nccl_init", dump_nccl_allocations=n)
+    counts = compare_occurrences(row, jp, pt) if jp else {}
+    compare_levels(row, jp, pt)
+    row.measured = "nccl_init end: outside %s; outside allocations of owner nccl %d; %s" % (
+        ", ".join("%s %s" % (k, fmt(v)) for k, v in sorted(owners.items())), cnt,
+        levels_summary(row, counts))
+    return row
+
+
+def check_oom_phase(work, build):
+    """D: the out-of-memory forward, phase oom_forward, marked failed."""
+    d = os.path.join(work, "oom")
+    row = Row("14", "D. out of memory inside a phase",
+              "phase oom_forward failed; failing request 214748364800 B (200 GiB: "
+              "Linear(1024,1024) on 52428800 rows); values at the failure")
+    r = torch_run(d)
+    jp = [p for p in r.get("phases") or [] if p.get("name") == "oom_forward"]
+    if not jp:
+        raise Fail("the job recorded no oom_forward phase")
+    _, pt = phase_row_common(row, r, d, build)
+    fail = compare_oom_phase(row, jp[0], pt, r.get("oom_forward_request_bytes", 200 * GiB))
+    row.measured = "oom_forward: %s" % (
+        "failure %s of %s on device %s" % (fail.get("event"), fmt(fail.get("requested_bytes")),
+                                           fail.get("device")) if fail else "not marked failed")
+    row.note("the job: %s" % ((jp[0].get("error") or {}).get("message", "")[:200]))
+    return row
+
+
 CHECKS = {"demo": check_demo, "nccl": check_nccl, "oom": check_oom, "train": check_train,
-          "context": check_context}
+          "context": check_context, "measure": check_measure,
+          "nccl-phases": check_nccl_phases, "oom-phase": check_oom_phase}
+CHECK_IDS = {"demo": "1", "alloc-native": "2", "alloc-expandable": "3", "alloc-async": "4",
+             "nccl": "5", "oom": "6", "train": "7", "context": "8", "measure": "9",
+             "phases-native": "10", "phases-expandable": "11", "phases-async": "12",
+             "nccl-phases": "13", "oom-phase": "14"}
+CHECK_DIRS = {"context": "alloc-native", "nccl-phases": "nccl", "oom-phase": "oom"}
+MAX_REASONS = 8
 
 
 def evaluate(check, work, build):
-    rid = {"demo": "1", "alloc-native": "2", "alloc-expandable": "3", "alloc-async": "4",
-           "nccl": "5", "oom": "6", "train": "7", "context": "8"}.get(check, "?")
-    d = os.path.join(work, check if check != "context" else "alloc-native")
+    rid = CHECK_IDS.get(check, "?")
+    d = os.path.join(work, CHECK_DIRS.get(check, check))
     try:
         if check in ALLOC_DIRS:
             row = check_alloc(work, build, check)
+        elif check in PHASE_RUNS:
+            row = check_phases(work, build, check)
         else:
             row = CHECKS[check](work, build)
         status = row.status()
         if check == "context" and status == "PASS":
             status = "INFO"
-        notes = [i["note"] for i in row.items if "note" in i]
-        reason = "; ".join((row.notes + ["notes: " + "; ".join(notes)] if notes else row.notes)
-                           if status == "FAIL" else notes)
+        reason = row_reason(row, status)
         out = (row.rid, row.title, row.expected, row.measured, status, reason)
         details = row.items
     except Skip as e:
@@ -577,6 +1016,19 @@ def evaluate(check, work, build):
     with open(os.path.join(work, "rows.tsv"), "a") as f:
         f.write("\t".join(c.replace("\t", " ").replace("\n", " ") for c in out) + "\n")
     print("%s %s: %s %s" % (out[0], check, out[4], out[5][:300]))
+
+
+def row_reason(row, status):
+    """FAIL: the failed comparisons (the first MAX_REASONS, then a count),
+    then the notes; otherwise the notes (also capped)."""
+    def cap(xs):
+        if len(xs) <= MAX_REASONS:
+            return xs
+        return xs[:MAX_REASONS] + ["... %d more (eval-*.json)" % (len(xs) - MAX_REASONS)]
+    notes = [i["note"] for i in row.items if "note" in i]
+    if status != "FAIL":
+        return "; ".join(cap(notes))
+    return "; ".join(cap(row.notes) + (["notes: " + "; ".join(cap(notes))] if notes else []))
 
 
 def table(work):

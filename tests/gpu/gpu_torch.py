@@ -10,6 +10,22 @@ MODE is one of
   nccl    torch.distributed, one rank, backend nccl, one all_reduce
   oom     torch.empty of 200 GiB and of 200 GiB + 1 byte: both must fail
   train   50 timed steps of a small MLP with AdamW
+  phases  5 steps of a small MLP with AdamW, forward, backward and optimizer
+          step each an NVTX range (a phase); run it with each
+          PYTORCH_CUDA_ALLOC_CONF as alloc
+
+The modes phases, nccl and oom mark phases with torch.cuda.nvtx and measure
+each phase as scripts/examples/gmt_example.py measure does (the protocol of
+the seed documents): synchronize, read memory_allocated() and
+memory_reserved() ("before"), reset_peak_memory_stats(), range_push, run,
+synchronize, range_pop, read max_memory_allocated() and
+max_memory_reserved() ("peak") and the levels again ("after"). The records
+go to "phases" in the same shape as measure's, so that gpu_eval.py compares
+both with the analyzer's `phases --json` the same way. Each boundary's
+synchronize is preceded by an 11 ms sleep: the tracer samples cuMemGetInfo
+and the stream-ordered pools at a synchronisation at most every 10 ms, so
+the sleep makes the boundary's own sync take the sample (the reserved bytes
+of the cudaMallocAsync backend are those samples).
 
 Each writes one JSON object to OUT.json (also on failure: "error" holds the
 exception) and exits 0, or 3 when the mode could not run. Under the tracer,
@@ -97,6 +113,71 @@ def state(torch):
     }
 
 
+BOUNDARY_SLEEP_S = 0.011
+
+
+class Recorder:
+    """Measures phases as gmt_example.py measure does (module comment)."""
+
+    def __init__(self, torch, idx=0, sleep=BOUNDARY_SLEEP_S):
+        self.torch, self.idx, self.sleep = torch, idx, sleep
+        self.phases = []
+        self.counts = {}
+
+    def _levels(self):
+        c = self.torch.cuda
+        return {"allocated_bytes": int(c.memory_allocated(self.idx)),
+                "reserved_bytes": int(c.memory_reserved(self.idx)),
+                "mono_ns": time.clock_gettime_ns(time.CLOCK_MONOTONIC)}
+
+    def phase(self, name, fn):
+        """Runs fn() as one occurrence of phase name; True when it succeeded.
+        The error is kept as strings only: the traceback would keep the failed
+        phase's tensors alive and falsify the levels after it."""
+        c = self.torch.cuda
+        self.counts[name] = self.counts.get(name, 0) + 1
+        rec = {"name": name, "occurrence": self.counts[name]}
+        time.sleep(self.sleep)
+        c.synchronize(self.idx)
+        rec["before"] = self._levels()
+        c.reset_peak_memory_stats(self.idx)
+        error = None
+        t0 = time.perf_counter()
+        c.nvtx.range_push(name)
+        try:
+            fn()
+            time.sleep(self.sleep)
+            c.synchronize(self.idx)
+        except Exception as e:  # noqa: BLE001 - the error is the record
+            oom_type = getattr(c, "OutOfMemoryError", None)
+            error = {"type": type(e).__name__, "message": str(e)[:2000],
+                     "out_of_memory": bool((oom_type is not None and isinstance(e, oom_type))
+                                           or "out of memory" in str(e).lower())}
+        finally:
+            c.nvtx.range_pop()
+        rec["seconds"] = time.perf_counter() - t0
+        rec["ok"] = error is None
+        rec["error"] = error
+        try:
+            c.synchronize(self.idx)
+            rec["peak"] = {"allocated_bytes": int(c.max_memory_allocated(self.idx)),
+                           "reserved_bytes": int(c.max_memory_reserved(self.idx))}
+            rec["after"] = self._levels()
+        except Exception as e:  # noqa: BLE001 - a broken context after a failure
+            rec["peak"] = rec["after"] = None
+            rec["read_error"] = "%s: %s" % (type(e).__name__, e)
+        self.phases.append(rec)
+        return error is None
+
+
+def must(rec, ok):
+    """Raises the last phase's error (modes where a failure ends the run)."""
+    if not ok:
+        e = rec.phases[-1]["error"]
+        raise RuntimeError("phase %s failed: %s: %s" % (rec.phases[-1]["name"], e["type"],
+                                                       e["message"]))
+
+
 def mode_probe(torch, res):
     res["torch"] = torch.__version__
     res["torch_cuda"] = torch.version.cuda
@@ -138,6 +219,8 @@ def mode_alloc(torch, res):
 
 
 def mode_nccl(torch, res):
+    """One rank; phases nccl_init, all_reduce, nccl_destroy (NCCL's memory is
+    outside the allocator: gpu_eval checks that `phases` says so)."""
     import datetime
     import torch.distributed as dist
     s = socket.socket()
@@ -148,23 +231,33 @@ def mode_nccl(torch, res):
     os.environ["MASTER_PORT"] = str(port)
     res["port"] = port
     torch.cuda.set_device(0)
+    rec = Recorder(torch, 0)
+    res["phases"] = rec.phases
     kw = dict(backend="nccl", rank=0, world_size=1,
               timeout=datetime.timedelta(seconds=60))
-    try:
-        # device_id makes the communicator eager (torch >= 2.3)
-        dist.init_process_group(device_id=torch.device("cuda", 0), **kw)
-    except TypeError:
-        dist.init_process_group(**kw)
-    x = torch.ones(1 << 20, device="cuda")
-    dist.all_reduce(x)
+
+    def init():
+        try:
+            # device_id makes the communicator eager (torch >= 2.3)
+            dist.init_process_group(device_id=torch.device("cuda", 0), **kw)
+        except TypeError:
+            dist.init_process_group(**kw)
+    must(rec, rec.phase("nccl_init", init))
+    keep = {}
+
+    def all_reduce():
+        x = torch.ones(1 << 20, device="cuda")
+        dist.all_reduce(x)
+        keep["x"] = x
+    must(rec, rec.phase("all_reduce", all_reduce))
     torch.cuda.synchronize()
-    res["all_reduce_ok"] = bool((x == 1).all().item())
+    res["all_reduce_ok"] = bool((keep["x"] == 1).all().item())
     res["end"] = state(torch)
     try:
         res["nccl"] = ".".join(str(v) for v in torch.cuda.nccl.version())
     except Exception as e:  # noqa: BLE001
         res["nccl"] = "unknown: %r" % e
-    dist.destroy_process_group()
+    must(rec, rec.phase("nccl_destroy", dist.destroy_process_group))
     res["after_destroy"] = state(torch)
 
 
@@ -186,6 +279,25 @@ def mode_oom(torch, res):
             a["message"] = str(e)
         res["attempts"].append(a)
     res["end"] = state(torch)
+    # An out-of-memory inside a phase, in a forward pass: Linear(1024, 1024)
+    # on a (OOM_ROWS, 1024) float32 input that is a broadcast view (no
+    # memory). Whether addmm first allocates its output or first makes the
+    # input contiguous, the request is OOM_ROWS x 1024 x 4 B = 200 GiB, a
+    # multiple of 2 MiB, so the caching allocator asks the driver for exactly
+    # that much. The phase fails; the JSON says so ("phases").
+    rows = 200 * GiB // (1024 * 4)
+    model = torch.nn.Linear(1024, 1024, device=dev)
+    x1 = torch.randn(1, 1024, device=dev)
+    rec = Recorder(torch, 0)
+
+    def forward():
+        with torch.no_grad():
+            y = model(x1.expand(rows, 1024))
+            del y
+    rec.phase("oom_forward", forward)
+    res["phases"] = rec.phases
+    res["oom_forward_request_bytes"] = rows * 1024 * 4
+    res["after_oom_forward"] = state(torch)
     stats = torch.cuda.memory_stats(0)
     res["num_ooms"] = stats.get("num_ooms")
     res["num_alloc_retries"] = stats.get("num_alloc_retries")
@@ -229,8 +341,51 @@ def mode_train(torch, res):
     res["end"] = state(torch)
 
 
+def mode_phases(torch, res):
+    """B: 5 steps (1 cold, 4 warm) of an MLP 512-2048-512, batch 256, AdamW,
+    synthetic data; forward (zero_grad + loss), backward and optimizer_step
+    are phases, measured by Recorder."""
+    dev = torch.device("cuda", 0)
+    res["conf"] = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
+    res["backend"] = torch.cuda.get_allocator_backend()
+    torch.manual_seed(0)
+    torch.cuda.init()
+    model = torch.nn.Sequential(
+        torch.nn.Linear(512, 2048), torch.nn.GELU(), torch.nn.Linear(2048, 512)).to(dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    x = torch.randn(256, 512, device=dev)
+    y = torch.randn(256, 512, device=dev)
+    keep = {}
+
+    def forward():
+        opt.zero_grad(set_to_none=True)
+        keep["loss"] = torch.nn.functional.mse_loss(model(x), y)
+
+    def backward():
+        keep.pop("loss").backward()
+
+    def optimizer_step():
+        opt.step()
+
+    rec = Recorder(torch, 0)
+    res["phases"] = rec.phases
+    res["steps"] = PHASE_STEPS
+    res["boundary_sleep_s"] = rec.sleep
+    for _ in range(PHASE_STEPS):
+        for name, fn in (("forward", forward), ("backward", backward),
+                         ("optimizer_step", optimizer_step)):
+            must(rec, rec.phase(name, fn))
+    res["end"] = state(torch)
+    # the model and optimizer state stay alive to the end (module comment)
+    for t in list(model.parameters()) + [x, y]:
+        leak(t)
+    leak(opt)
+
+
+PHASE_STEPS = 5
+
 MODES = {"probe": mode_probe, "alloc": mode_alloc, "nccl": mode_nccl,
-         "oom": mode_oom, "train": mode_train}
+         "oom": mode_oom, "train": mode_train, "phases": mode_phases}
 
 
 def main():
