@@ -349,11 +349,6 @@ static inline uint64_t sub0(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-static inline unsigned own(unsigned owner)
-{
-	return owner <= 1 ? owner : 2;
-}
-
 static inline uint64_t end_of(uint64_t a, uint64_t size)
 {
 	return a + size < a ? UINT64_MAX : a + size;
@@ -431,7 +426,7 @@ static int outlier_less(const gmt_outlier_t *a, const gmt_outlier_t *b)
 
 static void outlier_push(gmt_levels_t *lv, lv_dev_t *d, const gmt_outlier_t *o)
 {
-	d->outliers[own(o->owner)]++;
+	d->outliers[gmt_downer(o->owner)]++;
 	if (!lv->top_n)
 		return;
 	if (!d->top) {
@@ -501,7 +496,7 @@ static int pend_new(gmt_levels_t *lv, lv_dev_t *d, uint32_t t, const gmt_devent_
 	tnode_t *n = &lv->pool.n[t];
 	lv->nw[lv->n_nw++] = (lv_new_t){ .ts = cause->ts, .node = t, .thread = cause->thread };
 	n->flags |= F_PEND;
-	d->pnew_owner[own(n->owner)] += n->size;
+	d->pnew_owner[gmt_downer(n->owner)] += n->size;
 	return mark(lv, d);
 }
 
@@ -519,7 +514,7 @@ static int unpend(gmt_levels_t *lv, uint32_t t)
 	lv_dev_t *d = dev_get(lv, n->dev);
 	if (!d)
 		return -ENOMEM;
-	unsigned o = own(n->owner);
+	unsigned o = gmt_downer(n->owner);
 	d->pnew_owner[o] = sub0(d->pnew_owner[o], n->size);
 	return mark(lv, d);
 }
@@ -556,7 +551,7 @@ static int set_inside(gmt_levels_t *lv, uint32_t t, int inside)
 		lv_dev_t *d = dev_get(lv, N[t].dev);
 		if (!d)
 			return -ENOMEM;
-		unsigned o = own(N[t].owner);
+		unsigned o = gmt_downer(N[t].owner);
 		int rc;
 		if (inside && (rc = unpend(lv, t)))   /* rule (a): claimed */
 			return rc;
@@ -572,7 +567,7 @@ static int set_inside(gmt_levels_t *lv, uint32_t t, int inside)
 	lv_dev_t *d = dev_get(lv, N[h].dev);
 	if (!d)
 		return -ENOMEM;
-	unsigned o = own(N[h].owner);
+	unsigned o = gmt_downer(N[h].owner);
 	if (inside) {
 		int rc = unpend(lv, h);  /* rule (a): claimed through a mapping */
 		if (rc)
@@ -724,7 +719,7 @@ static int range_del(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
 	if (!d)
 		return -ENOMEM;
 	if (n.kind == GMT_KIND_ASYNC) {
-		unsigned o = own(n.owner);
+		unsigned o = gmt_downer(n.owner);
 		d->async_owner[o] = sub0(d->async_owner[o], n.size);
 		if (cause && cause->type == GMT_EV_FREE &&
 		    (rc = pend_add(lv, d, cause->stream, o, n.size, counts_outside(d, n.kind))))
@@ -781,7 +776,7 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 		n->stack = cause ? cause->stack : 0;
 		n->dev = (int16_t)(is_map ? -1 : o->dev);
 		n->kind = (uint8_t)o->kind;
-		n->owner = (uint8_t)own(o->owner);
+		n->owner = (uint8_t)gmt_downer(o->owner);
 		n->aux = is_map ? o->handle : 0;
 		n->flags = is_map ? F_MAP : 0;
 		n->tree = T_RANGE;
@@ -792,9 +787,9 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 				return -ENOMEM;
 			if (o->kind == GMT_KIND_ASYNC) {
 				d->async_seen = 1;
-				d->async_owner[own(o->owner)] += o->size;
+				d->async_owner[gmt_downer(o->owner)] += o->size;
 				if (cause && cause->type == GMT_EV_FREE_FAIL)
-					pend_undo(lv, d, own(o->owner), o->size, counts_outside(d, o->kind));
+					pend_undo(lv, d, gmt_downer(o->owner), o->size, counts_outside(d, o->kind));
 			}
 			if ((rc = mark(lv, d)))
 				return rc;
@@ -823,7 +818,7 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 		n->stack = cause ? cause->stack : 0;
 		n->dev = (int16_t)o->dev;
 		n->kind = GMT_KIND_VMM;
-		n->owner = (uint8_t)own(o->owner);
+		n->owner = (uint8_t)gmt_downer(o->owner);
 		n->tree = T_HANDLE;
 		t_insert(lv->pool.n, &lv->handles, t);
 		lv_dev_t *d = dev_get(lv, o->dev);

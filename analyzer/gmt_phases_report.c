@@ -13,7 +13,8 @@
 #define GMT_VERSION "0.0.0"
 #endif
 
-static const char *const owner_key[GMT_DOWNERS] = { "application", "nccl", "other" };
+/* JSON keys and text names of the owner indices (gmt_downer()). */
+static const char *const owner_key[GMT_DOWNERS] = { "application", "nccl", "cublas", "cudnn", "other" };
 
 static const char bound_note[] =
 	"a sum or difference of maxima reached at different instants: a bound that "
@@ -218,8 +219,13 @@ static void t_pdev(FILE *f, const gmt_summary_t *s, const gmt_pdev_t *p, int war
 	t_mval(f, "  outside", m, 'o');
 	t_mval(f, "    of it application", m, '0');
 	t_mval(f, "    of it nccl", m, '1');
-	if (m[0].v.outside_owner[2] || m[1].v.outside_owner[2])
-		t_mval(f, "    of it other", m, '2');
+	for (int o = 2; o < GMT_DOWNERS; o++) { /* the others when they hold bytes */
+		char label[32];
+		if (!m[0].v.outside_owner[o] && !m[1].v.outside_owner[o])
+			continue;
+		snprintf(label, sizeof label, "    of it %s", owner_key[o]);
+		t_mval(f, label, m, (char)('0' + o));
+	}
 	t_mval(f, "max gap (reserved - allocated)", BOTH(max_gap), 'g');
 	t_when2(f, s, &m[0], &m[1], warm);
 	t_mval(f, "  reserved at that instant", m, 'r');
@@ -320,17 +326,20 @@ void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
 		gmt_lv_dev_info_t info;
 		if (gmt_levels_dev_info(lv, devs[i], &info))
 			continue;
-		uint64_t total = info.outliers[0] + info.outliers[1] + info.outliers[2];
+		uint64_t total = 0;
+		for (int o = 0; o < GMT_DOWNERS; o++)
+			total += info.outliers[o];
 		fprintf(f, "\nOutside the framework, device %d: %" PRIu64 " driver allocations never inside a "
 			"framework segment (application %" PRIu64 ", nccl %" PRIu64, devs[i], total,
 			info.outliers[0], info.outliers[1]);
-		if (info.outliers[2])
-			fprintf(f, ", other %" PRIu64, info.outliers[2]);
+		for (int o = 2; o < GMT_DOWNERS; o++)
+			if (info.outliers[o])
+				fprintf(f, ", %s %" PRIu64, owner_key[o], info.outliers[o]);
 		fprintf(f, ")\n");
 		for (size_t k = 0; k < info.n_top; k++) {
 			const gmt_outlier_t *o = &info.top[k];
 			fprintf(f, "  %s %s %s %s 0x%" PRIx64 ", allocated at %+.9f s, ", gmt_fmt_bytes(b, sizeof(b), o->size),
-				owner_key[o->owner < GMT_DOWNERS ? o->owner : 2], gmt_kind_name(o->kind),
+				owner_key[o->owner < GMT_DOWNERS ? o->owner : GMT_DOWNER_OTHER], gmt_kind_name(o->kind),
 				o->is_handle ? "handle" : "at", o->addr, since_s(s, o->ts));
 			if (o->freed_ts)
 				fprintf(f, "freed at %+.9f s", since_s(s, o->freed_ts));
@@ -679,7 +688,7 @@ void gmt_phases_report_json(FILE *f, gmt_phases_t *ph, int first)
 				int z = 1;
 				fputs(k ? ",{" : "{", f);
 				ju(f, &z, "bytes", o->size);
-				js(f, &z, "owner", owner_key[o->owner < GMT_DOWNERS ? o->owner : 2]);
+				js(f, &z, "owner", owner_key[o->owner < GMT_DOWNERS ? o->owner : GMT_DOWNER_OTHER]);
 				js(f, &z, "kind", gmt_kind_name(o->kind));
 				ju(f, &z, o->is_handle ? "handle" : "address", o->addr);
 				ji(f, &z, "device", o->dev);

@@ -177,11 +177,6 @@ static inline unsigned dkind(unsigned kind)
 	return kind >= 1 && kind <= 4 ? kind : 0;
 }
 
-static inline unsigned downer(unsigned owner)
-{
-	return owner <= 1 ? owner : 2;
-}
-
 static inline uint64_t sub0(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : 0;
@@ -433,7 +428,7 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 			gmt_dev_summary_t *od = dev_get(r, b->dev);
 			if (!od)
 				return -ENOMEM;
-			dev_sub(od, dkind(ok), downer(BLK_OWNER(b->c)), b->a);
+			dev_sub(od, dkind(ok), gmt_downer(BLK_OWNER(b->c)), b->a);
 			if (notify(r, GMT_OBS_BLOCK_DEL, e->addr, b->a, 0, b->dev, ok, BLK_OWNER(b->c)))
 				return -ENOMEM;
 		}
@@ -457,7 +452,7 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 		return -ENOMEM;
 	d->used = 1;
 	d->n_alloc[dkind(kind)]++;
-	dev_add(d, dkind(kind), downer(owner), e->size, e->ts);
+	dev_add(d, dkind(kind), gmt_downer(owner), e->size, e->ts);
 	return notify(r, GMT_OBS_BLOCK_ADD, e->addr, e->size, 0, e->device, kind, owner);
 }
 
@@ -490,7 +485,7 @@ static int ev_free(gmt_replay_t *r, const gmt_devent_t *e)
 		if (!d)
 			return -ENOMEM;
 		d->n_free[dkind(kind)]++;
-		dev_sub(d, dkind(kind), downer(BLK_OWNER(b->c)), b->a);
+		dev_sub(d, dkind(kind), gmt_downer(BLK_OWNER(b->c)), b->a);
 		int rc = notify(r, GMT_OBS_BLOCK_DEL, e->addr, b->a, 0, b->dev, kind, BLK_OWNER(b->c));
 		if (rc)
 			return rc;
@@ -536,7 +531,7 @@ static int ev_free_fail(gmt_replay_t *r, const gmt_devent_t *e)
 		if (!d)
 			return -ENOMEM;
 		d->n_free[dkind(kind)] = sub0(d->n_free[dkind(kind)], 1);
-		dev_add(d, dkind(kind), downer(BLK_OWNER(rec->c)), rec->size, e->ts);
+		dev_add(d, dkind(kind), gmt_downer(BLK_OWNER(rec->c)), rec->size, e->ts);
 		return notify(r, GMT_OBS_BLOCK_ADD, rec->addr, rec->size, 0, rec->dev, kind,
 			      BLK_OWNER(rec->c));
 	}
@@ -594,7 +589,7 @@ static int handle_drop(gmt_replay_t *r, rp_slot_t *h)
 	gmt_dev_summary_t *d = dev_get(r, h->dev);
 	if (!d)
 		return -ENOMEM;
-	dev_sub(d, GMT_KIND_VMM, downer(BLK_OWNER(h->c)), h->a);
+	dev_sub(d, GMT_KIND_VMM, gmt_downer(BLK_OWNER(h->c)), h->a);
 	int rc = notify(r, GMT_OBS_HANDLE_DEL, h->key, h->a, 0, h->dev, GMT_KIND_VMM, BLK_OWNER(h->c));
 	rp_map_del(&r->handles, h);
 	return rc;
@@ -612,7 +607,7 @@ static int ev_vmm_create(gmt_replay_t *r, const gmt_devent_t *e)
 		gmt_dev_summary_t *od = dev_get(r, h->dev);
 		if (!od)
 			return -ENOMEM;
-		dev_sub(od, GMT_KIND_VMM, downer(BLK_OWNER(h->c)), h->a);
+		dev_sub(od, GMT_KIND_VMM, gmt_downer(BLK_OWNER(h->c)), h->a);
 		if (notify(r, GMT_OBS_HANDLE_DEL, h->key, h->a, 0, h->dev, GMT_KIND_VMM, BLK_OWNER(h->c)))
 			return -ENOMEM;
 	}
@@ -626,7 +621,7 @@ static int ev_vmm_create(gmt_replay_t *r, const gmt_devent_t *e)
 		return -ENOMEM;
 	d->used = 1;
 	d->n_alloc[GMT_KIND_VMM]++;
-	dev_add(d, GMT_KIND_VMM, downer(owner), e->size, e->ts);
+	dev_add(d, GMT_KIND_VMM, gmt_downer(owner), e->size, e->ts);
 	return notify(r, GMT_OBS_HANDLE_ADD, e->addr, e->size, 0, e->device, GMT_KIND_VMM, owner);
 }
 

@@ -22,8 +22,15 @@
 /* Device kinds as report indices: 0 unknown, then the format's kinds 1-4.
  * Host pinned (kind 5) is never a device kind. */
 #define GMT_DKINDS 5
-/* Owners as report indices: application, nccl, other (out of range). */
-#define GMT_DOWNERS 3
+/* Owners as report indices: the format's owners (application, nccl,
+ * cublas, cudnn), then other (a number out of range). */
+#define GMT_DOWNERS (GMT_OWNER_MAX + 2)
+#define GMT_DOWNER_OTHER (GMT_OWNER_MAX + 1)
+
+static inline unsigned gmt_downer(unsigned owner)
+{
+	return owner <= GMT_OWNER_MAX ? owner : GMT_DOWNER_OTHER;
+}
 
 /* Device bytes at one instant, split two ways (each split sums to total). */
 typedef struct gmt_composition {

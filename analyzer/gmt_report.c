@@ -16,7 +16,8 @@
 static const char *const dkind_key[GMT_DKINDS] = {
 	"unknown", "plain", "stream_ordered", "vmm_physical", "managed",
 };
-static const char *const downer_key[GMT_DOWNERS] = { "application", "nccl", "other" };
+/* JSON keys and text names of the owner indices (gmt_downer()). */
+static const char *const downer_key[GMT_DOWNERS] = { "application", "nccl", "cublas", "cudnn", "other" };
 
 const char *gmt_curesult_name(unsigned code)
 {
@@ -184,10 +185,12 @@ static void t_comp(FILE *f, const char *indent, const gmt_composition_t *c)
 		fprintf(f, "%s%s %s", any++ ? ", " : "", dkind_key[k], gmt_fmt_bytes(b, sizeof(b), c->kind[k]));
 	if (c->kind[0])
 		fprintf(f, ", unknown %s", gmt_fmt_bytes(b, sizeof(b), c->kind[0]));
+	/* application and nccl always; the others only when they hold bytes. */
 	fprintf(f, "\n%sby owner: application %s", indent, gmt_fmt_bytes(b, sizeof(b), c->owner[0]));
 	fprintf(f, ", nccl %s", gmt_fmt_bytes(b, sizeof(b), c->owner[1]));
-	if (c->owner[2])
-		fprintf(f, ", other %s", gmt_fmt_bytes(b, sizeof(b), c->owner[2]));
+	for (int o = 2; o < GMT_DOWNERS; o++)
+		if (c->owner[o])
+			fprintf(f, ", %s %s", downer_key[o], gmt_fmt_bytes(b, sizeof(b), c->owner[o]));
 	fputc('\n', f);
 }
 

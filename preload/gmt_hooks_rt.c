@@ -6,11 +6,16 @@
  * program called. The OUTERMOST runtime call names it (a cudaMallocAsync
  * implemented with another runtime call stays cudaMallocAsync).
  *
+ * They also note which library called (gmt_lib_note()): a cuBLAS or cuDNN
+ * built against the dynamic runtime calls cudaMalloc from its own text, and
+ * the driver-level allocation under it gets that library as its owner
+ * (gmt_tls.rt_owner; the outermost runtime call decides, as for the API).
+ *
  * NCCL wrappers emit NCCL_BEGIN/NCCL_END around the outermost NCCL call and
  * keep a per-thread depth, so the driver-level allocations NCCL makes inside
  * it carry owner "nccl". NCCL also allocates lazily from its own threads
  * (at the first collective), outside any wrapper: gmt_owner() recognises
- * those by their caller's address in libnccl's text (gmt_nccl_note()).
+ * those by their caller's address in libnccl's text (gmt_lib_note()).
  * Neither kind sets the re-entry guard: the driver calls made inside must
  * be recorded.
  */
@@ -24,13 +29,20 @@ static inline unsigned api_enter(unsigned api)
 	return saved;
 }
 
-/* One runtime body: name the API, call, restore. */
+/* One runtime body: name the API and the owner, call, restore. The
+ * outermost runtime call's caller decides the owner (a cuDNN built against
+ * the dynamic libcudart calls cudaMalloc from its own text; the driver call
+ * under it comes from libcudart's). */
 #define GMT_RT_BODY(name, api_id, params, args)                                           \
 	cudaError_t gmt_do_##name(__typeof__(name) *real, const gmt_call_t *call GMT_TAIL params) \
 	{                                                                               \
-		unsigned saved = api_enter(api_id);                                     \
-		cudaError_t r = real args;                                              \
+		unsigned saved = api_enter(api_id), saved_owner = gmt_tls.rt_owner;     \
+		cudaError_t r;                                                          \
+		if (saved == GMT_API_DRIVER)                                            \
+			gmt_tls.rt_owner = gmt_lib_note(call->caller);                  \
+		r = real args;                                                          \
 		gmt_tls.api = saved;                                                    \
+		gmt_tls.rt_owner = saved_owner;                                         \
 		return r;                                                               \
 	}
 
@@ -64,7 +76,7 @@ static nccl_scope_t nccl_enter(unsigned ncall, unsigned api, uint64_t comm, uint
 {
 	nccl_scope_t s = { ncall, api_enter(api), gmt_tls.nccl_depth++ == 0 };
 
-	gmt_nccl_note(real); /* the real function lies in libnccl's text */
+	gmt_lib_note(real); /* the real function lies in libnccl's text */
 	if (s.outer)
 		gmt_rec(GMT_EV_NCCL_BEGIN, -1, comm, size, 0, ncall, 0);
 	return s;

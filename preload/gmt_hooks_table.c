@@ -17,9 +17,10 @@
 _Atomic(void *) gmt_real_slots[GMT_HOOK_COUNT];
 
 /* The common shape of every hook. The call record carries the wrapper's
- * return address: the immediate caller decides the owner (libnccl or not).
- * The body is never a tail call (&call escapes), so the wrapper's frame is
- * always there for the stack skip count. */
+ * return address: the immediate caller decides the owner (libnccl,
+ * libcublas, libcudnn or not). The body is never a tail call (&call
+ * escapes), so the wrapper's frame is always there for the stack skip
+ * count. */
 #define GMT_HOOK(lib, name, ret, params, args, minver, body, flg, req)                  \
 	ret gmt_w_##name GMT_PROTO params                                              \
 	{                                                                              \

@@ -25,7 +25,9 @@
  *    dlsym does is a tail call (a jmp, checked by tests/cases/
  *    preload_tailcall.sh): glibc sees the original return address. Nothing
  *    is lost: RTLD_DEFAULT finds our exports anyway, we are in the global
- *    scope.
+ *    scope. A real-handle look-up of a hooked name or of cuGetProcAddress*
+ *    also tells the owners' table who asked (gmt_lib_note(): that is how the
+ *    static runtimes inside NCCL, cuBLAS and cuDNN make themselves known).
  *
  * 3. cuGetProcAddress / cuGetProcAddress_v2 (the runtime gets every entry
  *    point this way after dlsym'ing cuGetProcAddress_v2 itself, which route
@@ -244,15 +246,22 @@ static inline void *(*real_dlvsym_fn(void))(void *, const char *, const char *)
 
 /* ---- our dlsym and dlvsym ------------------------------------------------ */
 
-/* The result of a look-up on a real handle: our wrapper if name is hooked. */
+/* The result of a look-up on a real handle: our wrapper if name is hooked.
+ * A library with its own static runtime (NCCL, cuBLAS, cuDNN) starts with
+ * dlsym(libcuda, "cuGetProcAddress_v2") from its own text: that is where
+ * gmt_owner() learns its range. Only hooked names and the look-up functions
+ * are noted (a dladdr for a module not seen yet), not every dlsym. */
 static __attribute__((noinline)) void *wrap_lookup(void *p, const char *name, const void *caller)
 {
 	int id;
 
 	if (p == NULL)
 		return NULL;
-	gmt_nccl_note(caller);
 	id = gmt_hook_find(name);
+	if (id >= 0 || (name != NULL && (strcmp(name, "cuGetProcAddress") == 0 ||
+					 strcmp(name, "cuGetProcAddress_v2") == 0 ||
+					 strcmp(name, "cuGetProcAddress_v2_ptsz") == 0)))
+		gmt_lib_note(caller);
 	if (id >= 0 && gmt_real_offer(id, p))
 		return gmt_hooks[id].wrapper;
 	return p;
@@ -450,7 +459,7 @@ CUresult gmt_do_cuGetProcAddress_v2(__typeof__(cuGetProcAddress_v2) *real, const
 {
 	CUresult r = real(symbol, pfn, cudaVersion, flags, symbolStatus);
 
-	gmt_nccl_note(call->caller);
+	gmt_lib_note(call->caller);
 	if (r == CUDA_SUCCESS && pfn != NULL && *pfn != NULL)
 		*pfn = gmt_substitute(*pfn, symbol);
 	return r;
@@ -461,7 +470,7 @@ CUresult gmt_do_cuGetProcAddress(__typeof__(cuGetProcAddress) *real, const gmt_c
 {
 	CUresult r = real(symbol, pfn, cudaVersion, flags);
 
-	gmt_nccl_note(call->caller);
+	gmt_lib_note(call->caller);
 	if (r == CUDA_SUCCESS && pfn != NULL && *pfn != NULL)
 		*pfn = gmt_substitute(*pfn, symbol);
 	return r;

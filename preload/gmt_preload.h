@@ -121,6 +121,10 @@ typedef struct gmt_tls {
 	int guard;              /* >0: inside a hook or the tracer: pass through */
 	unsigned api;           /* enum gmt_api of the outermost runtime call    */
 	int nccl_depth;         /* inside an NCCL entry point                    */
+	unsigned rt_owner;      /* owner of the outermost runtime call (its
+				 * caller's library), for the driver call under it */
+	uintptr_t mod_lo[2], mod_hi[2]; /* text of the last two callers' modules
+					 * found to own nothing (gmt_lib_note) */
 	unsigned ctx_gen;       /* gmt_ctx_gen when ctx/ctx_dev were cached      */
 	CUcontext ctx;          /* cache: the last current context seen ...      */
 	int ctx_dev;            /* ... and its device                            */
@@ -194,12 +198,20 @@ int gmt_ctx_device(CUcontext ctx);
 /* Forget every cached context -> device (a context was destroyed). */
 void gmt_ctx_forget(void);
 
-/* The owner of a driver-level call: NCCL when inside an NCCL entry point or
- * called from libnccl's code, else the application. */
+/* The owner of a driver-level call (enum gmt_owner): NCCL inside an NCCL
+ * entry point; else the library whose text call->caller lies in, among
+ * those gmt_lib_note() learnt; else the owner of the runtime call this one
+ * is made under (gmt_tls.rt_owner); else the application. A few compares. */
 unsigned gmt_owner(const gmt_call_t *call);
-/* Tells the tracer that code at addr called us (dlsym, cuGetProcAddress): if
- * it is libnccl, its text range is remembered for gmt_owner(). */
-void gmt_nccl_note(const void *addr);
+/* Tells the tracer that code at addr called us (dlsym of cuGetProcAddress,
+ * cuGetProcAddress, an NCCL or runtime entry point). If addr lies in a
+ * library that owns its allocations (basename libnccl*, libcublas* -
+ * libcublasLt too -, libcudnn*), that library's text range is remembered
+ * for gmt_owner() (at most GMT_OWNER_LIBS libraries). Returns its owner, or
+ * GMT_OWNER_APP. Cheap when addr is in a library already known or in the
+ * last two modules this thread found to own nothing; one dladdr otherwise. */
+unsigned gmt_lib_note(const void *addr);
+#define GMT_OWNER_LIBS 16
 
 /* aux of an allocation-like event: kind | api | owner | flags. */
 uint64_t gmt_aux(unsigned kind, const gmt_call_t *call);

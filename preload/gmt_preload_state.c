@@ -1,8 +1,8 @@
 /*
  * gmt_preload_state.c - initialisation, per-thread state and the recording
  * helpers the hook bodies share: device attribution (current context ->
- * device, cached per thread), owners (NCCL), device records, and the
- * cuMemGetInfo / pool samples.
+ * device, cached per thread), owners (NCCL, cuBLAS, cuDNN), device records,
+ * and the cuMemGetInfo / pool samples.
  *
  * Samples call the driver through the real pointers (gmt_drv(), real_*()),
  * never through our wrappers, so they are never recorded themselves.
@@ -162,12 +162,68 @@ int gmt_ctx_device(CUcontext ctx)
 
 /* ---- owners --------------------------------------------------------------- */
 
-static _Atomic uintptr_t nccl_lo, nccl_hi;
+/*
+ * Which library made a driver call. NCCL, cuBLAS and cuDNN each carry a
+ * static copy of the runtime (libcublas.so.13 and libcudnn*.so.9 need no
+ * libcudart), so their driver calls come from their own text: the caller's
+ * address says who allocated. Their static runtime starts with
+ * dlopen("libcuda.so.1") + dlsym(handle, "cuGetProcAddress_v2"), which goes
+ * through our dlsym and tells us the library (gmt_lib_note() on the
+ * caller); NCCL's entry points tell us too. A library built against the
+ * dynamic libcudart calls cudaMalloc instead: the runtime wrapper notes its
+ * caller and leaves the owner in gmt_tls.rt_owner for the driver call the
+ * runtime makes under it.
+ *
+ * The known libraries are a small append-only table of executable ranges:
+ * readers load the count with acquire and compare a few ranges, no lock.
+ * Writers (rare: once per library) serialise on a mutex, and find the range
+ * before taking it: dladdr and dl_iterate_phdr take the loader's locks,
+ * which a thread running a library constructor already holds. A range stays
+ * in the table if its library is unloaded (the owning libraries never are in
+ * practice); a full table is said once and the library counts as the
+ * application.
+ */
+typedef struct lib_range {
+	_Atomic uintptr_t lo, hi;
+	_Atomic unsigned owner;
+} lib_range_t;
+
+static lib_range_t libs[GMT_OWNER_LIBS];
+static _Atomic unsigned n_libs;
+static pthread_mutex_t libs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline unsigned lib_lookup(uintptr_t a)
+{
+	unsigned n = atomic_load_explicit(&n_libs, memory_order_acquire);
+
+	for (unsigned i = 0; i < n; i++)
+		if (a >= atomic_load_explicit(&libs[i].lo, memory_order_relaxed) &&
+		    a < atomic_load_explicit(&libs[i].hi, memory_order_relaxed))
+			return atomic_load_explicit(&libs[i].owner, memory_order_relaxed);
+	return GMT_OWNER_APP;
+}
+
+/* The owner a library's file name stands for (its basename's prefix). */
+static unsigned owner_of_file(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "libnccl", 7) == 0)
+		return GMT_OWNER_NCCL;
+	if (strncmp(base, "libcublas", 9) == 0) /* libcublas and libcublasLt */
+		return GMT_OWNER_CUBLAS;
+	if (strncmp(base, "libcudnn", 8) == 0)
+		return GMT_OWNER_CUDNN;
+	return GMT_OWNER_APP;
+}
 
 typedef struct text_search {
 	uintptr_t addr, lo, hi;
 } text_search_t;
 
+/* dl_iterate_phdr callback: the executable range of the module holding
+ * s->addr (lowest to highest executable PT_LOAD). */
 static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	text_search_t *s = arg;
@@ -195,38 +251,84 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-void gmt_nccl_note(const void *addr)
+static void lib_add(uintptr_t lo, uintptr_t hi, unsigned owner, const char *file)
 {
-	text_search_t s = { (uintptr_t)addr, 0, 0 };
-	const char *base;
+	static int warned;
+	unsigned n;
+
+	pthread_mutex_lock(&libs_lock);
+	n = atomic_load_explicit(&n_libs, memory_order_relaxed);
+	for (unsigned i = 0; i < n; i++) {
+		if (atomic_load_explicit(&libs[i].lo, memory_order_relaxed) == lo) {
+			pthread_mutex_unlock(&libs_lock);
+			return; /* another thread was first */
+		}
+	}
+	if (n == GMT_OWNER_LIBS) {
+		int first = !warned++;
+		pthread_mutex_unlock(&libs_lock);
+		if (first)
+			gmt_pl_log(1, "more than %d NCCL/cuBLAS/cuDNN libraries: %s counts as the application",
+				   GMT_OWNER_LIBS, file);
+		return;
+	}
+	atomic_store_explicit(&libs[n].lo, lo, memory_order_relaxed);
+	atomic_store_explicit(&libs[n].hi, hi, memory_order_relaxed);
+	atomic_store_explicit(&libs[n].owner, owner, memory_order_relaxed);
+	atomic_store_explicit(&n_libs, n + 1, memory_order_release);
+	pthread_mutex_unlock(&libs_lock);
+	gmt_pl_log(3, "owner %u: text at %#lx-%#lx (%s)", owner, (unsigned long)lo,
+		   (unsigned long)hi, file);
+}
+
+/* A caller in no known library and outside this thread's last two
+ * modules that own nothing: find its module. */
+static __attribute__((noinline)) unsigned lib_learn(uintptr_t a)
+{
+	text_search_t s = { a, 0, 0 };
+	unsigned owner;
 	Dl_info info;
 
-	if (addr == NULL || atomic_load_explicit(&nccl_hi, memory_order_relaxed) != 0)
-		return;
-	if (!dladdr(addr, &info) || info.dli_fname == NULL)
-		return;
-	base = strrchr(info.dli_fname, '/');
-	base = base ? base + 1 : info.dli_fname;
-	if (strncmp(base, "libnccl", 7) != 0)
-		return;
-	if (dl_iterate_phdr(find_text, &s) == 1) {
-		atomic_store(&nccl_lo, s.lo);
-		atomic_store(&nccl_hi, s.hi);
-		gmt_pl_log(3, "NCCL text at %#lx-%#lx (%s)", (unsigned long)s.lo,
-			   (unsigned long)s.hi, info.dli_fname);
+	if (!dladdr((void *)a, &info) || info.dli_fname == NULL)
+		return GMT_OWNER_APP; /* not in any module (generated code) */
+	owner = owner_of_file(info.dli_fname);
+	if (dl_iterate_phdr(find_text, &s) != 1 || a < s.lo || a >= s.hi)
+		return owner; /* (not data we can cache: ask again next time) */
+	if (owner == GMT_OWNER_APP) {
+		/* Two entries: a program often allocates from two modules in
+		 * turn (PyTorch: libc10_cuda and libtorch_cuda). */
+		gmt_tls.mod_lo[1] = gmt_tls.mod_lo[0];
+		gmt_tls.mod_hi[1] = gmt_tls.mod_hi[0];
+		gmt_tls.mod_lo[0] = s.lo;
+		gmt_tls.mod_hi[0] = s.hi;
+		return GMT_OWNER_APP;
 	}
+	lib_add(s.lo, s.hi, owner, info.dli_fname);
+	return owner;
+}
+
+unsigned gmt_lib_note(const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	unsigned o;
+
+	if (addr == NULL)
+		return GMT_OWNER_APP;
+	o = lib_lookup(a);
+	if (o != GMT_OWNER_APP || (a >= gmt_tls.mod_lo[0] && a < gmt_tls.mod_hi[0]) ||
+	    (a >= gmt_tls.mod_lo[1] && a < gmt_tls.mod_hi[1]))
+		return o;
+	return lib_learn(a);
 }
 
 unsigned gmt_owner(const gmt_call_t *call)
 {
-	uintptr_t a = (uintptr_t)call->caller;
+	unsigned o;
 
 	if (gmt_tls.nccl_depth > 0)
 		return GMT_OWNER_NCCL;
-	if (a < atomic_load_explicit(&nccl_hi, memory_order_relaxed) &&
-	    a >= atomic_load_explicit(&nccl_lo, memory_order_relaxed))
-		return GMT_OWNER_NCCL;
-	return GMT_OWNER_APP;
+	o = lib_lookup((uintptr_t)call->caller);
+	return o != GMT_OWNER_APP ? o : gmt_tls.rt_owner;
 }
 
 uint64_t gmt_aux(unsigned kind, const gmt_call_t *call)

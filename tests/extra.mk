@@ -62,3 +62,29 @@ $(BUILD)/tests/libphase_nvtx.so: tests/routes/lib/phase_nvtx_lib.c
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(RT_CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+# Owners (tests/cases/route_owners.sh): stand-ins for cuBLAS and cuDNN named
+# like the real libraries (the preload knows an owning library by its file
+# name) in their own directory, and route_owners, which allocates through
+# them, the runtime and NCCL (RUNPATH $ORIGIN/fakelibs).
+#   fakelibs/libcublasLt.so.13  static-runtime style: dlopen + cuGetProcAddress_v2
+#   fakelibs/libcudnn.so.9      dynamic-runtime style: cudaMalloc
+OWNER_LIBS := $(BUILD)/tests/fakelibs/libcublasLt.so.13 $(BUILD)/tests/fakelibs/libcudnn.so.9
+EXTRA_TARGETS += $(OWNER_LIBS) $(BUILD)/tests/route_owners
+
+$(BUILD)/tests/fakelibs/libcublasLt.so.13: tests/routes/lib/owners_blas.c tests/routes/lib/owners_libs.h
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(RT_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libcublasLt.so.13 -o $@ $< -ldl -lpthread
+
+$(BUILD)/tests/fakelibs/libcudnn.so.9: tests/routes/lib/owners_dnn.c tests/routes/lib/owners_libs.h $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(RT_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libcudnn.so.9 -o $@ $< \
+	    -L$(BUILD)/fakecuda -lcudart
+
+$(BUILD)/tests/route_owners: tests/routes/lib/owners_main.c tests/routes/lib/owners_libs.h $(OWNER_LIBS) \
+                          tests/routes/route_util.h $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(RT_CFLAGS) -o $@ $< -L$(BUILD)/tests/fakelibs -l:libcublasLt.so.13 -l:libcudnn.so.9 \
+	    -Wl,-rpath,'$$ORIGIN/fakelibs' $(ROUTE_LIBS)

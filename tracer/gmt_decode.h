@@ -120,7 +120,7 @@ int gmt_decode_buffer(const void *data, size_t len, const char *name,
 
 /* Printable names (tracer/gmt_names.c); "?" for numbers out of range.
  * Kinds: unknown plain stream_ordered vmm_physical managed host_pinned;
- * owners: application nccl; apis: driver cudaMalloc ... (gmt_api order). */
+ * owners: application nccl cublas cudnn; apis: driver cudaMalloc ... (gmt_api order). */
 const char *gmt_ev_type_name(unsigned type);
 const char *gmt_kind_name(unsigned kind);
 const char *gmt_api_name(unsigned api);

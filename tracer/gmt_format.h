@@ -127,10 +127,14 @@ enum gmt_api {
 	GMT_API_MAX = 12
 };
 
+/* Who made a driver-level allocation: the library whose code called (or,
+ * for NCCL, inside whose entry point it happened); else the application. */
 enum gmt_owner {
 	GMT_OWNER_APP = 0,
 	GMT_OWNER_NCCL = 1,
-	GMT_OWNER_MAX = 1
+	GMT_OWNER_CUBLAS = 2,   /* libcublas, libcublasLt */
+	GMT_OWNER_CUDNN = 3,    /* libcudnn* */
+	GMT_OWNER_MAX = 3
 };
 
 /* aux flags (bits 24-31 of aux) */

@@ -54,7 +54,9 @@ static const char *const api_names[GMT_API_MAX + 1] = {
 	"cudaMallocPitch", "cudaMallocFromPoolAsync", "ncclMemAlloc", "ncclMemFree",
 };
 
-static const char *const owner_names[GMT_OWNER_MAX + 1] = { "application", "nccl" };
+static const char *const owner_names[GMT_OWNER_MAX + 1] = {
+	"application", "nccl", "cublas", "cudnn",
+};
 
 static const char *const sync_names[] = { "?", "stream", "context", "event" };
 

@@ -66,7 +66,7 @@ eq(None, d0["start"]["allocated_source"], "load start source")
 vals(d0["end"], 256 * MiB, GiB, 96 * MiB, GiB + 96 * MiB)
 eq("framework events", d0["end"]["allocated_source"], "source")
 eq("framework segments", d0["end"]["reserved_source"], "source")
-eq({"application": 32 * MiB, "nccl": 64 * MiB, "other": 0}, d0["end"]["outside_by_owner"], "owners")
+eq({"application": 32 * MiB, "nccl": 64 * MiB, "cublas": 0, "cudnn": 0, "other": 0}, d0["end"]["outside_by_owner"], "owners")
 # The segment (side stream) and its cudaMalloc (main) share ts 10 ms: side
 # first, so the 1 GiB never counts as outside.
 eq(96 * MiB, d0["max_outside"]["bytes"], "load max outside")
@@ -88,7 +88,7 @@ for view in ("requested", "held"):
     # NCCL's handle (t180) waits 1 ms for a segment that never claims it
     # (gen-phases.c): outside from t181
     m = f["max_outside"]; eq(224 * MiB, m["bytes"], "max outside"); eq(T(181), m["ts_ns"], "at")
-    eq({"application": 32 * MiB, "nccl": 192 * MiB, "other": 0}, m["values"]["outside_by_owner"], "owners")
+    eq({"application": 32 * MiB, "nccl": 192 * MiB, "cublas": 0, "cudnn": 0, "other": 0}, m["values"]["outside_by_owner"], "owners")
     b = f["bounds"]
     eq(1760 * MiB, b["max_reserved_plus_max_outside_bytes"], "bound sum")
     eq(640 * MiB, b["max_reserved_minus_max_allocated_bytes"], "bound difference")
@@ -104,7 +104,7 @@ eq("pool attributes", r["end"]["reserved_source"], "dev1 reserved source")
 vals(r["end"], 256 * MiB, 512 * MiB, 40 * MiB, 552 * MiB)
 vals(h["end"], 384 * MiB, 512 * MiB, 40 * MiB, 552 * MiB)
 eq(384 * MiB, r["max_allocated"]["bytes"], "dev1 max allocated"); eq(T(115), r["max_allocated"]["ts_ns"], "at")
-eq({"application": 8 * MiB, "nccl": 32 * MiB, "other": 0}, r["end"]["outside_by_owner"], "dev1 owners")
+eq({"application": 8 * MiB, "nccl": 32 * MiB, "cublas": 0, "cudnn": 0, "other": 0}, r["end"]["outside_by_owner"], "dev1 owners")
 
 eq(None, s1["failure"], "step 1 did not fail")
 eq({"event": "fw_oom", "ts_ns": T(520), "since_first_event_s": 0.52, "device": 0,
@@ -135,13 +135,13 @@ eq(1368 * MiB, e0["untraced_estimate_bytes"], "untraced dev 0")
 eq(348 * MiB, e1["untraced_estimate_bytes"], "untraced dev 1")
 
 d = {x["ordinal"]: x for x in t["devices"]}
-eq({"application": 2, "nccl": 2, "other": 0}, d[0]["outside_allocations"]["count_by_owner"], "outside counts")
+eq({"application": 2, "nccl": 2, "cublas": 0, "cudnn": 0, "other": 0}, d[0]["outside_allocations"]["count_by_owner"], "outside counts")
 big = d[0]["outside_allocations"]["largest"]
 eq([(128 * MiB, "nccl", T(180), T(185)), (64 * MiB, "nccl", T(1), None), (32 * MiB, "application", T(30), None),
     (16 * MiB, "application", T(340), T(350))],
    [(x["bytes"], x["owner"], x["ts_ns"], x["freed_ts_ns"]) for x in big], "outside list")
 eq(0x52, big[0]["handle"], "handle"); eq(0x7f1000000000, big[2]["address"], "address")
-eq({"application": 1, "nccl": 1, "other": 0}, d[1]["outside_allocations"]["count_by_owner"], "dev1 outside counts")
+eq({"application": 1, "nccl": 1, "cublas": 0, "cudnn": 0, "other": 0}, d[1]["outside_allocations"]["count_by_owner"], "dev1 outside counts")
 eq({"unmatched_ends": 0, "name_mismatches": 0, "dropped_ranges": 0}, t["range_anomalies"], "range anomalies")
 PY
 "$ANALYZE" phases --top 1 --max-occurrences 1 --json "$t" > small.json || fail "--top"

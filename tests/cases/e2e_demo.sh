@@ -43,7 +43,7 @@ d = t["devices"][0]
 p = d["peak"]
 eq(2054 * MiB, p["bytes"], "peak")
 eq({"unknown": 0, "plain": 0, "stream_ordered": 1280 * MiB, "vmm_physical": 774 * MiB, "managed": 0}, p["by_kind"], "peak by kind")
-eq({"application": 2048 * MiB, "nccl": 6 * MiB, "other": 0}, p["by_owner"], "peak by owner")
+eq({"application": 2048 * MiB, "nccl": 6 * MiB, "cublas": 0, "cudnn": 0, "other": 0}, p["by_owner"], "peak by owner")
 m = d["independent_maxima"]["by_kind"]
 eq(1024 * MiB, m["plain"]["bytes"], "max plain")
 eq(1280 * MiB, m["stream_ordered"]["bytes"], "max stream-ordered")

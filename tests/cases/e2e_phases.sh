@@ -37,7 +37,7 @@ def vals(v, a, r, o, what):
 vals(dev0(ph["load"]["listed"][0], "requested")["end"], 40, 64, 0, "load end")
 c = dev0(ph["comm"]["listed"][0], "requested")
 vals(c["end"], 40, 64, 6, "comm end")
-eq({"application": 0, "nccl": 6 * MiB, "other": 0}, c["end"]["outside_by_owner"], "comm outside owners")
+eq({"application": 0, "nccl": 6 * MiB, "cublas": 0, "cudnn": 0, "other": 0}, c["end"]["outside_by_owner"], "comm outside owners")
 
 s1, s2 = ph["step"]["listed"]
 eq(["cold", "warm"], [s1["temperature"], s2["temperature"]], "temperatures")
@@ -58,7 +58,7 @@ eq(198 * MiB, r["max_held"]["bytes"], "max held (requested)")
 eq(246 * MiB, h["max_held"]["bytes"], "max held (held)")
 eq(152 * MiB, r["max_gap"]["bytes"], "max gap")
 eq(54 * MiB, r["max_outside"]["bytes"], "max outside")
-eq({"application": 48 * MiB, "nccl": 6 * MiB, "other": 0}, r["max_outside"]["values"]["outside_by_owner"], "owners at max outside")
+eq({"application": 48 * MiB, "nccl": 6 * MiB, "cublas": 0, "cudnn": 0, "other": 0}, r["max_outside"]["values"]["outside_by_owner"], "owners at max outside")
 b = r["bounds"]
 eq(246 * MiB, b["max_reserved_plus_max_outside_bytes"], "bound: max reserved + max outside")
 eq(36 * MiB, b["max_reserved_minus_max_allocated_bytes"], "bound: max reserved - max allocated")
@@ -72,7 +72,7 @@ vals(w["end"], 40, 192, 6, "step 2 end")
 vals(dev0(ph["teardown"]["listed"][0], "requested")["end"], 0, 0, 0, "teardown end")
 
 d = [x for x in t["devices"] if x["ordinal"] == 0][0]
-eq({"application": 1, "nccl": 2, "other": 0}, d["outside_allocations"]["count_by_owner"], "outside allocations")
+eq({"application": 1, "nccl": 2, "cublas": 0, "cudnn": 0, "other": 0}, d["outside_allocations"]["count_by_owner"], "outside allocations")
 eq([(48 * MiB, "application"), (4 * MiB, "nccl"), (2 * MiB, "nccl")],
    [(x["bytes"], x["owner"]) for x in d["outside_allocations"]["largest"]], "outside list")
 PY

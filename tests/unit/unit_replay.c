@@ -104,6 +104,37 @@ static void test_peak_vs_independent_maxima(void)
 	gmt_replay_free(R);
 }
 
+/* Each format owner has its own bucket; a number the analyzer does not
+ * know (200) goes to "other", and its free takes the bytes back there. */
+static void test_owner_buckets(void)
+{
+	start();
+	alloc(10, 0, 0x1000, 1 * MiB, GMT_KIND_PLAIN, GMT_OWNER_APP);
+	alloc(20, 0, 0x2000, 2 * MiB, GMT_KIND_PLAIN, GMT_OWNER_NCCL);
+	alloc(30, 0, 0x3000, 8 * MiB, GMT_KIND_PLAIN, GMT_OWNER_CUBLAS);
+	alloc(40, 0, 0x4000, 4 * MiB, GMT_KIND_PLAIN, GMT_OWNER_CUDNN);
+	alloc(50, 0, 0x5000, 16 * MiB, GMT_KIND_PLAIN, 200);
+	freeb(60, 0, 0x5000);
+	freeb(70, 0, 0x3000);
+
+	const gmt_dev_summary_t *d = D(0);
+	CHECK_EQ_U64(31 * MiB, d->peak.total);
+	CHECK_EQ_U64(50, d->peak_ts);
+	CHECK_EQ_U64(1 * MiB, d->peak.owner[GMT_OWNER_APP]);
+	CHECK_EQ_U64(2 * MiB, d->peak.owner[GMT_OWNER_NCCL]);
+	CHECK_EQ_U64(8 * MiB, d->peak.owner[GMT_OWNER_CUBLAS]);
+	CHECK_EQ_U64(4 * MiB, d->peak.owner[GMT_OWNER_CUDNN]);
+	CHECK_EQ_U64(16 * MiB, d->peak.owner[GMT_DOWNER_OTHER]);
+	CHECK_EQ_U64(7 * MiB, d->live.total);
+	CHECK_EQ_U64(0, d->live.owner[GMT_OWNER_CUBLAS]);
+	CHECK_EQ_U64(4 * MiB, d->live.owner[GMT_OWNER_CUDNN]);
+	CHECK_EQ_U64(0, d->live.owner[GMT_DOWNER_OTHER]);
+	CHECK_EQ_U64(5, GMT_DOWNERS);
+	CHECK_EQ_U64(GMT_DOWNER_OTHER, gmt_downer(GMT_OWNER_MAX + 1));
+	CHECK_EQ_U64(GMT_DOWNER_OTHER, gmt_downer(255));
+	gmt_replay_free(R);
+}
+
 /* A handle released while mapped keeps its bytes until its last mapping
  * goes; a reservation never counts as device bytes. */
 static void test_vmm(void)
@@ -516,6 +547,7 @@ static void test_random_invariants(void)
 int main(void)
 {
 	test_peak_vs_independent_maxima();
+	test_owner_buckets();
 	test_vmm();
 	test_vmm_unmapped_before_release();
 	test_vmm_retained_handle();
