@@ -112,9 +112,15 @@ $(CORE_LIB): $(TRACER_OBJ) $(DECODE_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# Symbolisation (analyzer/gmt_symbols.c): elfutils' libdw and libelf with
+# their decompressors, and libstdc++'s demangler, all static (the GPU
+# machine has no packages); only libc, libm, libdl, libpthread stay dynamic.
+ANALYZE_LIBS := $(LIBDIR)/libdw.a $(LIBDIR)/libelf.a $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a \
+                $(LIBDIR)/liblzma.a $(LIBDIR)/libbz2.a $(LIBDIR)/libz.a \
+                -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -ldl -lpthread -lm
 $(ANALYZE): $(ANALYZER_OBJ) $(DECODE_OBJ)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS_BASE) -o $@ $^ $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -lm
+	$(Q)$(CC) $(CFLAGS_BASE) -o $@ $^ $(ANALYZE_LIBS)
 
 # The Python side (the gpumemtrace module and the PyTorch companion) sits
 # beside the launcher so that build/ can be copied as a whole.

@@ -314,6 +314,8 @@ typedef struct lv_dev {
 	int dirty;
 	int fw_seen, fw_seg_seen, async_seen;
 	int fw_any;                            /* any FW_* event: allocations wait */
+	uint32_t fw_id;                        /* the framework of the first level event */
+	int fw_many;                           /* level events of several frameworks */
 	uint64_t pnew_owner[GMT_DOWNERS];      /* pending new allocations      */
 	uint64_t fw_req, fw_held, fw_reserved;
 	uint64_t fw_lost, fw_lost_first_ts, fw_anomalies;
@@ -859,6 +861,15 @@ static int fw_event(gmt_levels_t *lv, const gmt_devent_t *e)
 	if (!d)
 		return -ENOMEM;
 	d->fw_any = 1;
+	if (e->type <= GMT_EV_FW_SEGMENT_UNMAP) {
+		/* whose bytes the rebuilt allocated and reserved hold (checkpoints
+		 * of one framework compare with them only while alone) */
+		uint32_t fw = (uint32_t)e->aux;
+		if (!d->fw_seen)
+			d->fw_id = fw;
+		else if (fw != d->fw_id)
+			d->fw_many = 1;
+	}
 	tnode_t *N = lv->pool.n;
 	switch (e->type) {
 	case GMT_EV_FW_ALLOC:
@@ -1247,6 +1258,14 @@ int gmt_levels_dev_info(const gmt_levels_t *lv, int ordinal, gmt_lv_dev_info_t *
 	out->fw_lost_first_ts = d->fw_lost_first_ts;
 	out->fw_anomalies = d->fw_anomalies;
 	return 0;
+}
+
+int gmt_levels_fw_others(const gmt_levels_t *lv, int ordinal, uint32_t fw)
+{
+	const lv_dev_t *d = dev_find(lv, ordinal);
+	if (!d || !d->fw_seen)
+		return 0;
+	return d->fw_many || d->fw_id != fw;
 }
 
 const char *gmt_asrc_name(unsigned src)

@@ -137,6 +137,12 @@ int gmt_levels_finish(gmt_levels_t *lv);
  * gmt_levels_finish). Returns 0, or -1 for a device never seen. */
 int gmt_levels_dev_info(const gmt_levels_t *lv, int ordinal, gmt_lv_dev_info_t *out);
 
+/* Whether the framework events that made a device's allocated and reserved
+ * (FW_ALLOC through FW_SEGMENT_UNMAP) include events of a framework other
+ * than fw (a STRING id): then a counter of fw alone cannot be compared with
+ * them. 0 for a device without such events. */
+int gmt_levels_fw_others(const gmt_levels_t *lv, int ordinal, uint32_t fw);
+
 /* Printable sources. */
 const char *gmt_asrc_name(unsigned src);
 const char *gmt_rsrc_name(unsigned src);

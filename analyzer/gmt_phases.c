@@ -16,6 +16,17 @@
  * instant: that is what makes the coinciding values real. An occurrence is
  * folded into its name when it closes: kept apart (the first max_listed) and
  * merged into the warm aggregate (occurrences 2 and later).
+ *
+ * Checkpoints: a framework's own counters (FW_ALLOCATED, FW_RESERVED) are
+ * compared, as they arrive, with the rebuilt allocated and reserved of
+ * their device then (the requested view: PyTorch's memory_allocated drops
+ * when a free is requested). Each device keeps its latest checkpoint of each
+ * quantity as a candidate for the next phase boundary; any other framework
+ * event of that device withdraws it, so a boundary pairs only with counters
+ * that still describe the framework's state at the boundary (the companion
+ * records them right before it emits the range). A disagreement remembers
+ * the boundary before it at once and the one after it at the next boundary;
+ * the report names the nearer.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -121,6 +132,9 @@ struct gmt_phases {
 	uint8_t *pend_flag;      /* by ordinal */
 	size_t n_pend, cap_pend, cap_flag;
 	uint64_t pend_ts;
+	gmt_ck_dev_t **ck;       /* checkpoints by ordinal; NULL: none */
+	size_t n_ck;
+	gmt_boundary_t last_boundary;
 };
 
 static const char *str_of(const gmt_phases_t *ph, uint32_t id)
@@ -158,6 +172,8 @@ gmt_phases_t *gmt_phases_new(const char *file, const gmt_phase_opts_t *o)
 		ph->o.top_n = GMT_PHASES_DEFAULT_TOP;
 	if (!ph->o.max_listed)
 		ph->o.max_listed = GMT_PHASES_DEFAULT_LISTED;
+	if (!ph->o.max_ck_listed)
+		ph->o.max_ck_listed = GMT_PHASES_DEFAULT_CK_LISTED;
 	ph->lv = gmt_levels_new(file, ph->o.top_n);
 	if (!ph->lv) {
 		free(ph);
@@ -203,6 +219,12 @@ void gmt_phases_free(gmt_phases_t *ph)
 	free(ph->devbuf);
 	free(ph->pend);
 	free(ph->pend_flag);
+	for (size_t i = 0; i < ph->n_ck; i++) {
+		if (ph->ck[i])
+			free(ph->ck[i]->diffs);
+		free(ph->ck[i]);
+	}
+	free(ph->ck);
 	free(ph);
 }
 
@@ -387,6 +409,124 @@ static size_t known_devices(gmt_phases_t *ph)
 		n = gmt_levels_devices(ph->lv, ph->devbuf, ph->cap_devbuf);
 	}
 	return n;
+}
+
+/* ---- checkpoints ---------------------------------------------------------- */
+
+static gmt_ck_dev_t *ck_dev(gmt_phases_t *ph, int ordinal, int create)
+{
+	if (ordinal < 0)
+		return NULL;
+	if ((size_t)ordinal >= ph->n_ck) {
+		if (!create)
+			return NULL;
+		size_t n = ph->n_ck ? ph->n_ck : 4;
+		while (n <= (size_t)ordinal)
+			n *= 2;
+		gmt_ck_dev_t **nc = realloc(ph->ck, n * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		memset(nc + ph->n_ck, 0, (n - ph->n_ck) * sizeof(*nc));
+		ph->ck = nc;
+		ph->n_ck = n;
+	}
+	if (!ph->ck[ordinal] && create) {
+		ph->ck[ordinal] = calloc(1, sizeof(**ph->ck));
+		if (ph->ck[ordinal])
+			ph->ck[ordinal]->ordinal = ordinal;
+	}
+	return ph->ck[ordinal];
+}
+
+/* A checkpoint (after gmt_levels has seen it: it changes no level), or
+ * another framework event, which withdraws the device's candidates. A
+ * checkpoint of no device (ordinal < 0) has nothing to compare with and is
+ * ignored. */
+static int ck_event(gmt_phases_t *ph, const gmt_devent_t *e)
+{
+	if (e->type != GMT_EV_FW_ALLOCATED && e->type != GMT_EV_FW_RESERVED) {
+		gmt_ck_dev_t *c = ck_dev(ph, e->device, 0);
+		if (c)
+			c->cand[GMT_CK_ALLOCATED].valid = c->cand[GMT_CK_RESERVED].valid = 0;
+		return 0;
+	}
+	if (e->device < 0)
+		return 0;
+	gmt_ck_dev_t *c = ck_dev(ph, e->device, 1);
+	if (!c)
+		return -ENOMEM;
+	unsigned kind = e->type == GMT_EV_FW_ALLOCATED ? GMT_CK_ALLOCATED : GMT_CK_RESERVED;
+	gmt_lv_vals_t v;
+	gmt_levels_values(ph->lv, e->device, GMT_VIEW_REQUESTED, &v);
+	gmt_ck_t ck = {
+		.valid = 1, .ts = e->ts, .fw = (uint32_t)e->aux,
+		.fw_current = e->addr, .fw_peak = e->size,
+	};
+	int known = kind == GMT_CK_ALLOCATED ? v.has_allocated : v.has_reserved;
+	if (!known) {
+		ck.state = GMT_CK_UNKNOWN;
+	} else if (gmt_levels_fw_others(ph->lv, e->device, ck.fw)) {
+		ck.state = GMT_CK_OTHERS;
+	} else {
+		ck.rebuilt = kind == GMT_CK_ALLOCATED ? v.allocated : v.reserved;
+		ck.src = kind == GMT_CK_ALLOCATED ? v.asrc : v.rsrc;
+		ck.state = ck.rebuilt == ck.fw_current ? GMT_CK_AGREE : GMT_CK_DISAGREE;
+	}
+	c->count[kind]++;
+	c->by_state[kind][ck.state]++;
+	c->latest[kind] = ck;
+	c->cand[kind] = ck;
+	if (ck.state != GMT_CK_DISAGREE || c->n_diffs >= ph->o.max_ck_listed)
+		return 0;
+	if (!c->diffs) {
+		c->diffs = calloc(ph->o.max_ck_listed, sizeof(*c->diffs));
+		if (!c->diffs)
+			return -ENOMEM;
+	}
+	gmt_ck_diff_t *d = &c->diffs[c->n_diffs++];
+	d->ck = ck;
+	d->kind = kind;
+	d->prev = ph->last_boundary;
+	return 0;
+}
+
+/* A phase boundary: the candidates pair with it, and it is the next
+ * boundary of the disagreements that wait for one. */
+static int ck_boundary(gmt_phases_t *ph, gmt_occ_t *o, uint64_t ts, int is_end)
+{
+	gmt_boundary_t b = { .valid = 1, .is_end = is_end, .ts = ts, .k = o->k, .name_id = o->name_id };
+	for (size_t i = 0; i < ph->n_ck; i++) {
+		gmt_ck_dev_t *c = ph->ck[i];
+		if (!c)
+			continue;
+		for (int k = 0; k < GMT_CK_KINDS; k++) {
+			if (!c->cand[k].valid)
+				continue;
+			gmt_pdev_t *p = occ_dev(o, c->ordinal);
+			if (!p)
+				return -ENOMEM;
+			(is_end ? p->ck_end : p->ck_start)[k] = c->cand[k];
+		}
+		for (size_t j = c->n_resolved; j < c->n_diffs; j++)
+			c->diffs[j].next = b;
+		c->n_resolved = c->n_diffs;
+	}
+	ph->last_boundary = b;
+	return 0;
+}
+
+const gmt_boundary_t *gmt_ck_nearest(const gmt_ck_diff_t *d)
+{
+	if (!d->prev.valid)
+		return d->next.valid ? &d->next : NULL;
+	if (!d->next.valid)
+		return &d->prev;
+	return d->ck.ts - d->prev.ts < d->next.ts - d->ck.ts ? &d->prev : &d->next;
+}
+
+const gmt_ck_dev_t *gmt_phases_checkpoints(const gmt_phases_t *ph, int ordinal)
+{
+	return ordinal >= 0 && (size_t)ordinal < ph->n_ck ? ph->ck[ordinal] : NULL;
 }
 
 /* ---- occurrences --------------------------------------------------------- */
@@ -653,7 +793,7 @@ static int range_begin(gmt_phases_t *ph, const gmt_devent_t *e)
 	}
 	if (selected(ph, source, name_id, domain_id, e->size)) {
 		r.occ = occ_open(ph, e, name_id, domain_id);
-		if (!r.occ)
+		if (!r.occ || ck_boundary(ph, r.occ, e->ts, 0))
 			return -ENOMEM;
 	}
 	if (st)
@@ -689,7 +829,9 @@ static int range_end(gmt_phases_t *ph, const gmt_devent_t *e)
 	}
 	if (!r.occ)
 		return 0;
-	int rc = occ_close(ph, r.occ, e->ts, 1);
+	int rc = ck_boundary(ph, r.occ, e->ts, 1);
+	if (!rc)
+		rc = occ_close(ph, r.occ, e->ts, 1);
 	return rc ? rc : hook_instant(ph, e->ts, NULL, 0, 1);
 }
 
@@ -771,6 +913,8 @@ int gmt_phases_event_from(gmt_phases_t *ph, const gmt_devent_t *e, int side)
 		break;
 	}
 	if ((rc = gmt_levels_event_from(ph->lv, e, side)))
+		return rc;
+	if (e->type >= GMT_EV_FW_ALLOC && e->type <= GMT_EV_FW_LOST && (rc = ck_event(ph, e)))
 		return rc;
 	devs = gmt_levels_take_dirty(ph->lv, &n);
 	if (n && (rc = add_pending(ph, e->ts, devs, n)))

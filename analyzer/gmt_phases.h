@@ -24,10 +24,71 @@ typedef struct gmt_phase_opts {
 	int all_depths;              /* nested default-domain ranges too */
 	unsigned max_listed;         /* occurrences kept apart per name */
 	unsigned top_n;              /* outside allocations listed per device */
+	unsigned max_ck_listed;      /* checkpoint disagreements listed per
+					device (0: the default) */
 } gmt_phase_opts_t;
 
 #define GMT_PHASES_DEFAULT_LISTED 100
 #define GMT_PHASES_DEFAULT_TOP 20
+#define GMT_PHASES_DEFAULT_CK_LISTED 20
+
+/* ---- the framework's own counters (docs/analyzer.md, "Checkpoints") ---- */
+
+enum { GMT_CK_ALLOCATED = 0, GMT_CK_RESERVED = 1, GMT_CK_KINDS = 2 };
+
+/* How a checkpoint compares with the rebuilt value. */
+enum gmt_ck_state {
+	GMT_CK_UNKNOWN = 0,      /* rebuilt value unknown (no framework
+				    events yet on the device)            */
+	GMT_CK_AGREE = 1,        /* equal to the byte                     */
+	GMT_CK_DISAGREE = 2,
+	GMT_CK_OTHERS = 3        /* not comparable: the rebuilt value holds
+				    other frameworks' events too          */
+};
+
+/* One checkpoint (FW_ALLOCATED or FW_RESERVED) and the rebuilt value of
+ * its device and quantity at that instant (requested view). */
+typedef struct gmt_ck {
+	int valid;
+	uint64_t ts;
+	uint32_t fw;             /* framework STRING id */
+	uint64_t fw_current;     /* the framework's own counter, bytes */
+	uint64_t fw_peak;        /* the framework's own peak since ITS last
+				    reset (unknown to us): never ours    */
+	uint64_t rebuilt;        /* ours, when state is AGREE or DISAGREE */
+	unsigned src;            /* gmt_alloc_src / gmt_res_src of rebuilt */
+	unsigned state;          /* enum gmt_ck_state */
+} gmt_ck_t;
+
+/* The begin or end of a phase occurrence. */
+typedef struct gmt_boundary {
+	int valid;
+	int is_end;
+	uint64_t ts, k;
+	uint32_t name_id;
+} gmt_boundary_t;
+
+typedef struct gmt_ck_diff {
+	gmt_ck_t ck;
+	unsigned kind;           /* GMT_CK_ALLOCATED or GMT_CK_RESERVED */
+	gmt_boundary_t prev;     /* the latest boundary at or before it */
+	gmt_boundary_t next;     /* the first after it                  */
+} gmt_ck_diff_t;
+
+/* The checkpoints of one device. */
+typedef struct gmt_ck_dev {
+	int ordinal;
+	uint64_t count[GMT_CK_KINDS];
+	uint64_t by_state[GMT_CK_KINDS][4];   /* index: enum gmt_ck_state */
+	gmt_ck_diff_t *diffs;    /* the first max_ck_listed disagreements */
+	size_t n_diffs, n_resolved;           /* n_resolved: next known */
+	gmt_ck_t latest[GMT_CK_KINDS];
+	gmt_ck_t cand[GMT_CK_KINDS];          /* pairs with the next boundary */
+} gmt_ck_dev_t;
+
+/* The nearest of a disagreement's boundaries (a tie goes to the one after:
+ * counters are recorded right before a boundary); NULL: none. */
+const gmt_boundary_t *gmt_ck_nearest(const gmt_ck_diff_t *d);
 
 /* An instant and the values of one device then. */
 typedef struct gmt_moment {
@@ -52,6 +113,9 @@ typedef struct gmt_pfig {
 typedef struct gmt_pdev {
 	int ordinal;                 /* -1: slot unused */
 	gmt_pfig_t fig[GMT_VIEWS];
+	gmt_ck_t ck_start[GMT_CK_KINDS];  /* checkpoint paired with the begin */
+	gmt_ck_t ck_end[GMT_CK_KINDS];    /* ... with the end (listed
+					     occurrences only, not warm) */
 } gmt_pdev_t;
 
 typedef struct gmt_occ {
@@ -132,6 +196,9 @@ const gmt_phase_anomalies_t *gmt_phases_anomalies(const gmt_phases_t *ph);
 uint32_t gmt_phases_current(const gmt_phases_t *ph, int *open);
 /* Devices with values (ordinals >= 0, ascending), as gmt_levels_devices. */
 size_t gmt_phases_devices(const gmt_phases_t *ph, int *out, size_t cap);
+
+/* The checkpoints of a device; NULL when it had none. */
+const gmt_ck_dev_t *gmt_phases_checkpoints(const gmt_phases_t *ph, int ordinal);
 
 /* Renderers (gmt_phases_report.c). */
 void gmt_phases_report_text(FILE *f, gmt_phases_t *ph);

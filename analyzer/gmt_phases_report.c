@@ -24,6 +24,14 @@ static const char aggregate_note[] =
 	"values of its own instant and names its occurrence; start and end values are "
 	"per-field maxima";
 
+static const char ck_note[] =
+	"the framework's own counters (FW_ALLOCATED, FW_RESERVED) at each checkpoint, compared "
+	"with the rebuilt allocated and reserved of the requested view at that instant; the "
+	"framework's peaks are its own, since its last reset (unknown to us), never ours";
+
+static const char *const ck_kind_key[GMT_CK_KINDS] = { "allocated", "reserved" };
+static const char *const ck_state_key[4] = { "rebuilt_unknown", "agree", "disagree", "not_comparable" };
+
 static double since_s(const gmt_summary_t *s, uint64_t ts)
 {
 	return (double)(int64_t)(ts - s->first_ts) / 1e9;
@@ -183,7 +191,52 @@ static const char *c_bound_diff(char *b, size_t n, const gmt_pfig_t *x, const gm
 	return fmt_s(b, n, (int64_t)(x->max_res.v.reserved - x->max_alloc.v.allocated));
 }
 
-static void t_pdev(FILE *f, const gmt_summary_t *s, const gmt_pdev_t *p, int warm, int failed)
+static const char *ck_src(unsigned kind, unsigned src)
+{
+	const char *n = kind == GMT_CK_ALLOCATED ? gmt_asrc_name(src) : gmt_rsrc_name(src);
+	return n ? n : "nothing";
+}
+
+/* "framework X (its own peak P since its last reset); rebuilt Y: agree" */
+static void t_ck(FILE *f, const gmt_phases_t *ph, unsigned kind, const gmt_ck_t *c)
+{
+	char a[64], b[64], r[64];
+	const char *fw = gmt_phases_string(ph, c->fw);
+	fprintf(f, "%s: framework ", ck_kind_key[kind]);
+	gmt_text_str(f, fw ? fw : "?");
+	fprintf(f, " %s (its own peak %s since its last reset); ", gmt_fmt_bytes(a, sizeof(a), c->fw_current),
+		gmt_fmt_bytes(b, sizeof(b), c->fw_peak));
+	switch (c->state) {
+	case GMT_CK_UNKNOWN:
+		fprintf(f, "rebuilt UNKNOWN (no framework events yet on this device)\n");
+		break;
+	case GMT_CK_OTHERS:
+		fprintf(f, "NOT COMPARABLE (the rebuilt value holds other frameworks' events too)\n");
+		break;
+	default:
+		fprintf(f, "rebuilt %s from %s: %s", gmt_fmt_bytes(r, sizeof(r), c->rebuilt),
+			ck_src(kind, c->src), c->state == GMT_CK_AGREE ? "agree" : "DISAGREE");
+		if (c->state == GMT_CK_DISAGREE)
+			fprintf(f, " by %s", fmt_s(a, sizeof(a), (int64_t)(c->fw_current - c->rebuilt)));
+		fputc('\n', f);
+	}
+}
+
+/* The checkpoints paired with an occurrence's begin and end. */
+static void t_ck_pairs(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, const gmt_pdev_t *p)
+{
+	for (int e = 0; e < 2; e++)
+		for (unsigned k = 0; k < GMT_CK_KINDS; k++) {
+			const gmt_ck_t *c = e ? &p->ck_end[k] : &p->ck_start[k];
+			if (!c->valid)
+				continue;
+			fprintf(f, "      checkpoint at %s (%+.9f s): ", e ? "end" : "start", since_s(s, c->ts));
+			t_ck(f, ph, k, c);
+		}
+}
+
+static void t_pdev(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, const gmt_pdev_t *p,
+		   int warm, int failed)
 {
 	const gmt_pfig_t *fig = p->fig;
 	gmt_moment_t m[2];
@@ -240,6 +293,8 @@ static void t_pdev(FILE *f, const gmt_summary_t *s, const gmt_pdev_t *p, int war
 		t_mval(f, "  device used at that instant", m, 'd');
 	}
 #undef BOTH
+	if (!warm)
+		t_ck_pairs(f, ph, s, p);
 }
 
 static void t_occ(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, const gmt_occ_t *o)
@@ -268,7 +323,7 @@ static void t_occ(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, const
 	}
 	for (size_t d = 0; d < o->n_dev; d++)
 		if (o->dev[d].ordinal >= 0)
-			t_pdev(f, s, &o->dev[d], 0, o->failed);
+			t_pdev(f, ph, s, &o->dev[d], 0, o->failed);
 }
 
 static void t_status(FILE *f, const gmt_summary_t *s)
@@ -298,6 +353,53 @@ static void t_status(FILE *f, const gmt_summary_t *s)
 static int analysed(const gmt_summary_t *s)
 {
 	return s->status == GMT_DECODE_OK || s->status == GMT_DECODE_DAMAGED;
+}
+
+static void t_boundary(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, uint64_t ts,
+		       const gmt_boundary_t *b)
+{
+	const char *name = gmt_phases_string(ph, b->name_id);
+	fprintf(f, "%s of \"", b->is_end ? "end" : "begin");
+	gmt_text_str(f, name ? name : "(unnamed)");
+	fprintf(f, "\" occurrence %" PRIu64 " at %+.9f s (checkpoint %.9f s %s it)", b->k, since_s(s, b->ts),
+		(double)(ts >= b->ts ? ts - b->ts : b->ts - ts) / 1e9, ts >= b->ts ? "after" : "before");
+}
+
+/* A device's checkpoints, when it has any. */
+static void t_checkpoints(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, int ordinal)
+{
+	const gmt_ck_dev_t *c = gmt_phases_checkpoints(ph, ordinal);
+	if (!c || !(c->count[0] + c->count[1]))
+		return;
+	fprintf(f, "\nFramework checkpoints, device %d: %s\n", ordinal, ck_note);
+	uint64_t ndiff = 0;
+	for (unsigned k = 0; k < GMT_CK_KINDS; k++) {
+		const uint64_t *n = c->by_state[k];
+		ndiff += n[GMT_CK_DISAGREE];
+		fprintf(f, "  %s: %" PRIu64 " checkpoints, %" PRIu64 " agree to the byte, %" PRIu64
+			" DISAGREE, %" PRIu64 " with the rebuilt value unknown (no framework events yet), %"
+			PRIu64 " not comparable (other frameworks)\n", ck_kind_key[k], c->count[k],
+			n[GMT_CK_AGREE], n[GMT_CK_DISAGREE], n[GMT_CK_UNKNOWN], n[GMT_CK_OTHERS]);
+	}
+	for (unsigned k = 0; k < GMT_CK_KINDS; k++)
+		if (c->latest[k].valid) {
+			fprintf(f, "  latest (%+.9f s) ", since_s(s, c->latest[k].ts));
+			t_ck(f, ph, k, &c->latest[k]);
+		}
+	for (size_t i = 0; i < c->n_diffs; i++) {
+		const gmt_ck_diff_t *d = &c->diffs[i];
+		const gmt_boundary_t *b = gmt_ck_nearest(d);
+		fprintf(f, "  DISAGREE at %+.9f s (ts %" PRIu64 " ns) ", since_s(s, d->ck.ts), d->ck.ts);
+		t_ck(f, ph, d->kind, &d->ck);
+		fprintf(f, "    nearest phase boundary: ");
+		if (b)
+			t_boundary(f, ph, s, d->ck.ts, b);
+		else
+			fprintf(f, "none (no phase)");
+		fputc('\n', f);
+	}
+	if (ndiff > c->n_diffs)
+		fprintf(f, "  (%" PRIu64 " more disagreements not listed; --max-disagreements N)\n", ndiff - c->n_diffs);
 }
 
 void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
@@ -355,6 +457,7 @@ void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
 				since_s(s, info.fw_lost_first_ts));
 		if (info.fw_anomalies)
 			fprintf(f, "  %" PRIu64 " framework events did not match its state\n", info.fw_anomalies);
+		t_checkpoints(f, ph, s, devs[i]);
 	}
 
 	size_t nn;
@@ -381,7 +484,7 @@ void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
 			fprintf(f, "  warm aggregate over %" PRIu64 " occurrences (%s)\n", n->n_warm, aggregate_note);
 			for (size_t d = 0; d < n->warm.n_dev; d++)
 				if (n->warm.dev[d].ordinal >= 0)
-					t_pdev(f, s, &n->warm.dev[d], 1, 0);
+					t_pdev(f, ph, s, &n->warm.dev[d], 1, 0);
 		}
 	}
 	const gmt_phase_anomalies_t *a = gmt_phases_anomalies(ph);
@@ -496,6 +599,102 @@ static void j_moment(FILE *f, int *first, const char *k, const gmt_summary_t *s,
 	fputc('}', f);
 }
 
+/* A checkpoint object, or null. */
+static void j_ck(FILE *f, int *first, const char *k, const gmt_phases_t *ph, const gmt_summary_t *s,
+		 unsigned kind, const gmt_ck_t *c)
+{
+	jk(f, first, k);
+	if (!c->valid) {
+		fputs("null", f);
+		return;
+	}
+	int q = 1;
+	fputc('{', f);
+	ju(f, &q, "ts_ns", c->ts);
+	jsec(f, &q, "since_first_event_s", since_s(s, c->ts));
+	js(f, &q, "framework", gmt_phases_string(ph, c->fw));
+	ju(f, &q, "framework_current_bytes", c->fw_current);
+	ju(f, &q, "framework_own_peak_bytes", c->fw_peak);
+	js(f, &q, "state", ck_state_key[c->state & 3]);
+	if (c->state == GMT_CK_AGREE || c->state == GMT_CK_DISAGREE) {
+		ju(f, &q, "rebuilt_bytes", c->rebuilt);
+		js(f, &q, "rebuilt_source", ck_src(kind, c->src));
+		ji(f, &q, "difference_bytes", (int64_t)(c->fw_current - c->rebuilt));
+	} else {
+		jnull(f, &q, "rebuilt_bytes");
+		jnull(f, &q, "rebuilt_source");
+		jnull(f, &q, "difference_bytes");
+	}
+	fputc('}', f);
+}
+
+/* {"allocated": checkpoint|null, "reserved": ...}, or null when neither. */
+static void j_ck_pair(FILE *f, int *first, const char *k, const gmt_phases_t *ph, const gmt_summary_t *s,
+		      const gmt_ck_t *c)
+{
+	if (!c[0].valid && !c[1].valid) {
+		jnull(f, first, k);
+		return;
+	}
+	jk(f, first, k);
+	int q = 1;
+	fputc('{', f);
+	for (unsigned i = 0; i < GMT_CK_KINDS; i++)
+		j_ck(f, &q, ck_kind_key[i], ph, s, i, &c[i]);
+	fputc('}', f);
+}
+
+static void j_checkpoints(FILE *f, int *first, const gmt_phases_t *ph, const gmt_summary_t *s, int ordinal)
+{
+	static const gmt_ck_dev_t none;
+	const gmt_ck_dev_t *c = gmt_phases_checkpoints(ph, ordinal);
+	if (!c)
+		c = &none;
+	jk(f, first, "checkpoints");
+	int q = 1;
+	fputc('{', f);
+	js(f, &q, "note", ck_note);
+	uint64_t ndiff = 0;
+	for (unsigned k = 0; k < GMT_CK_KINDS; k++) {
+		int w = 1;
+		jk(f, &q, ck_kind_key[k]);
+		fputc('{', f);
+		ju(f, &w, "count", c->count[k]);
+		for (int st = 0; st < 4; st++)
+			ju(f, &w, ck_state_key[st], c->by_state[k][st]);
+		j_ck(f, &w, "latest", ph, s, k, &c->latest[k]);
+		fputc('}', f);
+		ndiff += c->by_state[k][GMT_CK_DISAGREE];
+	}
+	jk(f, &q, "disagreements");
+	fputc('[', f);
+	for (size_t i = 0; i < c->n_diffs; i++) {
+		const gmt_ck_diff_t *d = &c->diffs[i];
+		const gmt_boundary_t *b = gmt_ck_nearest(d);
+		int w = 1;
+		fputs(i ? ",{" : "{", f);
+		js(f, &w, "quantity", ck_kind_key[d->kind]);
+		j_ck(f, &w, "checkpoint", ph, s, d->kind, &d->ck);
+		jk(f, &w, "nearest_boundary");
+		if (b) {
+			int z = 1;
+			fputc('{', f);
+			js(f, &z, "phase", gmt_phases_string(ph, b->name_id));
+			ju(f, &z, "occurrence", b->k);
+			js(f, &z, "edge", b->is_end ? "end" : "begin");
+			ju(f, &z, "ts_ns", b->ts);
+			ji(f, &z, "checkpoint_minus_boundary_ns", (int64_t)(d->ck.ts - b->ts));
+			fputc('}', f);
+		} else {
+			fputs("null", f);
+		}
+		fputc('}', f);
+	}
+	fputc(']', f);
+	ju(f, &q, "disagreements_not_listed", ndiff - c->n_diffs);
+	fputc('}', f);
+}
+
 static void j_fig(FILE *f, const gmt_summary_t *s, const gmt_pfig_t *x, int warm, int failed)
 {
 	int q = 1;
@@ -538,7 +737,7 @@ static void j_fig(FILE *f, const gmt_summary_t *s, const gmt_pfig_t *x, int warm
 	fputc('}', f);
 }
 
-static void j_devices(FILE *f, const gmt_summary_t *s, const gmt_occ_t *o, int warm)
+static void j_devices(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, const gmt_occ_t *o, int warm)
 {
 	int n = 0;
 	fputc('[', f);
@@ -553,6 +752,8 @@ static void j_devices(FILE *f, const gmt_summary_t *s, const gmt_occ_t *o, int w
 		j_fig(f, s, &p->fig[GMT_VIEW_REQUESTED], warm, o->failed);
 		jk(f, &q, "held");
 		j_fig(f, s, &p->fig[GMT_VIEW_HELD], warm, o->failed);
+		j_ck_pair(f, &q, "checkpoint_at_start", ph, s, p->ck_start);
+		j_ck_pair(f, &q, "checkpoint_at_end", ph, s, p->ck_end);
 		fputc('}', f);
 	}
 	fputc(']', f);
@@ -588,7 +789,7 @@ static void j_occ(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, const
 		fputs("null", f);
 	}
 	jk(f, &q, "devices");
-	j_devices(f, s, o, 0);
+	j_devices(f, ph, s, o, 0);
 	fputc('}', f);
 }
 
@@ -715,6 +916,7 @@ void gmt_phases_report_json(FILE *f, gmt_phases_t *ph, int first)
 			ju(f, &w, "anomalies", info.fw_anomalies);
 			fputc('}', f);
 		}
+		j_checkpoints(f, &q, ph, s, devs[i]);
 		fputc('}', f);
 	}
 	fputc(']', f);
@@ -748,7 +950,7 @@ void gmt_phases_report_json(FILE *f, gmt_phases_t *ph, int first)
 			ju(f, &w, "failed", (uint64_t)n->warm.failed);
 			js(f, &w, "note", aggregate_note);
 			jk(f, &w, "devices");
-			j_devices(f, s, &n->warm, 1);
+			j_devices(f, ph, s, &n->warm, 1);
 			fputc('}', f);
 		} else {
 			fputs("null", f);

@@ -12,6 +12,7 @@
 #include "gmt_curves.h"
 #include "gmt_phases.h"
 #include "gmt_replay.h"
+#include "gmt_sites.h"
 
 #ifndef GMT_VERSION
 #define GMT_VERSION "0.0.0"
@@ -22,9 +23,11 @@ enum { EXIT_OK = 0, EXIT_DAMAGED = 1, EXIT_USAGE = 2 };
 static const char usage_text[] =
 	"usage: gpumemtrace-analyze summary [--json] [-o FILE] [--stats] TRACE...\n"
 	"       gpumemtrace-analyze phases [--json] [-o FILE] [SELECTION] [--top N]\n"
-	"                                  [--max-occurrences N] TRACE...\n"
+	"                                  [--max-occurrences N] [--max-disagreements N] TRACE...\n"
 	"       gpumemtrace-analyze curves [--csv|--json] [-o FILE] [--view requested|held]\n"
 	"                                  [--max-rows N] [SELECTION] TRACE...\n"
+	"       gpumemtrace-analyze sites [--json] [-o FILE] [--top N] [SYMBOLS] TRACE...\n"
+	"       gpumemtrace-analyze flamegraph [-o FILE] [SYMBOLS] TRACE\n"
 	"       gpumemtrace-analyze --version | --help\n"
 	"\n"
 	"Commands:\n"
@@ -42,6 +45,18 @@ static const char usage_text[] =
 	"            driver allocations outside the framework. Both views: requested, held.\n"
 	"  curves    time series per device (time, phase, allocated, reserved, outside,\n"
 	"            device used, held), one row per instant a value changes.\n"
+	"  sites     per device, at its coinciding peak: the call sites holding the\n"
+	"            live bytes (bytes, blocks, share, recorded and stack owner, the\n"
+	"            symbolised stack), the sites that allocated most over the run,\n"
+	"            and the stack of every failed allocation.\n"
+	"  flamegraph  the memory live at each device's peak as folded stacks\n"
+	"            (flamegraph.pl, speedscope), rooted at \"device N\".\n"
+	"\n"
+	"Symbols (sites, flamegraph):\n"
+	"  --debug-dir DIR   separate debug files by build id (DIR/.build-id/xx/rest.debug;\n"
+	"                    repeatable; /usr/lib/debug is searched too)\n"
+	"  --no-symbols      modules and offsets only\n"
+	"  --top N           sites: sites listed per device and list (default 20)\n"
 	"\n"
 	"Selection (phases, curves): by default our API's phases, the NVTX domain\n"
 	"\"gpumemtrace\" and the outermost ranges of NVTX's default domain.\n"
@@ -56,6 +71,8 @@ static const char usage_text[] =
 	"  --stats       print events decoded, seconds, events/s and peak RSS to stderr\n"
 	"  --top N       phases: outside allocations listed per device (default 20)\n"
 	"  --max-occurrences N  phases: occurrences listed per name (default 100)\n"
+	"  --max-disagreements N  phases: framework checkpoints that disagree with the\n"
+	"                rebuilt values, listed per device (default 20; all are counted)\n"
 	"  --csv         curves: CSV (the default)\n"
 	"  --view V      curves: requested (default) or held\n"
 	"  --max-rows N  curves: at most N rows per device; each of N buckets keeps its\n"
@@ -207,7 +224,7 @@ typedef struct tl_opts {
 	const char **domains, **patterns;
 	size_t n_domains, n_patterns;
 	int all_depths;
-	unsigned long top, max_listed;
+	unsigned long top, max_listed, max_ck;
 	unsigned long long max_rows;
 	enum gmt_view view;
 	char **files;
@@ -236,6 +253,7 @@ static int parse_tl(const char *cmd, int argc, char **argv, tl_opts_t *o)
 	memset(o, 0, sizeof(*o));
 	o->top = GMT_PHASES_DEFAULT_TOP;
 	o->max_listed = GMT_PHASES_DEFAULT_LISTED;
+	o->max_ck = GMT_PHASES_DEFAULT_CK_LISTED;
 	o->files = calloc((size_t)argc + 1, sizeof(char *));
 	o->domains = calloc((size_t)argc + 1, sizeof(char *));
 	o->patterns = calloc((size_t)argc + 1, sizeof(char *));
@@ -261,7 +279,8 @@ static int parse_tl(const char *cmd, int argc, char **argv, tl_opts_t *o)
 			return 1;
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--domain") ||
 			   !strcmp(a, "--pattern") || !strcmp(a, "--top") || !strcmp(a, "--view") ||
-			   !strcmp(a, "--max-occurrences") || !strcmp(a, "--max-rows")) {
+			   !strcmp(a, "--max-occurrences") || !strcmp(a, "--max-rows") ||
+			   !strcmp(a, "--max-disagreements")) {
 			if (!val) {
 				fprintf(stderr, "gpumemtrace-analyze: %s: %s needs a value\n", cmd, a);
 				return -1;
@@ -290,6 +309,10 @@ static int parse_tl(const char *cmd, int argc, char **argv, tl_opts_t *o)
 				if (parse_ul(cmd, a, val, 100000000, &x))
 					return -1;
 				o->max_listed = x ? (unsigned long)x : 1;
+			} else if (!strcmp(a, "--max-disagreements") && !strcmp(cmd, "phases")) {
+				if (parse_ul(cmd, a, val, 1000000, &x))
+					return -1;
+				o->max_ck = x ? (unsigned long)x : 1;
 			} else if (!strcmp(a, "--max-rows") && !strcmp(cmd, "curves")) {
 				if (parse_ul(cmd, a, val, 1000000000ull, &x) || !x) {
 					if (!x)
@@ -363,7 +386,7 @@ static int cmd_timeline(const char *cmd, int argc, char **argv)
 		.domains = o.domains, .n_domains = o.n_domains,
 		.patterns = o.patterns, .n_patterns = o.n_patterns,
 		.all_depths = o.all_depths, .max_listed = (unsigned)o.max_listed,
-		.top_n = (unsigned)o.top,
+		.top_n = (unsigned)o.top, .max_ck_listed = (unsigned)o.max_ck,
 	};
 	char extra[4096];
 	int n = snprintf(extra, sizeof(extra), "\"selection\":{\"all_depths\":%s,\"domains\":[",
@@ -470,6 +493,14 @@ int main(int argc, char **argv)
 		return cmd_summary(argc - 2, argv + 2);
 	if (!strcmp(cmd, "phases") || !strcmp(cmd, "curves"))
 		return cmd_timeline(cmd, argc - 2, argv + 2);
+	if (!strcmp(cmd, "sites") || !strcmp(cmd, "flamegraph")) {
+		int rc = gmt_sites_main(cmd, argc - 2, argv + 2);
+		if (rc < 0) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		return rc;
+	}
 	fprintf(stderr, "gpumemtrace-analyze: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -12,3 +12,11 @@ LD_LIBRARY_PATH="$BUILD/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 echo
 echo "== gpumemtrace-analyze summary $out/*.gmt"
 "$BUILD/gpumemtrace-analyze" summary "$out"/*.gmt
+
+echo
+echo "== phases: a toy caching allocator (tests/routes/phases_workload.c) with NVTX phases"
+rm -rf "$out/phases"; mkdir -p "$out/phases"
+GMT_FAKE_CONTEXT_BYTES=268435456 LD_LIBRARY_PATH="$BUILD/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+	"$BUILD/gpumemtrace" -q -o "$out/phases" "$BUILD/tests/phases_workload" >/dev/null
+echo "== gpumemtrace-analyze phases --pattern step $out/phases/*.gmt"
+"$BUILD/gpumemtrace-analyze" phases --pattern step "$out/phases"/*.gmt

@@ -9,6 +9,9 @@ have_hdr msgpack.h && have_lib libmsgpackc.a || need="$need libmsgpack-dev"
 have_hdr libunwind.h && have_lib libunwind.so.8 || need="$need libunwind-dev"
 have_hdr elfutils/libdw.h || need="$need libdw-dev"
 have_hdr gelf.h || need="$need libelf-dev"
+have_lib libz.a || need="$need zlib1g-dev"
+have_lib liblzma.a || need="$need liblzma-dev"
+have_lib libbz2.a || need="$need libbz2-dev"
 [ -e "${CUDA_HOME:-/usr/local/cuda}/include/cuda.h" ] || {
 	echo "gpumemtrace: the CUDA toolkit headers are missing: ${CUDA_HOME:-/usr/local/cuda}/include/cuda.h (set CUDA_HOME)" >&2
 	exit 1

@@ -88,3 +88,30 @@ $(BUILD)/tests/route_owners: tests/routes/lib/owners_main.c tests/routes/lib/own
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(RT_CFLAGS) -o $@ $< -L$(BUILD)/tests/fakelibs -l:libcublasLt.so.13 -l:libcudnn.so.9 \
 	    -Wl,-rpath,'$$ORIGIN/fakelibs' $(ROUTE_LIBS)
+
+# Call sites (tests/cases/sites_*.sh, flamegraph_*.sh): sites_workload, built
+# with debug information at -O1 without sibling calls (every frame a real
+# call), and libsites_lib.so, which it dlopen()s after start.
+SITES_EXTRA := $(BUILD)/tests/sites_workload $(BUILD)/tests/libsites_lib.so
+EXTRA_TARGETS += $(SITES_EXTRA)
+SITES_CFLAGS = -std=gnu11 -g -O1 -fno-optimize-sibling-calls -fno-omit-frame-pointer $(WARN) \
+               -D_GNU_SOURCE $(CUDA_INC)
+
+$(BUILD)/tests/libsites_lib.so: tests/routes/lib/sites_lib.c $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(SITES_CFLAGS) -fPIC -shared -o $@ $< -L$(BUILD)/fakecuda -lcudart
+
+$(BUILD)/tests/sites_workload: tests/routes/lib/sites_main.c $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(SITES_CFLAGS) -o $@ $< -L$(BUILD)/fakecuda -Wl,-rpath-link,$(BUILD)/fakecuda -lcudart -ldl
+
+# The same library rebuilt with other code and an explicit, different build
+# id (tests/cases/sites_buildid.sh swaps it in between trace and analysis).
+EXTRA_TARGETS += $(BUILD)/tests/sites_rebuilt/libsites_lib.so
+$(BUILD)/tests/sites_rebuilt/libsites_lib.so: tests/routes/lib/sites_lib.c $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(SITES_CFLAGS) -DSITES_LIB_TAG=1 -fPIC -shared \
+	    -Wl,--build-id=0x12345678deadbeef12345678deadbeef12345678 -o $@ $< -L$(BUILD)/fakecuda -lcudart

@@ -1,6 +1,7 @@
 # End to end for phases: tests/routes/phases_workload.c on the doubles with
 # the real NVTX3 headers (NVTX_INJECTION64_PATH), a toy caching allocator
-# reporting through the framework API, NCCL and a stream-ordered workspace.
+# reporting through the framework API (with its own counters before every
+# phase boundary: the checkpoints), NCCL and a stream-ordered workspace.
 # The values are known by construction: see the workload's header comment.
 . "$ROOT/tests/lib.sh"
 MiB=1048576
@@ -75,6 +76,47 @@ d = [x for x in t["devices"] if x["ordinal"] == 0][0]
 eq({"application": 1, "nccl": 2, "cublas": 0, "cudnn": 0, "other": 0}, d["outside_allocations"]["count_by_owner"], "outside allocations")
 eq([(48 * MiB, "application"), (4 * MiB, "nccl"), (2 * MiB, "nccl")],
    [(x["bytes"], x["owner"]) for x in d["outside_allocations"]["largest"]], "outside list")
+
+# Checkpoints (the workload's own counters before every boundary): the
+# first precedes every framework event; one inside step 2 is 512 B off.
+ck = d["checkpoints"]
+K = ("count", "agree", "disagree", "rebuilt_unknown", "not_comparable")
+eq((11, 9, 1, 1, 0), tuple(ck["allocated"][k] for k in K), "allocated checkpoints")
+eq((11, 10, 0, 1, 0), tuple(ck["reserved"][k] for k in K), "reserved checkpoints")
+eq(1, len(ck["disagreements"]), "disagreements listed"); eq(0, ck["disagreements_not_listed"], "not listed")
+x = ck["disagreements"][0]
+c = x["checkpoint"]
+eq(("allocated", "disagree", "toycache", 140 * MiB + 512, 140 * MiB, 512, 156 * MiB),
+   (x["quantity"], c["state"], c["framework"], c["framework_current_bytes"], c["rebuilt_bytes"],
+    c["difference_bytes"], c["framework_own_peak_bytes"]), "the wrong checkpoint")
+nb = x["nearest_boundary"]
+eq(("step", 2), (nb["phase"], nb["occurrence"]), "nearest boundary (inside step 2)")
+assert nb["edge"] in ("begin", "end") and nb["checkpoint_minus_boundary_ns"] == c["ts_ns"] - nb["ts_ns"]
+eq((0, 0), (ck["allocated"]["latest"]["framework_current_bytes"], ck["reserved"]["latest"]["framework_current_bytes"]), "latest")
+eq((156 * MiB, 192 * MiB), (ck["allocated"]["latest"]["framework_own_peak_bytes"],
+   ck["reserved"]["latest"]["framework_own_peak_bytes"]), "the framework's own peaks")
+
+def pair(occ, which):
+    return [x for x in occ["devices"] if x["ordinal"] == 0][0]["checkpoint_at_" + which]
+p = pair(ph["load"]["listed"][0], "start")
+eq(("rebuilt_unknown", "rebuilt_unknown", None), (p["allocated"]["state"], p["reserved"]["state"],
+   p["allocated"]["rebuilt_bytes"]), "load start: before any framework event")
+want = {("load", 0, "end"): (40, 64), ("comm", 0, "start"): (40, 64), ("comm", 0, "end"): (40, 64),
+        ("step", 0, "start"): (40, 64), ("step", 0, "end"): (40, 192), ("step", 1, "start"): (40, 192),
+        ("step", 1, "end"): (40, 192), ("teardown", 0, "start"): (40, 192), ("teardown", 0, "end"): (0, 0)}
+for (n, k, which), (a, r) in want.items():
+    occ = ph[n]["listed"][k]
+    p = pair(occ, which)
+    for q, v in (("allocated", a), ("reserved", r)):
+        got = p[q]
+        eq(("agree", v * MiB, v * MiB, 0), (got["state"], got["framework_current_bytes"], got["rebuilt_bytes"],
+           got["difference_bytes"]), "%s %d %s %s" % (n, k + 1, which, q))
+        assert got["ts_ns"] <= occ[which == "start" and "begin_ts_ns" or "end_ts_ns"], (n, which, q)
+eq(156 * MiB, pair(ph["step"]["listed"][0], "end")["allocated"]["framework_own_peak_bytes"], "own peak at step 1 end")
+eq(None, [x for x in ph["step"]["warm"]["devices"] if x["ordinal"] == 0][0]["checkpoint_at_start"], "warm: no pairing")
 PY
+assert_contains p.txt "allocated: 11 checkpoints, 9 agree to the byte, 1 DISAGREE, 1 with the rebuilt value unknown"
+assert_contains p.txt "DISAGREE by 512 B"
+
 "$ANALYZE" curves --csv "$trace" > c.csv || fail "curves exit status $?"
 head -1 c.csv | grep -q "allocated" || fail "curves header: $(head -1 c.csv)"

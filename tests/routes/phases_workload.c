@@ -25,6 +25,14 @@
  *             GMT_FAKE_CONTEXT_BYTES) -> untraced estimate 256
  *   step (2)  a1 again in B: max allocated 140, nothing new reserved
  *   teardown  everything given back: 0 / 0 / 0
+ *
+ * Checkpoints: right before every phase boundary the toy allocator records
+ * its own counters (gpumemtrace_fw_counters: allocated and reserved as it
+ * knows them, with its own peaks), as the PyTorch companion does. The first
+ * (before "load") comes before any framework event: the analyzer cannot
+ * compare it. The other 9 agree with the rebuilt values to the byte. One
+ * more, inside step 2 after a1 (allocated 140), says 512 bytes too many:
+ * the one disagreement.
  */
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -47,7 +55,23 @@
 
 static int (*fw_register)(const char *);
 static int (*fw_events)(int, const gpumemtrace_fw_event_t *, size_t);
+static void (*fw_counters)(int, int, uint64_t, uint64_t, uint64_t, uint64_t);
 static int fw;
+
+/* The allocator's own counters (a checkpoint), with its own peaks (its
+ * allocated peak, 156 MiB from step 1 on, is set where it happens). */
+static uint64_t alloc_peak;
+
+static void counters(uint64_t allocated, uint64_t reserved)
+{
+	static uint64_t res_peak;
+	if (allocated > alloc_peak)
+		alloc_peak = allocated;
+	if (reserved > res_peak)
+		res_peak = reserved;
+	if (fw_counters && fw)
+		fw_counters(fw, 0, allocated, alloc_peak, reserved, res_peak);
+}
 
 /* One framework event, now (time_ns 0), if the tracer is there. */
 static void fw_report(int action, void *addr, uint64_t size, cudaStream_t s)
@@ -78,25 +102,31 @@ int main(void)
 
 	*(void **)&fw_register = dlsym(RTLD_DEFAULT, "gpumemtrace_fw_register");
 	*(void **)&fw_events = dlsym(RTLD_DEFAULT, "gpumemtrace_fw_events");
+	*(void **)&fw_counters = dlsym(RTLD_DEFAULT, "gpumemtrace_fw_counters");
 	CHECK(cudaSetDevice(0));
 	CHECK(cudaStreamCreate(&s1));
 	CHECK(cudaStreamCreate(&s2));
 	if (fw_register)
 		fw = fw_register("toycache");
 
+	counters(0, 0);
 	nvtxRangePushA("load");
 	CHECK(cudaMalloc(&segA, 64 * MiB));
 	fw_report(GPUMEMTRACE_FW_SEGMENT_ALLOC, segA, 64 * MiB, NULL);
 	fw_report(GPUMEMTRACE_FW_ALLOC, segA, 40 * MiB, NULL);           /* weights */
+	counters(40 * MiB, 64 * MiB);
 	nvtxRangePop();
 
+	counters(40 * MiB, 64 * MiB);
 	nvtxRangePushA("comm");
 	CHECK(ncclCommInitAll(&comm, 1, &dev));
 	CHECK(ncclAllReduce(segA, segA, 0, ncclFloat, ncclSum, comm, s1));
+	counters(40 * MiB, 64 * MiB);
 	nvtxRangePop();
 
 	void *a2 = (char *)segA + 40 * MiB;
 	for (int step = 1; step <= 2; step++) {
+		counters(40 * MiB, (step == 1 ? 64 : 192) * MiB);
 		nvtxRangePushA("step");
 		if (step == 1) {
 			CHECK(cudaMallocAsync(&ws, 48 * MiB, s2));
@@ -106,8 +136,12 @@ int main(void)
 			fw_report(GPUMEMTRACE_FW_SEGMENT_ALLOC, segB, 128 * MiB, NULL);
 		}
 		fw_report(GPUMEMTRACE_FW_ALLOC, segB, 100 * MiB, s1);           /* a1 */
-		if (step == 1)
+		if (step == 2)
+			counters(140 * MiB + 512, 192 * MiB);   /* wrong on purpose */
+		if (step == 1) {
 			fw_report(GPUMEMTRACE_FW_ALLOC, a2, 16 * MiB, s2);
+			alloc_peak = 156 * MiB;
+		}
 		fw_report(GPUMEMTRACE_FW_FREE_REQUESTED, segB, 100 * MiB, s1);
 		if (step == 1) {
 			fw_report(GPUMEMTRACE_FW_FREE_REQUESTED, a2, 16 * MiB, s2);
@@ -119,9 +153,11 @@ int main(void)
 		fw_report(GPUMEMTRACE_FW_FREE_COMPLETED, segB, 100 * MiB, s1);
 		if (step == 1)
 			used("step 1");
+		counters(40 * MiB, 192 * MiB);
 		nvtxRangePop();
 	}
 
+	counters(40 * MiB, 192 * MiB);
 	nvtxRangePushA("teardown");
 	CHECK(ncclCommDestroy(comm));
 	/* As PyTorch releases a segment: cudaFree, then SEGMENT_FREE. */
@@ -131,6 +167,7 @@ int main(void)
 	fw_report(GPUMEMTRACE_FW_FREE_COMPLETED, segA, 40 * MiB, NULL);
 	CHECK(cudaFree(segA));
 	fw_report(GPUMEMTRACE_FW_SEGMENT_FREE, segA, 64 * MiB, NULL);
+	counters(0, 0);
 	nvtxRangePop();
 	used("end");
 	CHECK(cudaStreamDestroy(s1));

@@ -524,6 +524,161 @@ static void test_new_allocations_wait(void)
 	gmt_phases_free(P);
 }
 
+/* Checkpoints (docs/analyzer.md, "Checkpoints"): the framework's own
+ * counters against the rebuilt values (requested view). Framework "toy" is
+ * STRING 10, "other" 11; phase "step" is 2. Device 0:
+ *   5   counters before any framework event: rebuilt unknown (both)
+ *   10  segment 1000, 11 block 300; 12 counters 300 / 1000: agree
+ *   20  begin step (1): pairs with the counters of 12
+ *   21  block 200, 22 its free requested (requested view: 300 again)
+ *   25  allocated 812: DISAGREE by +512 (nearest: the begin at 20)
+ *   26  reserved 1000: agree; 30 free completed: withdraws both
+ *   31  allocated 300: agree; 40 end step (1): pairs allocated only
+ *   50  reserved 999: DISAGREE by -1, boundaries at 40 and 60: the tie
+ *       goes to the one after (begin of step 2)
+ *   60, 70 step (2): both pair (allocated of 31, reserved of 50)
+ *   80  a block of "other"; 81 allocated of toy: not comparable
+ * Device 1: 82 counters, no framework event there: unknown. */
+static void test_checkpoints(void)
+{
+	const uint64_t toy = 10, other = 11;
+	start(NULL);
+	str(1, "gpumemtrace");
+	str(2, "step");
+	str(10, "toy");
+	str(11, "other");
+	ev(GMT_EV_FW_ALLOCATED, 5, 0, 0, 0, 0, toy);
+	ev(GMT_EV_FW_RESERVED, 5, 0, 0, 0, 0, toy);
+	ev(GMT_EV_FW_SEGMENT_ALLOC, 10, 0, 0x1000, 1000, 0, toy);
+	ev(GMT_EV_FW_ALLOC, 11, 0, 0x1000, 300, 0, toy);
+	ev(GMT_EV_FW_ALLOCATED, 12, 0, 300, 300, 0, toy);
+	ev(GMT_EV_FW_RESERVED, 12, 0, 1000, 5000, 0, toy);
+	begin(20, GMT_RANGE_API, 0, 0, 2, 1);
+	ev(GMT_EV_FW_ALLOC, 21, 0, 0x1200, 200, 0, toy);
+	ev(GMT_EV_FW_FREE_REQUESTED, 22, 0, 0x1200, 200, 0, toy);
+	ev(GMT_EV_FW_ALLOCATED, 25, 0, 812, 900, 0, toy);
+	ev(GMT_EV_FW_RESERVED, 26, 0, 1000, 5000, 0, toy);
+	ev(GMT_EV_FW_FREE_COMPLETED, 30, 0, 0x1200, 200, 0, toy);
+	ev(GMT_EV_FW_ALLOCATED, 31, 0, 300, 900, 0, toy);
+	end(40, GMT_RANGE_API, 0, 0, 2, 1);
+	ev(GMT_EV_FW_RESERVED, 50, 0, 999, 5000, 0, toy);
+	begin(60, GMT_RANGE_API, 0, 0, 2, 1);
+	end(70, GMT_RANGE_API, 0, 0, 2, 1);
+	ev(GMT_EV_FW_ALLOC, 80, 0, 0x5000, 64, 0, other);
+	ev(GMT_EV_FW_ALLOCATED, 81, 0, 300, 900, 0, toy);
+	ev(GMT_EV_FW_ALLOCATED, 82, 1, 7, 7, 0, toy);
+	CHECK(gmt_phases_finish(P, NULL) == 0);
+
+	const gmt_ck_dev_t *c = gmt_phases_checkpoints(P, 0);
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK_EQ_U64(5, c->count[GMT_CK_ALLOCATED]);
+	CHECK_EQ_U64(2, c->by_state[GMT_CK_ALLOCATED][GMT_CK_AGREE]);
+	CHECK_EQ_U64(1, c->by_state[GMT_CK_ALLOCATED][GMT_CK_DISAGREE]);
+	CHECK_EQ_U64(1, c->by_state[GMT_CK_ALLOCATED][GMT_CK_UNKNOWN]);
+	CHECK_EQ_U64(1, c->by_state[GMT_CK_ALLOCATED][GMT_CK_OTHERS]);
+	CHECK_EQ_U64(4, c->count[GMT_CK_RESERVED]);
+	CHECK_EQ_U64(2, c->by_state[GMT_CK_RESERVED][GMT_CK_AGREE]);
+	CHECK_EQ_U64(1, c->by_state[GMT_CK_RESERVED][GMT_CK_DISAGREE]);
+	CHECK_EQ_U64(1, c->by_state[GMT_CK_RESERVED][GMT_CK_UNKNOWN]);
+	CHECK_EQ_U64(0, c->by_state[GMT_CK_RESERVED][GMT_CK_OTHERS]);
+	/* the latest, with the framework's own peak as given */
+	CHECK_EQ_U64(81, c->latest[GMT_CK_ALLOCATED].ts);
+	CHECK_EQ_U64(GMT_CK_OTHERS, c->latest[GMT_CK_ALLOCATED].state);
+	CHECK_EQ_U64(5000, c->latest[GMT_CK_RESERVED].fw_peak);
+
+	CHECK_EQ_U64(2, c->n_diffs);
+	if (c->n_diffs == 2) {
+		const gmt_ck_diff_t *d = &c->diffs[0];
+		CHECK_EQ_U64(GMT_CK_ALLOCATED, d->kind);
+		CHECK_EQ_U64(25, d->ck.ts);
+		CHECK_EQ_U64(812, d->ck.fw_current);
+		CHECK_EQ_U64(900, d->ck.fw_peak);
+		CHECK_EQ_U64(300, d->ck.rebuilt);   /* the requested view */
+		CHECK_EQ_U64(GMT_ASRC_FRAMEWORK, d->ck.src);
+		CHECK_EQ_U64(512, d->ck.fw_current - d->ck.rebuilt);
+		const gmt_boundary_t *b = gmt_ck_nearest(d);
+		CHECK(b == &d->prev);
+		CHECK_EQ_U64(20, b->ts);
+		CHECK_EQ_U64(0, b->is_end);
+		CHECK_EQ_U64(1, b->k);
+		CHECK_EQ_U64(40, d->next.ts);
+		d = &c->diffs[1];
+		CHECK_EQ_U64(GMT_CK_RESERVED, d->kind);
+		CHECK_EQ_U64(50, d->ck.ts);
+		CHECK_EQ_U64(1000, d->ck.rebuilt);
+		CHECK_EQ_U64((uint64_t)-1, d->ck.fw_current - d->ck.rebuilt);
+		b = gmt_ck_nearest(d);
+		CHECK(b == &d->next);
+		CHECK_EQ_U64(60, b->ts);
+		CHECK_EQ_U64(2, b->k);
+		CHECK_EQ_U64(0, b->is_end);
+		CHECK_EQ_U64(40, d->prev.ts);
+	}
+
+	const gmt_phase_name_t *s = name("step");
+	CHECK(s && s->n_listed == 2);
+	if (s && s->n_listed == 2) {
+		const gmt_pdev_t *p = &s->listed[0]->dev[0];
+		CHECK_EQ_U64(12, p->ck_start[GMT_CK_ALLOCATED].ts);
+		CHECK_EQ_U64(GMT_CK_AGREE, p->ck_start[GMT_CK_ALLOCATED].state);
+		CHECK_EQ_U64(300, p->ck_start[GMT_CK_ALLOCATED].rebuilt);
+		CHECK_EQ_U64(12, p->ck_start[GMT_CK_RESERVED].ts);
+		CHECK_EQ_U64(5000, p->ck_start[GMT_CK_RESERVED].fw_peak);
+		CHECK_EQ_U64(31, p->ck_end[GMT_CK_ALLOCATED].ts);
+		CHECK_EQ_U64(GMT_CK_AGREE, p->ck_end[GMT_CK_ALLOCATED].state);
+		CHECK_EQ_U64(0, p->ck_end[GMT_CK_RESERVED].valid);   /* withdrawn at 30 */
+		p = &s->listed[1]->dev[0];
+		CHECK_EQ_U64(31, p->ck_start[GMT_CK_ALLOCATED].ts);
+		CHECK_EQ_U64(50, p->ck_start[GMT_CK_RESERVED].ts);
+		CHECK_EQ_U64(GMT_CK_DISAGREE, p->ck_start[GMT_CK_RESERVED].state);
+		CHECK_EQ_U64(31, p->ck_end[GMT_CK_ALLOCATED].ts);
+		CHECK_EQ_U64(50, p->ck_end[GMT_CK_RESERVED].ts);
+		/* the warm aggregate pairs nothing */
+		CHECK_EQ_U64(0, s->warm.dev[0].ck_start[GMT_CK_ALLOCATED].valid);
+	}
+	c = gmt_phases_checkpoints(P, 1);
+	CHECK(c && c->count[GMT_CK_ALLOCATED] == 1 && c->by_state[GMT_CK_ALLOCATED][GMT_CK_UNKNOWN] == 1);
+	CHECK(gmt_phases_checkpoints(P, 2) == NULL);
+
+	/* the renderers say it */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CHECK(f != NULL);
+	if (f) {
+		gmt_phases_report_text(f, P);
+		gmt_phases_json_begin(f, "phases", NULL);
+		gmt_phases_report_json(f, P, 1);
+		gmt_phases_json_end(f);
+		fclose(f);
+		CHECK(strstr(buf, "allocated: 5 checkpoints, 2 agree to the byte, 1 DISAGREE, 1 with the "
+				  "rebuilt value unknown") != NULL);
+		CHECK(strstr(buf, "from framework events: DISAGREE by 512 B") != NULL);
+		CHECK(strstr(buf, "checkpoint at end (+0.000000026 s): allocated: framework toy 300 B") != NULL);
+		CHECK(strstr(buf, "\"difference_bytes\":512") != NULL);
+		CHECK(strstr(buf, "\"difference_bytes\":-1") != NULL);
+		CHECK(strstr(buf, "\"checkpoint_minus_boundary_ns\":-10") != NULL);
+		free(buf);
+	}
+	gmt_phases_free(P);
+
+	/* all counted, the first N listed */
+	gmt_phase_opts_t o = { .max_ck_listed = 1, .top_n = 1 };
+	start(&o);
+	ev(GMT_EV_FW_SEGMENT_ALLOC, 10, 0, 0x1000, 1000, 0, toy);
+	ev(GMT_EV_FW_RESERVED, 11, 0, 1001, 1001, 0, toy);
+	ev(GMT_EV_FW_RESERVED, 12, 0, 1002, 1002, 0, toy);
+	ev(GMT_EV_FW_RESERVED, 13, 0, 1000, 1002, 0, toy);
+	CHECK(gmt_phases_finish(P, NULL) == 0);
+	c = gmt_phases_checkpoints(P, 0);
+	CHECK(c && c->n_diffs == 1 && c->by_state[GMT_CK_RESERVED][GMT_CK_DISAGREE] == 2 &&
+	      c->by_state[GMT_CK_RESERVED][GMT_CK_AGREE] == 1);
+	CHECK(c && c->n_diffs == 1 && gmt_ck_nearest(&c->diffs[0]) == NULL);
+	gmt_phases_free(P);
+}
+
 int main(void)
 {
 	test_containment();
@@ -531,5 +686,6 @@ int main(void)
 	test_pairing_selection();
 	test_figures();
 	test_new_allocations_wait();
+	test_checkpoints();
 	TEST_DONE();
 }

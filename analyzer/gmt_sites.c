@@ -1,0 +1,942 @@
+/*
+ * gmt_sites.c - the sites and flamegraph commands.
+ *
+ * Two passes over a trace, memory proportional to what is live:
+ *  1. The replay engine runs as for `summary` and gives each device's
+ *     coinciding peak (the first instant its total reached the maximum);
+ *     on the way, STACK and MODULE records are kept, the bytes allocated
+ *     per (device, stack) summed, and failed allocations listed.
+ *  2. The replay runs again with an observer that keeps every live block
+ *     and VMM handle with the stack of the event that made it live. Right
+ *     after the event that brings a device's peak to the total found in
+ *     pass 1 (the same event, the replay being deterministic), the blocks
+ *     of that device are summed by stack: the sites at the peak.
+ * Symbolisation (gmt_symbols.c) comes last, only for the stacks reported.
+ */
+#include "gmt_sites.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmt_replay.h"
+#include "gmt_symbols.h"
+
+#ifndef GMT_VERSION
+#define GMT_VERSION "0.0.0"
+#endif
+
+enum { EXIT_OK = 0, EXIT_DAMAGED = 1, EXIT_USAGE = 2 };
+
+#define DEFAULT_TOP 20
+#define MAX_FAILS_LISTED 1000
+
+static int prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/* ---- data --------------------------------------------------------------- */
+
+typedef struct stack_rec {
+	uint64_t *frames;
+	size_t n;
+} stack_rec_t;
+
+typedef struct site {
+	uint32_t stack;
+	unsigned owner;          /* format owner (recorded)                   */
+	uint64_t bytes, count;
+} site_t;
+
+typedef struct fail_rec {
+	uint64_t ts, size;
+	int device;
+	uint32_t stack;
+	unsigned owner, result, kind, api;
+} fail_rec_t;
+
+typedef struct dev_rec {
+	int ordinal;
+	uint64_t peak, peak_ts;
+	int snapped;
+	site_t *live; size_t n_live;
+	site_t *top; size_t n_top;
+} dev_rec_t;
+
+typedef struct sites_run {
+	const char *file;
+	gmt_symtab_t *sym;
+	gmt_u64map_t stack_ix;   /* stack id -> a: index in stacks           */
+	stack_rec_t *stacks; size_t n_stacks, cap_stacks;
+	gmt_u64map_t totals;     /* (dev + 1) << 32 | stack -> a bytes, b count | owner << 56 */
+	fail_rec_t *fails; size_t n_fails, cap_fails;
+	uint64_t fails_total;
+	dev_rec_t *devs; size_t n_devs;
+	size_t unsnapped;
+	/* pass 2 */
+	gmt_replay_t *rp;
+	gmt_visitor_t inner;
+	gmt_u64map_t live_blocks, live_handles;  /* key -> a size, b packed */
+	struct { uint64_t addr, b; } recent[16];
+	unsigned recent_next;
+	int oom;
+	gmt_decode_result_t res;
+	const gmt_summary_t *sum;
+} sites_run_t;
+
+#define PACK(stack, owner, dev) ((uint64_t)(stack) | (uint64_t)((owner) & 0xff) << 32 | \
+				 (uint64_t)(uint16_t)((dev) + 1) << 40)
+#define P_STACK(b) ((uint32_t)(b))
+#define P_OWNER(b) ((unsigned)(((b) >> 32) & 0xff))
+#define P_DEV(b)   ((int)(((b) >> 40) & 0xffff) - 1)
+
+/* ---- pass 1 --------------------------------------------------------------- */
+
+static int p1_module(void *ctx, const gmt_module_t *m)
+{
+	sites_run_t *r = ctx;
+	return gmt_symtab_module(r->sym, m) ? 1 : 0;
+}
+
+static int p1_stack(void *ctx, uint32_t id, const uint64_t *frames, size_t n)
+{
+	sites_run_t *r = ctx;
+	int existed;
+	gmt_u64map_slot_t *s = gmt_u64map_put(&r->stack_ix, id, &existed);
+	if (!s)
+		return 1;
+	if (existed)
+		return 0;  /* ids are unique; keep the first */
+	if (r->n_stacks == r->cap_stacks) {
+		size_t c = r->cap_stacks ? r->cap_stacks * 2 : 64;
+		stack_rec_t *ns = realloc(r->stacks, c * sizeof(*ns));
+		if (!ns)
+			return 1;
+		r->stacks = ns;
+		r->cap_stacks = c;
+	}
+	stack_rec_t *st = &r->stacks[r->n_stacks];
+	st->n = n;
+	st->frames = malloc((n ? n : 1) * sizeof(uint64_t));
+	if (!st->frames)
+		return 1;
+	memcpy(st->frames, frames, n * sizeof(uint64_t));
+	s->a = r->n_stacks++;
+	return 0;
+}
+
+static int p1_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags)
+{
+	sites_run_t *r = ctx;
+	if (!(flags & GMT_EVENTS_SIDE)) {
+		for (size_t i = 0; i < n; i++) {
+			const gmt_devent_t *e = &ev[i];
+			unsigned kind = GMT_AUX_KIND(e->aux);
+			if ((e->type == GMT_EV_ALLOC && kind != GMT_KIND_HOST) ||
+			    e->type == GMT_EV_VMM_CREATE) {
+				int existed;
+				uint64_t key = (uint64_t)(uint16_t)(e->device + 1) << 32 | e->stack;
+				gmt_u64map_slot_t *s = gmt_u64map_put(&r->totals, key, &existed);
+				if (!s)
+					return 1;
+				if (!existed)
+					s->b = (uint64_t)GMT_AUX_OWNER(e->aux) << 56;
+				s->a += e->size;
+				s->b++;
+			} else if (e->type == GMT_EV_ALLOC_FAIL && kind != GMT_KIND_HOST) {
+				r->fails_total++;
+				if (r->n_fails >= MAX_FAILS_LISTED)
+					continue;
+				if (r->n_fails == r->cap_fails) {
+					size_t c = r->cap_fails ? r->cap_fails * 2 : 16;
+					fail_rec_t *nf = realloc(r->fails, c * sizeof(*nf));
+					if (!nf)
+						return 1;
+					r->fails = nf;
+					r->cap_fails = c;
+				}
+				fail_rec_t *f = &r->fails[r->n_fails++];
+				f->ts = e->ts;
+				f->size = e->size;
+				f->device = e->device;
+				f->stack = e->stack;
+				f->owner = GMT_AUX_OWNER(e->aux);
+				f->result = GMT_AUX_RESULT(e->aux);
+				f->kind = kind;
+				f->api = GMT_AUX_API(e->aux);
+			}
+		}
+	}
+	return r->inner.events(r->inner.ctx, ev, n, flags);
+}
+
+/* The replay's other callbacks, behind ours. */
+static int fw_header(void *ctx, const gmt_header_t *h)
+{
+	sites_run_t *r = ctx;
+	return r->inner.header ? r->inner.header(r->inner.ctx, h) : 0;
+}
+
+static int fw_device(void *ctx, const gmt_device_rec_t *d)
+{
+	sites_run_t *r = ctx;
+	return r->inner.device ? r->inner.device(r->inner.ctx, d) : 0;
+}
+
+static int fw_drops(void *ctx, const gmt_drops_t *d)
+{
+	sites_run_t *r = ctx;
+	return r->inner.drops ? r->inner.drops(r->inner.ctx, d) : 0;
+}
+
+static int fw_end(void *ctx, const gmt_end_t *e)
+{
+	sites_run_t *r = ctx;
+	return r->inner.end ? r->inner.end(r->inner.ctx, e) : 0;
+}
+
+/* ---- pass 2 --------------------------------------------------------------- */
+
+static int p2_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t *o)
+{
+	sites_run_t *r = ctx;
+	gmt_u64map_t *m;
+	if (o->op == GMT_OBS_BLOCK_ADD || o->op == GMT_OBS_BLOCK_DEL)
+		m = &r->live_blocks;
+	else if (o->op == GMT_OBS_HANDLE_ADD || o->op == GMT_OBS_HANDLE_DEL)
+		m = &r->live_handles;
+	else
+		return 0;
+	int existed;
+	if (o->op == GMT_OBS_BLOCK_ADD || o->op == GMT_OBS_HANDLE_ADD) {
+		gmt_u64map_slot_t *s = gmt_u64map_put(m, o->key, &existed);
+		if (!s)
+			return -ENOMEM;
+		uint32_t stack = cause ? cause->stack : 0;
+		if (cause && cause->type == GMT_EV_FREE_FAIL) {
+			/* A free undone: the block keeps its allocation's stack. */
+			stack = 0;
+			for (unsigned i = 0; i < 16; i++)
+				if (r->recent[i].addr == o->key && r->recent[i].b)
+					stack = P_STACK(r->recent[i].b);
+		}
+		s->a = o->size;
+		s->b = PACK(stack, o->owner, o->dev);
+	} else {
+		gmt_u64map_slot_t *s = gmt_u64map_find(m, o->key);
+		if (s) {
+			if (m == &r->live_blocks) {
+				r->recent[r->recent_next % 16].addr = o->key;
+				r->recent[r->recent_next % 16].b = s->b;
+				r->recent_next++;
+			}
+			gmt_u64map_del(m, s);
+		}
+	}
+	return 0;
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const site_t *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* Sums the live blocks and handles of device d by stack. */
+static int snapshot(sites_run_t *r, dev_rec_t *d)
+{
+	gmt_u64map_t by;  /* stack -> index */
+	memset(&by, 0, sizeof(by));
+	size_t cap = 0;
+	gmt_u64map_t *maps[2] = { &r->live_blocks, &r->live_handles };
+	for (int k = 0; k < 2; k++) {
+		gmt_u64map_t *m = maps[k];
+		for (size_t i = 0; i < m->cap; i++) {
+			gmt_u64map_slot_t *s = &m->s[i];
+			if (s->key == UINT64_MAX || P_DEV(s->b) != d->ordinal)
+				continue;
+			int existed;
+			gmt_u64map_slot_t *x = gmt_u64map_put(&by, P_STACK(s->b), &existed);
+			if (!x)
+				goto oom;
+			if (!existed) {
+				if (d->n_live == cap) {
+					size_t c = cap ? cap * 2 : 16;
+					site_t *ns = realloc(d->live, c * sizeof(*ns));
+					if (!ns)
+						goto oom;
+					d->live = ns;
+					cap = c;
+				}
+				x->a = d->n_live;
+				d->live[d->n_live++] = (site_t){ .stack = P_STACK(s->b), .owner = P_OWNER(s->b) };
+			}
+			d->live[x->a].bytes += s->a;
+			d->live[x->a].count++;
+		}
+	}
+	gmt_u64map_clear(&by);
+	if (d->n_live)
+		qsort(d->live, d->n_live, sizeof(site_t), cmp_site);
+	d->snapped = 1;
+	return 0;
+oom:
+	gmt_u64map_clear(&by);
+	return -ENOMEM;
+}
+
+static int p2_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags)
+{
+	sites_run_t *r = ctx;
+	if ((flags & GMT_EVENTS_SIDE) || !r->unsnapped)
+		return r->inner.events(r->inner.ctx, ev, n, flags);
+	for (size_t i = 0; i < n; i++) {
+		int rc = r->inner.events(r->inner.ctx, &ev[i], 1, flags);
+		if (rc)
+			return rc;
+		if (!r->unsnapped)
+			continue;
+		const gmt_summary_t *s = gmt_replay_summary(r->rp);
+		for (size_t k = 0; k < r->n_devs; k++) {
+			dev_rec_t *d = &r->devs[k];
+			if (d->snapped)
+				continue;
+			const gmt_dev_summary_t *ds = gmt_summary_device(s, d->ordinal);
+			if (ds && ds->peak.total >= d->peak) {
+				if (snapshot(r, d))
+					return 1;
+				r->unsnapped--;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+static void run_free(sites_run_t *r)
+{
+	for (size_t i = 0; i < r->n_stacks; i++)
+		free(r->stacks[i].frames);
+	free(r->stacks);
+	gmt_u64map_clear(&r->stack_ix);
+	gmt_u64map_clear(&r->totals);
+	gmt_u64map_clear(&r->live_blocks);
+	gmt_u64map_clear(&r->live_handles);
+	free(r->fails);
+	for (size_t i = 0; i < r->n_devs; i++) {
+		free(r->devs[i].live);
+		free(r->devs[i].top);
+	}
+	free(r->devs);
+	gmt_symtab_free(r->sym);
+	gmt_replay_free(r->rp);
+}
+
+/* Runs both passes; r->res holds pass 1's outcome. Returns 0 or -ENOMEM. */
+static int run_trace(sites_run_t *r, unsigned top)
+{
+	r->rp = gmt_replay_new(r->file);
+	if (!r->rp)
+		return -ENOMEM;
+	gmt_visitor_t v;
+	gmt_replay_visitor(r->rp, &r->inner);
+	v = r->inner;
+	v.ctx = r;
+	v.header = fw_header;
+	v.device = fw_device;
+	v.drops = fw_drops;
+	v.end = fw_end;
+	v.module = p1_module;
+	v.stack = p1_stack;
+	v.events = p1_events;
+	gmt_decode_file(r->file, &v, &r->res);
+	if (r->res.status == GMT_DECODE_STOPPED)
+		return -ENOMEM;
+	r->sum = gmt_replay_finish(r->rp, &r->res);
+	const gmt_summary_t *s = r->sum;
+
+	/* devices with a peak */
+	r->devs = calloc(s->n_dev ? s->n_dev : 1, sizeof(dev_rec_t));
+	if (!r->devs)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_dev; i++) {
+		const gmt_dev_summary_t *d = s->dev[i];
+		if (!d || d->ordinal < 0 || !d->peak.total)
+			continue;
+		dev_rec_t *x = &r->devs[r->n_devs++];
+		x->ordinal = d->ordinal;
+		x->peak = d->peak.total;
+		x->peak_ts = d->peak_ts;
+	}
+	/* sites that allocated most, per device */
+	for (size_t i = 0; i < r->totals.cap; i++) {
+		gmt_u64map_slot_t *t = &r->totals.s[i];
+		if (t->key == UINT64_MAX)
+			continue;
+		int dev = (int)(t->key >> 32) - 1;
+		for (size_t k = 0; k < r->n_devs; k++) {
+			dev_rec_t *d = &r->devs[k];
+			if (d->ordinal != dev)
+				continue;
+			site_t *ns = realloc(d->top, (d->n_top + 1) * sizeof(*ns));
+			if (!ns)
+				return -ENOMEM;
+			d->top = ns;
+			d->top[d->n_top++] = (site_t){ .stack = (uint32_t)t->key, .bytes = t->a,
+						       .count = t->b & ((1ull << 56) - 1),
+						       .owner = (unsigned)(t->b >> 56) };
+		}
+	}
+	for (size_t k = 0; k < r->n_devs; k++) {
+		dev_rec_t *d = &r->devs[k];
+		if (d->n_top)
+			qsort(d->top, d->n_top, sizeof(site_t), cmp_site);
+		if (d->n_top > top)
+			d->n_top = top;
+	}
+	gmt_u64map_clear(&r->totals);
+
+	/* pass 2: a fresh replay, observed; stop once every peak is taken */
+	if (!r->n_devs)
+		return 0;
+	gmt_replay_t *rp2 = gmt_replay_new(r->file);
+	if (!rp2)
+		return -ENOMEM;
+	gmt_replay_t *rp1 = r->rp;
+	r->rp = rp2;
+	r->unsnapped = r->n_devs;
+	gmt_replay_observe(rp2, p2_observe, r);
+	gmt_replay_visitor(rp2, &r->inner);
+	/* Only events change the live set. */
+	gmt_visitor_t v3;
+	memset(&v3, 0, sizeof(v3));
+	v3.ctx = r;
+	v3.events = p2_events;
+	gmt_decode_result_t res2;
+	gmt_decode_file(r->file, &v3, &res2);
+	r->rp = rp1;
+	gmt_replay_free(rp2);
+	gmt_u64map_clear(&r->live_blocks);
+	gmt_u64map_clear(&r->live_handles);
+	if (res2.status == GMT_DECODE_STOPPED)
+		return -ENOMEM;
+	return 0;
+}
+
+/* ---- rendering ------------------------------------------------------------ */
+
+static const stack_rec_t *stack_get(const sites_run_t *r, uint32_t id)
+{
+	gmt_u64map_slot_t *s = gmt_u64map_find(&r->stack_ix, id);
+	return s ? &r->stacks[s->a] : NULL;
+}
+
+/* The stack rule (docs/analyzer.md, "Owner from the stack"). */
+static enum gmt_stack_owner owner_of_stack(sites_run_t *r, const stack_rec_t *st)
+{
+	if (!st)
+		return GMT_SOWNER_UNKNOWN;
+	for (size_t i = 0; i < st->n; i++) {
+		const char *path = gmt_symtab_module_of(r->sym, st->frames[i]);
+		if (!path)
+			continue;
+		enum gmt_stack_owner o = gmt_module_owner(path);
+		if (o != GMT_SOWNER_UNKNOWN)
+			return o;
+	}
+	return GMT_SOWNER_UNKNOWN;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *b = p ? strrchr(p, '/') : NULL;
+	return b ? b + 1 : p;
+}
+
+static const char *status_name(enum gmt_sym_status s)
+{
+	switch (s) {
+	case GMT_SYM_OK: return "ok";
+	case GMT_SYM_NO_MODULE: return "no_module";
+	case GMT_SYM_MISSING: return "missing";
+	case GMT_SYM_MISMATCH: return "build_id_mismatch";
+	default: return "off";
+	}
+}
+
+/* The preload's own frames (its hooks) are not shown: they are the same
+ * in every stack and say nothing about the caller. */
+static int own_frame(const gmt_sym_t *sym)
+{
+	const char *b = base_name(sym->module);
+	return b && prefix(b, "libgpumemtrace");
+}
+
+/* Calls fn for each source frame of a stack, innermost first. */
+typedef void (*frame_fn)(void *ctx, const gmt_sym_t *sym, const gmt_symframe_t *f, int first);
+
+static int each_frame(sites_run_t *r, const stack_rec_t *st, frame_fn fn, void *ctx)
+{
+	int first = 1;
+	for (size_t i = 0; st && i < st->n; i++) {
+		const gmt_sym_t *sym = gmt_symtab_lookup(r->sym, st->frames[i], i > 0);
+		if (!sym)
+			return -ENOMEM;
+		if (own_frame(sym))
+			continue;
+		for (size_t k = 0; k < sym->n; k++) {
+			fn(ctx, sym, &sym->frames[k], first);
+			first = 0;
+		}
+	}
+	return 0;
+}
+
+static void text_frame(void *ctx, const gmt_sym_t *sym, const gmt_symframe_t *f, int first)
+{
+	FILE *o = ctx;
+	fputs("          ", o);
+	if (f->function && sym->status == GMT_SYM_OK)
+		gmt_text_str(o, f->function);
+	else
+		gmt_text_str(o, sym->label);
+	if (f->file) {
+		fprintf(o, " at ");
+		gmt_text_str(o, base_name(f->file));
+		fprintf(o, ":%u", f->line);
+	}
+	if (f->inlined)
+		fputs(" (inlined)", o);
+	if (sym->module && sym->status == GMT_SYM_OK) {
+		fputs(" in ", o);
+		gmt_text_str(o, base_name(sym->module));
+	}
+	fputc('\n', o);
+}
+
+static int text_site(FILE *o, sites_run_t *r, const site_t *s, uint64_t peak, size_t rank)
+{
+	char b[64];
+	const stack_rec_t *st = stack_get(r, s->stack);
+	fprintf(o, "    #%zu  %s  %" PRIu64 " %s", rank, gmt_fmt_bytes(b, sizeof(b), s->bytes), s->count,
+		s->count == 1 ? "block" : "blocks");
+	if (peak)
+		fprintf(o, "  %.2f%% of the peak", 100.0 * (double)s->bytes / (double)peak);
+	fprintf(o, "  owner %s (stack: %s)\n", gmt_owner_name(s->owner),
+		gmt_stack_owner_name(owner_of_stack(r, st)));
+	if (!st || !st->n) {
+		fprintf(o, "          (no stack recorded)\n");
+		return 0;
+	}
+	return each_frame(r, st, text_frame, o);
+}
+
+typedef struct jctx {
+	FILE *o;
+	int n;
+} jctx_t;
+
+static void json_frame(void *ctx, const gmt_sym_t *sym, const gmt_symframe_t *f, int first)
+{
+	jctx_t *j = ctx;
+	FILE *o = j->o;
+	fprintf(o, "%s{\"addr\":\"0x%" PRIx64 "\",\"status\":\"%s\",\"module\":", j->n++ ? "," : "",
+		sym->addr, status_name(sym->status));
+	if (sym->module)
+		gmt_json_str(o, sym->module);
+	else
+		fputs("null", o);
+	fprintf(o, ",\"offset\":%" PRIu64 ",\"function\":", sym->offset);
+	if (f->function)
+		gmt_json_str(o, f->function);
+	else
+		fputs("null", o);
+	fputs(",\"file\":", o);
+	if (f->file)
+		gmt_json_str(o, f->file);
+	else
+		fputs("null", o);
+	fprintf(o, ",\"line\":%u,\"inlined\":%s,\"label\":", f->line, f->inlined ? "true" : "false");
+	gmt_json_str(o, sym->label);
+	fputc('}', o);
+}
+
+static int json_stack(FILE *o, sites_run_t *r, uint32_t stack, unsigned owner)
+{
+	const stack_rec_t *st = stack_get(r, stack);
+	fprintf(o, "\"stack_id\":%u,\"owner\":\"%s\",\"stack_owner\":\"%s\",\"frames\":[", stack,
+		gmt_owner_name(owner), gmt_stack_owner_name(owner_of_stack(r, st)));
+	jctx_t j = { o, 0 };
+	int rc = each_frame(r, st, json_frame, &j);
+	fputc(']', o);
+	return rc;
+}
+
+static int json_site(FILE *o, sites_run_t *r, const site_t *s, uint64_t peak, int first)
+{
+	fprintf(o, "%s{\"bytes\":%" PRIu64 ",\"count\":%" PRIu64 ",", first ? "" : ",", s->bytes, s->count);
+	if (peak)
+		fprintf(o, "\"share\":%.17g,", (double)s->bytes / (double)peak);
+	int rc = json_stack(o, r, s->stack, s->owner);
+	fputc('}', o);
+	return rc;
+}
+
+static const char *status_key(const gmt_decode_result_t *res)
+{
+	switch (res->status) {
+	case GMT_DECODE_OK: return res->ended_cleanly ? "clean" : "cut";
+	case GMT_DECODE_DAMAGED: return "damaged";
+	case GMT_DECODE_REFUSED: return "refused";
+	case GMT_DECODE_IO: return "unreadable";
+	default: return "stopped";
+	}
+}
+
+static int report_json(FILE *o, sites_run_t *r, unsigned top, int first)
+{
+	int rc = 0;
+	fprintf(o, "%s{\"file\":", first ? "" : ",");
+	gmt_json_str(o, r->file);
+	fprintf(o, ",\"status\":\"%s\",\"devices\":[", status_key(&r->res));
+	for (size_t k = 0; k < r->n_devs; k++) {
+		dev_rec_t *d = &r->devs[k];
+		fprintf(o, "%s{\"ordinal\":%d,\"peak_bytes\":%" PRIu64 ",\"peak_ts_ns\":%" PRIu64
+			",\"live_sites_total\":%zu,\"live_sites\":[", k ? "," : "", d->ordinal, d->peak,
+			d->peak_ts, d->n_live);
+		for (size_t i = 0; i < d->n_live && i < top && !rc; i++)
+			rc = json_site(o, r, &d->live[i], d->peak, i == 0);
+		fputs("],\"most_allocated\":[", o);
+		for (size_t i = 0; i < d->n_top && !rc; i++)
+			rc = json_site(o, r, &d->top[i], 0, i == 0);
+		fputs("]}", o);
+	}
+	fprintf(o, "],\"failed_allocations_total\":%" PRIu64 ",\"failed_allocations\":[", r->fails_total);
+	for (size_t i = 0; i < r->n_fails && !rc; i++) {
+		fail_rec_t *f = &r->fails[i];
+		const char *res = gmt_curesult_name(f->result);
+		fprintf(o, "%s{\"ts_ns\":%" PRIu64 ",\"device\":%d,\"bytes\":%" PRIu64 ",\"kind\":\"%s\","
+			"\"api\":\"%s\",\"result\":%u,\"result_name\":", i ? "," : "", f->ts, f->device,
+			f->size, gmt_kind_name(f->kind), gmt_api_name(f->api), f->result);
+		if (res)
+			gmt_json_str(o, res);
+		else
+			fputs("null", o);
+		fputc(',', o);
+		rc = json_stack(o, r, f->stack, f->owner);
+		fputc('}', o);
+	}
+	fputs("]}", o);
+	return rc;
+}
+
+static int report_text(FILE *o, sites_run_t *r, unsigned top)
+{
+	char b[64];
+	int rc = 0;
+	fputs("trace ", o);
+	gmt_text_str(o, r->file);
+	fprintf(o, " (%s)\n", status_key(&r->res));
+	if (!r->n_devs)
+		fputs("  no device memory was held\n", o);
+	for (size_t k = 0; k < r->n_devs && !rc; k++) {
+		dev_rec_t *d = &r->devs[k];
+		fprintf(o, "\ndevice %d: peak %s at ts %" PRIu64 " ns\n", d->ordinal,
+			gmt_fmt_bytes(b, sizeof(b), d->peak), d->peak_ts);
+		fprintf(o, "  live at the peak, by call site (%zu site%s%s):\n", d->n_live,
+			d->n_live == 1 ? "" : "s", d->n_live > top ? ", largest listed" : "");
+		for (size_t i = 0; i < d->n_live && i < top && !rc; i++)
+			rc = text_site(o, r, &d->live[i], d->peak, i + 1);
+		fputs("  allocated most over the run:\n", o);
+		for (size_t i = 0; i < d->n_top && !rc; i++)
+			rc = text_site(o, r, &d->top[i], 0, i + 1);
+	}
+	fprintf(o, "\nfailed allocations: %" PRIu64 "%s\n", r->fails_total,
+		r->fails_total > r->n_fails ? " (first ones listed)" : "");
+	for (size_t i = 0; i < r->n_fails && !rc; i++) {
+		fail_rec_t *f = &r->fails[i];
+		const char *res = gmt_curesult_name(f->result);
+		fprintf(o, "    ts %" PRIu64 " ns  device %d  %s  %s  result %u%s%s%s  owner %s (stack: %s)\n",
+			f->ts, f->device, gmt_fmt_bytes(b, sizeof(b), f->size), gmt_api_name(f->api),
+			f->result, res ? " (" : "", res ? res : "", res ? ")" : "", gmt_owner_name(f->owner),
+			gmt_stack_owner_name(owner_of_stack(r, stack_get(r, f->stack))));
+		const stack_rec_t *st = stack_get(r, f->stack);
+		if (st)
+			rc = each_frame(r, st, text_frame, o);
+	}
+	return rc;
+}
+
+/* Folded stacks: one line per distinct symbolised stack, outermost first. */
+typedef struct fold {
+	char *buf;
+	size_t len, cap;
+	int oom;
+} fold_t;
+
+static void fold_put(fold_t *f, const char *s, size_t n)
+{
+	if (f->oom)
+		return;
+	if (f->len + n + 1 > f->cap) {
+		size_t c = f->cap ? f->cap : 256;
+		while (c < f->len + n + 1)
+			c *= 2;
+		char *nb = realloc(f->buf, c);
+		if (!nb) {
+			f->oom = 1;
+			return;
+		}
+		f->buf = nb;
+		f->cap = c;
+	}
+	memcpy(f->buf + f->len, s, n);
+	f->len += n;
+	f->buf[f->len] = 0;
+}
+
+/* A frame's name in folded form: ';' separates frames and the last space
+ * separates the count, so ';' becomes ':' and a name never ends the line. */
+static void fold_name(fold_t *f, const char *name)
+{
+	for (const char *p = name; *p; p++) {
+		char c = *p == ';' ? ':' : (*p == '\n' || *p == '\r') ? ' ' : *p;
+		fold_put(f, &c, 1);
+	}
+}
+
+typedef struct fline {
+	char *text;
+	uint64_t bytes;
+} fline_t;
+
+static int cmp_fline(const void *a, const void *b)
+{
+	return strcmp(((const fline_t *)a)->text, ((const fline_t *)b)->text);
+}
+
+static int flame(FILE *o, sites_run_t *r)
+{
+	for (size_t k = 0; k < r->n_devs; k++) {
+		dev_rec_t *d = &r->devs[k];
+		fline_t *lines = calloc(d->n_live ? d->n_live : 1, sizeof(*lines));
+		if (!lines)
+			return -ENOMEM;
+		int rc = 0;
+		for (size_t i = 0; i < d->n_live && !rc; i++) {
+			const stack_rec_t *st = stack_get(r, d->live[i].stack);
+			/* source frames innermost first, then reversed */
+			const char **names = NULL;
+			size_t nn = 0, cap = 0;
+			for (size_t j = 0; st && j < st->n && !rc; j++) {
+				const gmt_sym_t *sym = gmt_symtab_lookup(r->sym, st->frames[j], j > 0);
+				if (!sym) {
+					rc = -ENOMEM;
+					break;
+				}
+				if (own_frame(sym))
+					continue;
+				for (size_t q = 0; q < sym->n; q++) {
+					if (nn == cap) {
+						cap = cap ? cap * 2 : 32;
+						const char **nw = realloc(names, cap * sizeof(*nw));
+						if (!nw) {
+							rc = -ENOMEM;
+							break;
+						}
+						names = nw;
+					}
+					names[nn++] = sym->status == GMT_SYM_OK && sym->frames[q].function ?
+						      sym->frames[q].function : sym->label;
+				}
+			}
+			fold_t f = { 0 };
+			char head[32];
+			snprintf(head, sizeof(head), "device %d", d->ordinal);
+			fold_put(&f, head, strlen(head));
+			if (!st || !st->n)
+				fold_put(&f, ";[no stack]", 11);
+			for (size_t q = nn; q-- > 0;) {
+				fold_put(&f, ";", 1);
+				fold_name(&f, names[q]);
+			}
+			free(names);
+			if (f.oom || !f.buf)
+				rc = -ENOMEM;
+			lines[i].text = f.buf;
+			lines[i].bytes = d->live[i].bytes;
+		}
+		if (!rc && d->n_live) {
+			qsort(lines, d->n_live, sizeof(*lines), cmp_fline);
+			for (size_t i = 0; i < d->n_live;) {
+				size_t j = i;
+				uint64_t sum = 0;
+				while (j < d->n_live && !strcmp(lines[j].text, lines[i].text))
+					sum += lines[j++].bytes;
+				fprintf(o, "%s %" PRIu64 "\n", lines[i].text, sum);
+				i = j;
+			}
+		}
+		for (size_t i = 0; i < d->n_live; i++)
+			free(lines[i].text);
+		free(lines);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- command line ----------------------------------------------------------- */
+
+int gmt_sites_main(const char *cmd, int argc, char **argv)
+{
+	int flamegraph = !strcmp(cmd, "flamegraph");
+	int json = 0, symbols = 1, rc = EXIT_OK, opts_done = 0;
+	unsigned long top = DEFAULT_TOP;
+	const char *out_path = NULL;
+	char **files = calloc((size_t)argc + 1, sizeof(char *));
+	const char **dirs = calloc((size_t)argc + 1, sizeof(char *));
+	size_t nfiles = 0, ndirs = 0;
+	if (!files || !dirs) {
+		fprintf(stderr, "gpumemtrace-analyze: out of memory\n");
+		free(files);
+		free(dirs);
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (opts_done || a[0] != '-' || !strcmp(a, "-")) {
+			files[nfiles++] = argv[i];
+		} else if (!strcmp(a, "--")) {
+			opts_done = 1;
+		} else if (!strcmp(a, "--json") && !flamegraph) {
+			json = 1;
+		} else if (!strcmp(a, "--no-symbols")) {
+			symbols = 0;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			free(files);
+			free(dirs);
+			return -1;  /* main prints the usage */
+		} else if (!strcmp(a, "--debug-dir") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
+			   (!strcmp(a, "--top") && !flamegraph)) {
+			if (!val) {
+				fprintf(stderr, "gpumemtrace-analyze: %s: %s needs a value\n", cmd, a);
+				rc = EXIT_USAGE;
+				break;
+			}
+			i++;
+			if (!strcmp(a, "--debug-dir")) {
+				dirs[ndirs++] = val;
+			} else if (!strcmp(a, "--top")) {
+				char *end;
+				errno = 0;
+				top = strtoul(val, &end, 10);
+				if (!*val || *end || errno || val[0] == '-' || top > 1000000) {
+					fprintf(stderr, "gpumemtrace-analyze: %s: --top needs a number (0 to 1000000)\n", cmd);
+					rc = EXIT_USAGE;
+					break;
+				}
+			} else {
+				out_path = val;
+			}
+		} else {
+			fprintf(stderr, "gpumemtrace-analyze: %s: unknown option '%s'\n", cmd, a);
+			rc = EXIT_USAGE;
+			break;
+		}
+	}
+	if (rc == EXIT_OK && !nfiles) {
+		fprintf(stderr, "gpumemtrace-analyze: %s: no trace given\n", cmd);
+		rc = EXIT_USAGE;
+	}
+	if (rc == EXIT_OK && flamegraph && nfiles != 1) {
+		fprintf(stderr, "gpumemtrace-analyze: flamegraph: one trace at a time\n");
+		rc = EXIT_USAGE;
+	}
+	FILE *out = stdout;
+	if (rc == EXIT_OK && out_path && !(out = fopen(out_path, "w"))) {
+		fprintf(stderr, "gpumemtrace-analyze: %s: cannot open for writing: %s\n", out_path,
+			strerror(errno));
+		rc = EXIT_USAGE;
+	}
+	if (rc != EXIT_OK) {
+		free(files);
+		free(dirs);
+		return rc;
+	}
+	/* No network lookups of debug information from here. */
+	unsetenv("DEBUGINFOD_URLS");
+
+	double sym_s = 0;
+	uint64_t sym_addrs = 0, sym_files = 0;
+	if (json)
+		fprintf(out, "{\"tool\":\"gpumemtrace-analyze\",\"tool_version\":\"%s\",\"command\":\"sites\","
+			"\"top\":%lu,\"traces\":[", GMT_VERSION, top);
+	for (size_t i = 0; i < nfiles; i++) {
+		sites_run_t r;
+		memset(&r, 0, sizeof(r));
+		r.file = files[i];
+		r.sym = gmt_symtab_new(dirs, ndirs, symbols);
+		int e = r.sym ? run_trace(&r, (unsigned)top) : -ENOMEM;
+		if (!e) {
+			int drc = EXIT_OK;
+			if (r.res.status == GMT_DECODE_DAMAGED) {
+				fprintf(stderr, "gpumemtrace-analyze: %s (reporting what came before)\n", r.res.message);
+				drc = EXIT_DAMAGED;
+			} else if (r.res.status != GMT_DECODE_OK) {
+				fprintf(stderr, "gpumemtrace-analyze: %s\n", r.res.message[0] ? r.res.message : files[i]);
+				drc = EXIT_USAGE;
+			}
+			if (drc > rc)
+				rc = drc;
+			if (flamegraph)
+				e = flame(out, &r);
+			else if (json)
+				e = report_json(out, &r, (unsigned)top, i == 0);
+			else {
+				if (i)
+					fputs("\n========================================================================\n\n", out);
+				e = report_text(out, &r, (unsigned)top);
+			}
+			if (r.sym) {
+				uint64_t a, f;
+				double s;
+				gmt_symtab_stats(r.sym, &a, &f, &s);
+				sym_addrs += a;
+				sym_files += f;
+				sym_s += s;
+			}
+		}
+		run_free(&r);
+		if (e) {
+			fprintf(stderr, "gpumemtrace-analyze: %s: out of memory\n", files[i]);
+			rc = EXIT_USAGE;
+			break;
+		}
+	}
+	if (json)
+		fprintf(out, "],\"symbolisation\":{\"enabled\":%s,\"addresses\":%" PRIu64 ",\"files\":%" PRIu64
+			",\"seconds\":%.6f}}\n", symbols ? "true" : "false", sym_addrs, sym_files, sym_s);
+	else if (!flamegraph)
+		fprintf(out, "\nsymbolisation: %" PRIu64 " distinct addresses, %" PRIu64 " files, %.3f s%s\n",
+			sym_addrs, sym_files, sym_s, symbols ? "" : " (off: --no-symbols)");
+	else
+		fprintf(stderr, "gpumemtrace-analyze: symbolisation: %" PRIu64 " distinct addresses, %" PRIu64
+			" files, %.3f s\n", sym_addrs, sym_files, sym_s);
+	if (fflush(out) || (out != stdout && fclose(out))) {
+		fprintf(stderr, "gpumemtrace-analyze: %s: write error: %s\n", out_path ? out_path : "stdout",
+			strerror(errno));
+		rc = EXIT_USAGE;
+	}
+	free(files);
+	free(dirs);
+	return rc;
+}

@@ -1,0 +1,449 @@
+/*
+ * gmt_symbols.c - return addresses to functions, files and lines, offline.
+ *
+ * How it works. The preload records raw return addresses (it must not
+ * symbolise in the traced process: too slow, and the tool's own allocations
+ * would land in the measurement) and, for every module mapped, its path,
+ * load bias, size and GNU build id. Here, after the fact:
+ *
+ *  1. An address is matched to a module: the latest MODULE record whose
+ *     [bias + lowest PT_LOAD vaddr, + size) covers it. "Latest" keeps the
+ *     common case (a library unloaded and another mapped at the same place)
+ *     right without replaying time; a library's own code that ran before it
+ *     was replaced is the rare case this gets wrong.
+ *  2. The module's file is opened once per path with libdw's Dwfl, reported
+ *     at bias 0, so that the address looked up is addr - bias, an ELF
+ *     vaddr: one Dwfl serves every load of the same file. Debug information
+ *     comes from the file itself or a separate debug file found by build id
+ *     (dwfl_standard_find_debuginfo over --debug-dir and /usr/lib/debug).
+ *  3. The file's build id must equal the trace's; otherwise the library was
+ *     rebuilt between trace and analysis and every frame in it is reported
+ *     "[build id mismatch: path]" rather than named after whatever code now
+ *     sits at that offset.
+ *  4. The function comes from the ELF symbol table (demangled), the file and
+ *     line from DWARF's line table, and inlined frames from the DWARF scopes
+ *     around the address (DW_TAG_inlined_subroutine, each with the call
+ *     site in its caller), the way eu-addr2line -i does.
+ *
+ * A return address points after the call instruction, possibly at the
+ * first instruction of the next line or even of the next function; every
+ * frame but the innermost is looked up at addr - 1.
+ *
+ * Each distinct (address, caller) pair is resolved once; the DWARF of a
+ * large library (libtorch_cuda: about a gigabyte) is read lazily by libdw,
+ * per compilation unit touched, which is what keeps this to seconds.
+ */
+#include "gmt_symbols.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* libstdc++'s demangler (linked statically, see the Makefile). */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+/* ---- the table ------------------------------------------------------------ */
+
+typedef struct sym_file {
+	char *path;
+	Dwfl *dwfl;             /* NULL: missing (or symbols off)             */
+	Dwfl_Module *mod;
+	uint64_t lo;            /* lowest mapped vaddr                        */
+	const unsigned char *build_id;
+	int build_id_len;
+} sym_file_t;
+
+typedef struct sym_module {
+	char *path;
+	uint64_t base, size;
+	uint8_t *build_id;
+	size_t build_id_len;
+	sym_file_t *file;       /* resolved lazily                            */
+} sym_module_t;
+
+struct gmt_symtab {
+	int enabled;
+	char *debuginfo_path;
+	Dwfl_Callbacks cb;
+	sym_module_t *mods; size_t n_mods, cap_mods;
+	sym_file_t **files; size_t n_files, cap_files;
+	gmt_u64map_t cache;     /* (addr << 1 | caller) -> a = index in syms  */
+	gmt_sym_t **syms; size_t n_syms, cap_syms;
+	double seconds;
+};
+
+static double mono_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+gmt_symtab_t *gmt_symtab_new(const char *const *debug_dirs, size_t n_dirs, int enabled)
+{
+	gmt_symtab_t *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->enabled = enabled;
+	/* libdw's search path: ':'-separated; absolute entries are also searched
+	 * by build id (DIR/.build-id/xx/rest.debug); ".debug" is relative to
+	 * the file's own directory. */
+	size_t len = 64;
+	for (size_t i = 0; i < n_dirs; i++)
+		len += strlen(debug_dirs[i]) + 1;
+	t->debuginfo_path = malloc(len);
+	if (!t->debuginfo_path) {
+		free(t);
+		return NULL;
+	}
+	strcpy(t->debuginfo_path, ":.debug");
+	for (size_t i = 0; i < n_dirs; i++) {
+		strcat(t->debuginfo_path, ":");
+		strcat(t->debuginfo_path, debug_dirs[i]);
+	}
+	strcat(t->debuginfo_path, ":/usr/lib/debug");
+	t->cb.find_elf = dwfl_build_id_find_elf;
+	t->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	t->cb.section_address = dwfl_offline_section_address;
+	t->cb.debuginfo_path = &t->debuginfo_path;
+	return t;
+}
+
+static void sym_free(gmt_sym_t *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free((char *)s->frames[i].function);
+		free((char *)s->frames[i].file);
+	}
+	free(s->frames);
+	free((char *)s->label);
+	free(s);
+}
+
+void gmt_symtab_free(gmt_symtab_t *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n_mods; i++) {
+		free(t->mods[i].path);
+		free(t->mods[i].build_id);
+	}
+	free(t->mods);
+	for (size_t i = 0; i < t->n_files; i++) {
+		if (t->files[i]->dwfl)
+			dwfl_end(t->files[i]->dwfl);
+		free(t->files[i]->path);
+		free(t->files[i]);
+	}
+	free(t->files);
+	for (size_t i = 0; i < t->n_syms; i++)
+		sym_free(t->syms[i]);
+	free(t->syms);
+	gmt_u64map_clear(&t->cache);
+	free(t->debuginfo_path);
+	free(t);
+}
+
+int gmt_symtab_module(gmt_symtab_t *t, const gmt_module_t *m)
+{
+	if (t->n_mods == t->cap_mods) {
+		size_t n = t->cap_mods ? t->cap_mods * 2 : 32;
+		sym_module_t *nm = realloc(t->mods, n * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		t->mods = nm;
+		t->cap_mods = n;
+	}
+	sym_module_t *sm = &t->mods[t->n_mods];
+	memset(sm, 0, sizeof(*sm));
+	sm->path = strdup(m->path ? m->path : "");
+	sm->base = m->base;
+	sm->size = m->size;
+	if (m->build_id_len) {
+		sm->build_id = malloc(m->build_id_len);
+		if (sm->build_id) {
+			memcpy(sm->build_id, m->build_id, m->build_id_len);
+			sm->build_id_len = m->build_id_len;
+		}
+	}
+	if (!sm->path || (m->build_id_len && !sm->build_id)) {
+		free(sm->path);
+		free(sm->build_id);
+		return -ENOMEM;
+	}
+	t->n_mods++;
+	return 0;
+}
+
+/* The file of a path, opened once. NULL only when out of memory; a file
+ * that cannot be read has dwfl NULL. */
+static sym_file_t *file_get(gmt_symtab_t *t, const char *path)
+{
+	for (size_t i = 0; i < t->n_files; i++)
+		if (!strcmp(t->files[i]->path, path))
+			return t->files[i];
+	if (t->n_files == t->cap_files) {
+		size_t n = t->cap_files ? t->cap_files * 2 : 16;
+		sym_file_t **nf = realloc(t->files, n * sizeof(*nf));
+		if (!nf)
+			return NULL;
+		t->files = nf;
+		t->cap_files = n;
+	}
+	sym_file_t *f = calloc(1, sizeof(*f));
+	if (!f || !(f->path = strdup(path))) {
+		free(f);
+		return NULL;
+	}
+	t->files[t->n_files++] = f;
+	/* "[vdso]" and friends are not files; an empty path is the main
+	 * program of some loaders, which the preload resolves already. */
+	if (path[0] != '/')
+		return f;
+	Dwfl *d = dwfl_begin(&t->cb);
+	if (!d)
+		return f;
+	dwfl_report_begin(d);
+	Dwfl_Module *mod = dwfl_report_elf(d, path, path, -1, 0, false);
+	dwfl_report_end(d, NULL, NULL);
+	if (!mod) {
+		dwfl_end(d);
+		return f;
+	}
+	Dwarf_Addr lo = 0, hi = 0;
+	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	f->dwfl = d;
+	f->mod = mod;
+	f->lo = lo;
+	GElf_Addr vaddr;
+	const unsigned char *bits = NULL;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n > 0) {
+		f->build_id = bits;
+		f->build_id_len = n;
+	}
+	return f;
+}
+
+/* The module covering addr (the latest record that does), or NULL. */
+static sym_module_t *module_find(gmt_symtab_t *t, uint64_t addr)
+{
+	for (size_t i = t->n_mods; i-- > 0;) {
+		sym_module_t *m = &t->mods[i];
+		if (addr < m->base)
+			continue;
+		if (!m->file && !(m->file = file_get(t, m->path)))
+			return NULL;
+		uint64_t start = m->base + m->file->lo;
+		if (addr >= start && addr - start < m->size)
+			return m;
+	}
+	return NULL;
+}
+
+const char *gmt_symtab_module_of(gmt_symtab_t *t, uint64_t addr)
+{
+	sym_module_t *m = module_find(t, addr);
+	return m ? m->path : NULL;
+}
+
+static char *demangle(const char *name)
+{
+	if (!name)
+		return NULL;
+	if (name[0] == '_' && name[1] == 'Z') {
+		int st = 0;
+		char *d = __cxa_demangle(name, NULL, NULL, &st);
+		if (d && st == 0)
+			return d;
+		free(d);
+	}
+	/* "__libc_start_main@@GLIBC_2.34": the symbol version is not part of
+	 * the function's name. */
+	const char *at = strstr(name, "@");
+	return at ? strndup(name, (size_t)(at - name)) : strdup(name);
+}
+
+/* The name of a DWARF function scope (following abstract origins of
+ * inlined instances), demangled; NULL if it has none. */
+static char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	const char *s = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &at) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))
+		s = dwarf_formstring(&at);
+	if (!s && dwarf_attr_integrate(die, DW_AT_name, &at))
+		s = dwarf_formstring(&at);
+	return s ? demangle(s) : NULL;
+}
+
+static int add_frame(gmt_sym_t *s, size_t *cap, char *function, const char *file, unsigned line,
+		     int inlined)
+{
+	if (s->n == *cap) {
+		size_t n = *cap ? *cap * 2 : 2;
+		gmt_symframe_t *nf = realloc(s->frames, n * sizeof(*nf));
+		if (!nf) {
+			free(function);
+			return -ENOMEM;
+		}
+		s->frames = nf;
+		*cap = n;
+	}
+	gmt_symframe_t *f = &s->frames[s->n];
+	f->function = function;
+	f->file = file ? strdup(file) : NULL;
+	f->line = line;
+	f->inlined = inlined;
+	s->n++;
+	return 0;
+}
+
+/* Fills s->frames from the module's symbols and DWARF at vaddr pc. */
+static int resolve(gmt_sym_t *s, Dwfl_Module *mod, uint64_t pc)
+{
+	size_t cap = 0;
+	GElf_Off off;
+	GElf_Sym esym;
+	const char *symname = dwfl_module_addrinfo(mod, pc, &off, &esym, NULL, NULL, NULL);
+	const char *file = NULL;
+	int lineno = 0;
+	Dwfl_Line *ln = dwfl_module_getsrc(mod, pc);
+	if (ln)
+		file = dwfl_lineinfo(ln, NULL, &lineno, NULL, NULL, NULL);
+
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+	Dwarf_Die *scopes = NULL;
+	int nsc = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+	Dwarf_Files *files = NULL;
+	if (nsc > 0 && dwarf_getsrcfiles(cu, &files, NULL) != 0)
+		files = NULL;
+	const char *cur_file = file;
+	unsigned cur_line = lineno > 0 ? (unsigned)lineno : 0;
+	int done = 0;
+	for (int i = 0; i < nsc && !done; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_inlined_subroutine) {
+			if (add_frame(s, &cap, die_name(&scopes[i]), cur_file, cur_line, 1))
+				goto oom;
+			/* The caller's location is the inlined instance's call site. */
+			Dwarf_Attribute at;
+			Dwarf_Word w;
+			cur_file = NULL;
+			cur_line = 0;
+			if (files && dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &at), &w) == 0)
+				cur_file = dwarf_filesrc(files, w, NULL, NULL);
+			if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &at), &w) == 0)
+				cur_line = (unsigned)w;
+		} else if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
+			/* The symbol table names the out-of-line function best (a
+			 * C++ linkage name, or a static function's local name). */
+			char *name = symname ? demangle(symname) : die_name(&scopes[i]);
+			if (add_frame(s, &cap, name, cur_file, cur_line, 0))
+				goto oom;
+			done = 1;
+		}
+	}
+	if (!done && add_frame(s, &cap, demangle(symname), cur_file, cur_line, 0))
+		goto oom;
+	free(scopes);
+	return 0;
+oom:
+	free(scopes);
+	return -ENOMEM;
+}
+
+static int bytes_eq(const uint8_t *a, size_t na, const unsigned char *b, int nb)
+{
+	return nb >= 0 && na == (size_t)nb && (na == 0 || !memcmp(a, b, na));
+}
+
+const gmt_sym_t *gmt_symtab_lookup(gmt_symtab_t *t, uint64_t addr, int caller)
+{
+	caller = caller ? 1 : 0;
+	uint64_t key = addr << 1 | (uint64_t)caller;
+	gmt_u64map_slot_t *slot = gmt_u64map_find(&t->cache, key);
+	if (slot)
+		return t->syms[slot->a];
+	double t0 = mono_s();
+	if (t->n_syms == t->cap_syms) {
+		size_t n = t->cap_syms ? t->cap_syms * 2 : 256;
+		gmt_sym_t **ns = realloc(t->syms, n * sizeof(*ns));
+		if (!ns)
+			return NULL;
+		t->syms = ns;
+		t->cap_syms = n;
+	}
+	gmt_sym_t *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->addr = addr;
+	char buf[4200];
+	sym_module_t *m = module_find(t, addr);
+	if (!m) {
+		s->status = GMT_SYM_NO_MODULE;
+		snprintf(buf, sizeof(buf), "[0x%" PRIx64 "]", addr);
+	} else {
+		s->module = m->path;
+		s->offset = addr - m->base;
+		sym_file_t *f = m->file;
+		if (!t->enabled) {
+			s->status = GMT_SYM_OFF;
+		} else if (!f->dwfl) {
+			s->status = GMT_SYM_MISSING;
+		} else if (m->build_id_len && !bytes_eq(m->build_id, m->build_id_len, f->build_id,
+							 f->build_id_len)) {
+			/* A file without a build id cannot be checked against a
+			 * trace that has one: treated as a mismatch too. */
+			s->status = GMT_SYM_MISMATCH;
+		} else if (resolve(s, f->mod, s->offset - (uint64_t)caller)) {
+			sym_free(s);
+			return NULL;
+		}
+		if (s->status == GMT_SYM_MISMATCH)
+			snprintf(buf, sizeof(buf), "[build id mismatch: %s]", m->path);
+		else
+			snprintf(buf, sizeof(buf), "[%s+0x%" PRIx64 "]", m->path, s->offset);
+	}
+	if (s->n && s->frames[s->n - 1].function)
+		s->label = strdup(s->frames[s->n - 1].function);
+	else
+		s->label = strdup(buf);
+	if (!s->n) {
+		size_t cap = 0;
+		if (add_frame(s, &cap, NULL, NULL, 0, 0)) {
+			sym_free(s);
+			return NULL;
+		}
+	}
+	int existed;
+	if (!s->label || !(slot = gmt_u64map_put(&t->cache, key, &existed))) {
+		sym_free(s);
+		return NULL;
+	}
+	slot->a = t->n_syms;
+	t->syms[t->n_syms++] = s;
+	t->seconds += mono_s() - t0;
+	return s;
+}
+
+void gmt_symtab_stats(const gmt_symtab_t *t, uint64_t *addresses, uint64_t *files, double *seconds)
+{
+	uint64_t nf = 0;
+	for (size_t i = 0; i < t->n_files; i++)
+		nf += t->files[i]->dwfl != NULL;
+	if (addresses)
+		*addresses = t->n_syms;
+	if (files)
+		*files = nf;
+	if (seconds)
+		*seconds = t->seconds;
+}
