@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gmt_phases.h"
 #include "gmt_replay.h"
 #include "gmt_symbols.h"
 
@@ -32,6 +33,7 @@ enum { EXIT_OK = 0, EXIT_DAMAGED = 1, EXIT_USAGE = 2 };
 
 #define DEFAULT_TOP 20
 #define MAX_FAILS_LISTED 1000
+#define MAX_PHASE_OCC 1000
 
 static int prefix(const char *s, const char *p)
 {
@@ -46,9 +48,12 @@ typedef struct stack_rec {
 } stack_rec_t;
 
 typedef struct site {
-	uint32_t stack;
+	uint32_t stack;          /* the group's smallest stack id             */
 	unsigned owner;          /* format owner (recorded)                   */
 	uint64_t bytes, count;
+	uint32_t *ids;           /* after grouping: every stack id merged,
+				    ascending (NULL: just stack)              */
+	size_t n_ids;
 } site_t;
 
 typedef struct fail_rec {
@@ -61,10 +66,20 @@ typedef struct fail_rec {
 typedef struct dev_rec {
 	int ordinal;
 	uint64_t peak, peak_ts;
+	uint64_t peak_seq;       /* phases: the peak is right after main-stream
+				    event number peak_seq (1-based)           */
 	int snapped;
 	site_t *live; size_t n_live;
 	site_t *top; size_t n_top;
 } dev_rec_t;
+
+/* One occurrence of the phase asked for (--phase), its window and the
+ * devices that held bytes in it. */
+typedef struct occ_rec {
+	uint64_t k, begin_ts, end_ts;
+	int ended, started;
+	dev_rec_t *devs; size_t n_devs, cap_devs;
+} occ_rec_t;
 
 typedef struct sites_run {
 	const char *file;
@@ -76,6 +91,13 @@ typedef struct sites_run {
 	uint64_t fails_total;
 	dev_rec_t *devs; size_t n_devs;
 	size_t unsnapped;
+	/* --phase */
+	const char *phase;
+	occ_rec_t *occs; size_t n_occs;
+	uint64_t occ_total;      /* occurrences of the name (n_occs: listed) */
+	size_t occ_lo;           /* occurrences before it are over            */
+	uint64_t seq;            /* main-stream events applied                */
+	dev_rec_t **targets; size_t n_targets, next_target;
 	/* pass 2 */
 	gmt_replay_t *rp;
 	gmt_visitor_t inner;
@@ -128,6 +150,58 @@ static int p1_stack(void *ctx, uint32_t id, const uint64_t *frames, size_t n)
 	return 0;
 }
 
+static dev_rec_t *occ_dev(occ_rec_t *o, int ordinal)
+{
+	for (size_t i = 0; i < o->n_devs; i++)
+		if (o->devs[i].ordinal == ordinal)
+			return &o->devs[i];
+	if (o->n_devs == o->cap_devs) {
+		size_t c = o->cap_devs ? o->cap_devs * 2 : 4;
+		dev_rec_t *nd = realloc(o->devs, c * sizeof(*nd));
+		if (!nd)
+			return NULL;
+		o->devs = nd;
+		o->cap_devs = c;
+	}
+	dev_rec_t *d = &o->devs[o->n_devs++];
+	memset(d, 0, sizeof(*d));
+	d->ordinal = ordinal;
+	return d;
+}
+
+/* --phase, pass 1, around main-stream event e: before it (after = 0), an
+ * occurrence whose window [begin, end] it is the first to enter starts
+ * with each device's bytes then (held since before the begin); after it,
+ * each open occurrence's device maxima are raised. A maximum is the first
+ * moment the value was reached, named by the number of main-stream events
+ * applied then (r->seq), which pass 2 counts the same way. */
+static int occ_update(sites_run_t *r, const gmt_devent_t *e, int after)
+{
+	const gmt_summary_t *s = gmt_replay_summary(r->rp);
+	while (r->occ_lo < r->n_occs && r->occs[r->occ_lo].end_ts < e->ts)
+		r->occ_lo++;
+	for (size_t i = r->occ_lo; i < r->n_occs && r->occs[i].begin_ts <= e->ts; i++) {
+		occ_rec_t *o = &r->occs[i];
+		if (o->end_ts < e->ts || (!after && o->started))
+			continue;
+		o->started = 1;
+		for (size_t k = 0; k < s->n_dev; k++) {
+			const gmt_dev_summary_t *ds = s->dev[k];
+			if (!ds || ds->ordinal < 0 || !ds->live.total)
+				continue;
+			dev_rec_t *d = occ_dev(o, ds->ordinal);
+			if (!d)
+				return -ENOMEM;
+			if (ds->live.total > d->peak) {
+				d->peak = ds->live.total;
+				d->peak_ts = after ? e->ts : o->begin_ts;
+				d->peak_seq = r->seq;
+			}
+		}
+	}
+	return 0;
+}
+
 static int p1_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags)
 {
 	sites_run_t *r = ctx;
@@ -168,6 +242,19 @@ static int p1_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 				f->kind = kind;
 				f->api = GMT_AUX_API(e->aux);
 			}
+		}
+		if (r->n_occs) {
+			for (size_t i = 0; i < n; i++) {
+				if (occ_update(r, &ev[i], 0))
+					return 1;
+				int rc = r->inner.events(r->inner.ctx, &ev[i], 1, flags);
+				if (rc)
+					return rc;
+				r->seq++;
+				if (occ_update(r, &ev[i], 1))
+					return 1;
+			}
+			return 0;
 		}
 	}
 	return r->inner.events(r->inner.ctx, ev, n, flags);
@@ -301,6 +388,13 @@ static int p2_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 		int rc = r->inner.events(r->inner.ctx, &ev[i], 1, flags);
 		if (rc)
 			return rc;
+		r->seq++;
+		while (r->next_target < r->n_targets && r->targets[r->next_target]->peak_seq <= r->seq) {
+			dev_rec_t *d = r->targets[r->next_target++];
+			if (snapshot(r, d))
+				return 1;
+			r->unsnapped--;
+		}
 		if (!r->unsnapped)
 			continue;
 		const gmt_summary_t *s = gmt_replay_summary(r->rp);
@@ -321,6 +415,13 @@ static int p2_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 
 /* ---- the run ------------------------------------------------------------ */
 
+static void sites_free(site_t *a, size_t n)
+{
+	for (size_t i = 0; a && i < n; i++)
+		free(a[i].ids);
+	free(a);
+}
+
 static void run_free(sites_run_t *r)
 {
 	for (size_t i = 0; i < r->n_stacks; i++)
@@ -332,17 +433,87 @@ static void run_free(sites_run_t *r)
 	gmt_u64map_clear(&r->live_handles);
 	free(r->fails);
 	for (size_t i = 0; i < r->n_devs; i++) {
-		free(r->devs[i].live);
-		free(r->devs[i].top);
+		sites_free(r->devs[i].live, r->devs[i].n_live);
+		sites_free(r->devs[i].top, r->devs[i].n_top);
 	}
 	free(r->devs);
+	for (size_t i = 0; i < r->n_occs; i++) {
+		for (size_t k = 0; k < r->occs[i].n_devs; k++)
+			sites_free(r->occs[i].devs[k].live, r->occs[i].devs[k].n_live);
+		free(r->occs[i].devs);
+	}
+	free(r->occs);
+	free(r->targets);
 	gmt_symtab_free(r->sym);
 	gmt_replay_free(r->rp);
 }
 
+static int cmp_occ(const void *a, const void *b)
+{
+	const occ_rec_t *x = a, *y = b;
+	if (x->begin_ts != y->begin_ts)
+		return x->begin_ts < y->begin_ts ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* --phase: the occurrences of the phase named r->phase, chosen and paired
+ * by the phase engine exactly as `phases` does with its default selection.
+ * Returns 0 or -ENOMEM. */
+static int load_phase(sites_run_t *r)
+{
+	gmt_phase_opts_t po = { .max_listed = MAX_PHASE_OCC, .top_n = GMT_PHASES_DEFAULT_TOP };
+	gmt_phases_t *ph = NULL;
+	gmt_decode_result_t res;
+	gmt_phases_run(r->file, &po, NULL, &ph, &res);
+	if (!ph)
+		return -ENOMEM;
+	int rc = res.status == GMT_DECODE_STOPPED ? -ENOMEM : 0;
+	size_t nn = 0;
+	const gmt_phase_name_t *names = gmt_phases_names(ph, &nn);
+	for (size_t i = 0; i < nn && !rc; i++) {
+		const char *nm = gmt_phases_string(ph, names[i].name_id);
+		if (!nm || strcmp(nm, r->phase))
+			continue;
+		r->occ_total += names[i].occurrences;
+		occ_rec_t *no = realloc(r->occs, (r->n_occs + names[i].n_listed + 1) * sizeof(*no));
+		if (!no) {
+			rc = -ENOMEM;
+			break;
+		}
+		r->occs = no;
+		for (size_t k = 0; k < names[i].n_listed; k++) {
+			const gmt_occ_t *oc = names[i].listed[k];
+			if (!oc)
+				continue;
+			r->occs[r->n_occs++] = (occ_rec_t){ .k = oc->k, .begin_ts = oc->begin_ts,
+							    .end_ts = oc->end_ts, .ended = oc->ended };
+		}
+	}
+	if (r->n_occs)
+		qsort(r->occs, r->n_occs, sizeof(*r->occs), cmp_occ);
+	gmt_phases_free(ph);
+	return rc;
+}
+
+static int cmp_target(const void *a, const void *b)
+{
+	const dev_rec_t *x = *(dev_rec_t *const *)a, *y = *(dev_rec_t *const *)b;
+	return x->peak_seq < y->peak_seq ? -1 : x->peak_seq > y->peak_seq;
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+	const dev_rec_t *x = a, *y = b;
+	return x->ordinal - y->ordinal;
+}
+
+static int group_sites(sites_run_t *r, site_t *a, size_t *n);
+
 /* Runs both passes; r->res holds pass 1's outcome. Returns 0 or -ENOMEM. */
 static int run_trace(sites_run_t *r, unsigned top)
 {
+	if (r->phase && load_phase(r))
+		return -ENOMEM;
 	r->rp = gmt_replay_new(r->file);
 	if (!r->rp)
 		return -ENOMEM;
@@ -397,22 +568,40 @@ static int run_trace(sites_run_t *r, unsigned top)
 	}
 	for (size_t k = 0; k < r->n_devs; k++) {
 		dev_rec_t *d = &r->devs[k];
-		if (d->n_top)
-			qsort(d->top, d->n_top, sizeof(site_t), cmp_site);
-		if (d->n_top > top)
-			d->n_top = top;
+		if (group_sites(r, d->top, &d->n_top))
+			return -ENOMEM;
+		while (d->n_top > top)
+			free(d->top[--d->n_top].ids);
 	}
 	gmt_u64map_clear(&r->totals);
 
+	/* the phase's peaks, in the order pass 2 meets them */
+	size_t nt = 0;
+	for (size_t i = 0; i < r->n_occs; i++) {
+		occ_rec_t *o = &r->occs[i];
+		if (o->n_devs)
+			qsort(o->devs, o->n_devs, sizeof(dev_rec_t), cmp_dev);
+		nt += o->n_devs;
+	}
+	r->targets = calloc(nt ? nt : 1, sizeof(dev_rec_t *));
+	if (!r->targets)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_occs; i++)
+		for (size_t k = 0; k < r->occs[i].n_devs; k++)
+			r->targets[r->n_targets++] = &r->occs[i].devs[k];
+	if (r->n_targets)
+		qsort(r->targets, r->n_targets, sizeof(dev_rec_t *), cmp_target);
+
 	/* pass 2: a fresh replay, observed; stop once every peak is taken */
-	if (!r->n_devs)
+	if (!r->n_devs && !r->n_targets)
 		return 0;
 	gmt_replay_t *rp2 = gmt_replay_new(r->file);
 	if (!rp2)
 		return -ENOMEM;
 	gmt_replay_t *rp1 = r->rp;
 	r->rp = rp2;
-	r->unsnapped = r->n_devs;
+	r->unsnapped = r->n_devs + r->n_targets;
+	r->seq = 0;
 	gmt_replay_observe(rp2, p2_observe, r);
 	gmt_replay_visitor(rp2, &r->inner);
 	/* Only events change the live set. */
@@ -428,6 +617,12 @@ static int run_trace(sites_run_t *r, unsigned top)
 	gmt_u64map_clear(&r->live_handles);
 	if (res2.status == GMT_DECODE_STOPPED)
 		return -ENOMEM;
+	for (size_t k = 0; k < r->n_devs; k++)
+		if (group_sites(r, r->devs[k].live, &r->devs[k].n_live))
+			return -ENOMEM;
+	for (size_t i = 0; i < r->n_targets; i++)
+		if (group_sites(r, r->targets[i]->live, &r->targets[i]->n_live))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -530,8 +725,11 @@ static int text_site(FILE *o, sites_run_t *r, const site_t *s, uint64_t peak, si
 		s->count == 1 ? "block" : "blocks");
 	if (peak)
 		fprintf(o, "  %.2f%% of the peak", 100.0 * (double)s->bytes / (double)peak);
-	fprintf(o, "  owner %s (stack: %s)\n", gmt_owner_name(s->owner),
+	fprintf(o, "  owner %s (stack: %s)", gmt_owner_name(s->owner),
 		gmt_stack_owner_name(owner_of_stack(r, st)));
+	for (size_t i = 0; i < s->n_ids; i++)
+		fprintf(o, "%s%u", i ? "+" : "  stacks ", s->ids[i]);
+	fputc('\n', o);
 	if (!st || !st->n) {
 		fprintf(o, "          (no stack recorded)\n");
 		return 0;
@@ -585,6 +783,12 @@ static int json_site(FILE *o, sites_run_t *r, const site_t *s, uint64_t peak, in
 	fprintf(o, "%s{\"bytes\":%" PRIu64 ",\"count\":%" PRIu64 ",", first ? "" : ",", s->bytes, s->count);
 	if (peak)
 		fprintf(o, "\"share\":%.17g,", (double)s->bytes / (double)peak);
+	fputs("\"stack_ids\":[", o);
+	if (!s->n_ids)
+		fprintf(o, "%u", s->stack);
+	for (size_t i = 0; i < s->n_ids; i++)
+		fprintf(o, "%s%u", i ? "," : "", s->ids[i]);
+	fputs("],", o);
 	int rc = json_stack(o, r, s->stack, s->owner);
 	fputc('}', o);
 	return rc;
@@ -619,7 +823,30 @@ static int report_json(FILE *o, sites_run_t *r, unsigned top, int first)
 			rc = json_site(o, r, &d->top[i], 0, i == 0);
 		fputs("]}", o);
 	}
-	fprintf(o, "],\"failed_allocations_total\":%" PRIu64 ",\"failed_allocations\":[", r->fails_total);
+	fputc(']', o);
+	if (r->phase) {
+		fputs(",\"phase\":{\"name\":", o);
+		gmt_json_str(o, r->phase);
+		fprintf(o, ",\"occurrences_total\":%" PRIu64 ",\"occurrences\":[", r->occ_total);
+		for (size_t i = 0; i < r->n_occs && !rc; i++) {
+			occ_rec_t *oc = &r->occs[i];
+			fprintf(o, "%s{\"occurrence\":%" PRIu64 ",\"begin_ts_ns\":%" PRIu64 ",\"end_ts_ns\":%" PRIu64
+				",\"ended\":%s,\"devices\":[", i ? "," : "", oc->k, oc->begin_ts, oc->end_ts,
+				oc->ended ? "true" : "false");
+			for (size_t k = 0; k < oc->n_devs && !rc; k++) {
+				dev_rec_t *d = &oc->devs[k];
+				fprintf(o, "%s{\"ordinal\":%d,\"peak_bytes\":%" PRIu64 ",\"peak_ts_ns\":%" PRIu64
+					",\"live_sites_total\":%zu,\"live_sites\":[", k ? "," : "", d->ordinal,
+					d->peak, d->peak_ts, d->n_live);
+				for (size_t q = 0; q < d->n_live && q < top && !rc; q++)
+					rc = json_site(o, r, &d->live[q], d->peak, q == 0);
+				fputs("]}", o);
+			}
+			fputs("]}", o);
+		}
+		fputs("]}", o);
+	}
+	fprintf(o, ",\"failed_allocations_total\":%" PRIu64 ",\"failed_allocations\":[", r->fails_total);
 	for (size_t i = 0; i < r->n_fails && !rc; i++) {
 		fail_rec_t *f = &r->fails[i];
 		const char *res = gmt_curesult_name(f->result);
@@ -658,6 +885,26 @@ static int report_text(FILE *o, sites_run_t *r, unsigned top)
 		fputs("  allocated most over the run:\n", o);
 		for (size_t i = 0; i < d->n_top && !rc; i++)
 			rc = text_site(o, r, &d->top[i], 0, i + 1);
+	}
+	if (r->phase && !rc) {
+		fputs("\nphase ", o);
+		gmt_text_str(o, r->phase);
+		fprintf(o, ": %" PRIu64 " occurrence%s%s\n", r->occ_total, r->occ_total == 1 ? "" : "s",
+			r->occ_total > r->n_occs ? " (first ones listed)" : "");
+	}
+	for (size_t i = 0; i < r->n_occs && !rc; i++) {
+		occ_rec_t *oc = &r->occs[i];
+		fprintf(o, "  occurrence %" PRIu64 " (ts %" PRIu64 " to %" PRIu64 " ns%s)%s\n", oc->k,
+			oc->begin_ts, oc->end_ts, oc->ended ? "" : ", unterminated",
+			oc->n_devs ? "" : ": no device memory was held");
+		for (size_t k = 0; k < oc->n_devs && !rc; k++) {
+			dev_rec_t *d = &oc->devs[k];
+			fprintf(o, "  device %d: peak in the occurrence %s at ts %" PRIu64 " ns (%zu site%s%s):\n",
+				d->ordinal, gmt_fmt_bytes(b, sizeof(b), d->peak), d->peak_ts, d->n_live,
+				d->n_live == 1 ? "" : "s", d->n_live > top ? ", largest listed" : "");
+			for (size_t q = 0; q < d->n_live && q < top && !rc; q++)
+				rc = text_site(o, r, &d->live[q], d->peak, q + 1);
+		}
 	}
 	fprintf(o, "\nfailed allocations: %" PRIu64 "%s\n", r->fails_total,
 		r->fails_total > r->n_fails ? " (first ones listed)" : "");
@@ -713,6 +960,116 @@ static void fold_name(fold_t *f, const char *name)
 	}
 }
 
+/* ---- grouping by symbolised stack ---------------------------------------- */
+
+/* A frame's identity: function, file, line and inlined when symbolised
+ * (either of the first two known), else module and offset, else the
+ * address. Fields end in 0x1f, frames in 0x1e (neither is in a name). */
+static void key_frame(void *ctx, const gmt_sym_t *sym, const gmt_symframe_t *f, int first)
+{
+	fold_t *k = ctx;
+	char b[64];
+	(void)first;
+	if (sym->status == GMT_SYM_OK && (f->function || f->file)) {
+		fold_put(k, "F", 1);
+		if (f->function)
+			fold_put(k, f->function, strlen(f->function));
+		fold_put(k, "\x1f", 1);
+		if (f->file)
+			fold_put(k, f->file, strlen(f->file));
+		snprintf(b, sizeof(b), "\x1f%u\x1f%d\x1e", f->line, f->inlined);
+	} else if (sym->module) {
+		fold_put(k, "M", 1);
+		fold_put(k, sym->module, strlen(sym->module));
+		snprintf(b, sizeof(b), "\x1f%" PRIx64 "\x1e", sym->offset);
+	} else {
+		snprintf(b, sizeof(b), "A%" PRIx64 "\x1e", sym->addr);
+	}
+	fold_put(k, b, strlen(b));
+}
+
+typedef struct keyed {
+	char *key;
+	site_t s;
+} keyed_t;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const keyed_t *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	if (c)
+		return c;
+	return x->s.stack < y->s.stack ? -1 : x->s.stack > y->s.stack;
+}
+
+/* Merges the sites (fresh: ids NULL) whose stacks symbolise to the same
+ * frames (the preload's own frames left out, as shown) and whose recorded
+ * owner is the same, then sorts them largest first. A stack id without a
+ * STACK record merges with nothing. Returns 0 or -ENOMEM. */
+static int group_sites(sites_run_t *r, site_t *a, size_t *n)
+{
+	if (*n < 2)
+		return 0;
+	keyed_t *k = calloc(*n, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < *n && !rc; i++) {
+		fold_t f = { 0 };
+		char b[64];
+		const stack_rec_t *st = stack_get(r, a[i].stack);
+		snprintf(b, sizeof(b), "%u\x1e", a[i].owner);
+		fold_put(&f, b, strlen(b));
+		if (!st) {
+			snprintf(b, sizeof(b), "S%u", a[i].stack);
+			fold_put(&f, b, strlen(b));
+		} else {
+			rc = each_frame(r, st, key_frame, &f);
+		}
+		if (f.oom || !f.buf)
+			rc = -ENOMEM;
+		k[i].key = f.buf;
+		k[i].s = a[i];
+	}
+	size_t m = 0;
+	if (!rc) {
+		qsort(k, *n, sizeof(*k), cmp_keyed);
+		for (size_t i = 0; i < *n;) {
+			size_t j = i + 1;
+			site_t g = k[i].s;
+			while (j < *n && !strcmp(k[j].key, k[i].key)) {
+				g.bytes += k[j].s.bytes;
+				g.count += k[j].s.count;
+				j++;
+			}
+			if (j - i > 1) {
+				g.ids = malloc((j - i) * sizeof(uint32_t));
+				if (!g.ids) {
+					rc = -ENOMEM;
+					break;
+				}
+				g.n_ids = j - i;
+				for (size_t q = i; q < j; q++)
+					g.ids[q - i] = k[q].s.stack;
+			}
+			a[m++] = g;
+			i = j;
+		}
+	}
+	for (size_t i = 0; i < *n; i++)
+		free(k[i].key);
+	free(k);
+	if (rc) {
+		/* the first m entries own their ids; the rest are plain */
+		for (size_t i = m; i < *n; i++)
+			a[i].ids = NULL;
+		return rc;
+	}
+	*n = m;
+	qsort(a, m, sizeof(site_t), cmp_site);
+	return 0;
+}
+
 typedef struct fline {
 	char *text;
 	uint64_t bytes;
@@ -723,10 +1080,11 @@ static int cmp_fline(const void *a, const void *b)
 	return strcmp(((const fline_t *)a)->text, ((const fline_t *)b)->text);
 }
 
-static int flame(FILE *o, sites_run_t *r)
+/* The lines of devs, each rooted at root (NULL: none) then "device N". */
+static int flame_devs(FILE *o, sites_run_t *r, dev_rec_t *devs, size_t n_devs, const char *root)
 {
-	for (size_t k = 0; k < r->n_devs; k++) {
-		dev_rec_t *d = &r->devs[k];
+	for (size_t k = 0; k < n_devs; k++) {
+		dev_rec_t *d = &devs[k];
 		fline_t *lines = calloc(d->n_live ? d->n_live : 1, sizeof(*lines));
 		if (!lines)
 			return -ENOMEM;
@@ -760,6 +1118,10 @@ static int flame(FILE *o, sites_run_t *r)
 			}
 			fold_t f = { 0 };
 			char head[32];
+			if (root) {
+				fold_name(&f, root);
+				fold_put(&f, ";", 1);
+			}
 			snprintf(head, sizeof(head), "device %d", d->ordinal);
 			fold_put(&f, head, strlen(head));
 			if (!st || !st->n)
@@ -794,6 +1156,24 @@ static int flame(FILE *o, sites_run_t *r)
 	return 0;
 }
 
+/* Whole run: rooted at "device N"; --phase: at "NAME #K;device N". */
+static int flame(FILE *o, sites_run_t *r)
+{
+	if (!r->phase)
+		return flame_devs(o, r, r->devs, r->n_devs, NULL);
+	size_t len = strlen(r->phase) + 32;
+	char *root = malloc(len);
+	if (!root)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < r->n_occs && !rc; i++) {
+		snprintf(root, len, "%s #%" PRIu64, r->phase, r->occs[i].k);
+		rc = flame_devs(o, r, r->occs[i].devs, r->occs[i].n_devs, root);
+	}
+	free(root);
+	return rc;
+}
+
 /* ---- command line ----------------------------------------------------------- */
 
 int gmt_sites_main(const char *cmd, int argc, char **argv)
@@ -801,7 +1181,7 @@ int gmt_sites_main(const char *cmd, int argc, char **argv)
 	int flamegraph = !strcmp(cmd, "flamegraph");
 	int json = 0, symbols = 1, rc = EXIT_OK, opts_done = 0;
 	unsigned long top = DEFAULT_TOP;
-	const char *out_path = NULL;
+	const char *out_path = NULL, *phase = NULL;
 	char **files = calloc((size_t)argc + 1, sizeof(char *));
 	const char **dirs = calloc((size_t)argc + 1, sizeof(char *));
 	size_t nfiles = 0, ndirs = 0;
@@ -826,6 +1206,7 @@ int gmt_sites_main(const char *cmd, int argc, char **argv)
 			free(dirs);
 			return -1;  /* main prints the usage */
 		} else if (!strcmp(a, "--debug-dir") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
+			   !strcmp(a, "--phase") ||
 			   (!strcmp(a, "--top") && !flamegraph)) {
 			if (!val) {
 				fprintf(stderr, "gpumemtrace-analyze: %s: %s needs a value\n", cmd, a);
@@ -835,6 +1216,8 @@ int gmt_sites_main(const char *cmd, int argc, char **argv)
 			i++;
 			if (!strcmp(a, "--debug-dir")) {
 				dirs[ndirs++] = val;
+			} else if (!strcmp(a, "--phase")) {
+				phase = val;
 			} else if (!strcmp(a, "--top")) {
 				char *end;
 				errno = 0;
@@ -884,6 +1267,7 @@ int gmt_sites_main(const char *cmd, int argc, char **argv)
 		sites_run_t r;
 		memset(&r, 0, sizeof(r));
 		r.file = files[i];
+		r.phase = phase;
 		r.sym = gmt_symtab_new(dirs, ndirs, symbols);
 		int e = r.sym ? run_trace(&r, (unsigned)top) : -ENOMEM;
 		if (!e) {

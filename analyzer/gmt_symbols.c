@@ -50,8 +50,19 @@ extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *st
 
 /* ---- the table ------------------------------------------------------------ */
 
+/* A symbol, for the sorted per-file table. */
+typedef struct fsym {
+	uint64_t lo, size;
+	const char *name;       /* libdw's memory, valid while the Dwfl lives */
+	int rank;               /* global 2, weak 1, local 0: libdwfl's order */
+	int index;              /* in the symbol table: the first wins a tie  */
+} fsym_t;
+
 typedef struct sym_file {
 	char *path;
+	fsym_t *fsyms;          /* sorted by lo, built at the first lookup    */
+	size_t n_fsyms;
+	int fsyms_loaded;
 	Dwfl *dwfl;             /* NULL: missing (or symbols off)             */
 	Dwfl_Module *mod;
 	uint64_t lo;            /* lowest mapped vaddr                        */
@@ -138,6 +149,7 @@ void gmt_symtab_free(gmt_symtab_t *t)
 	for (size_t i = 0; i < t->n_files; i++) {
 		if (t->files[i]->dwfl)
 			dwfl_end(t->files[i]->dwfl);
+		free(t->files[i]->fsyms);
 		free(t->files[i]->path);
 		free(t->files[i]);
 	}
@@ -306,13 +318,87 @@ static int add_frame(gmt_sym_t *s, size_t *cap, char *function, const char *file
 	return 0;
 }
 
+static int cmp_fsym(const void *a, const void *b)
+{
+	const fsym_t *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->rank != y->rank)
+		return y->rank - x->rank;       /* global, then weak, then local */
+	return x->index - y->index;
+}
+
+/* The file's function symbols, sorted once. dwfl_module_addrinfo scans the
+ * whole symbol table at every call (measured: 90% of the time on
+ * libcublasLt's 100,000 symbols); a binary search over this copy is the
+ * same answer for functions in logarithmic time. 0 or -ENOMEM. */
+static int fsyms_load(sym_file_t *f)
+{
+	f->fsyms_loaded = 1;
+	int n = dwfl_module_getsymtab(f->mod);
+	if (n <= 0)
+		return 0;
+	f->fsyms = malloc((size_t)n * sizeof(*f->fsyms));
+	if (!f->fsyms)
+		return -ENOMEM;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym es;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(f->mod, i, &es, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(es.st_info);
+		/* the types dwfl_module_addrinfo considers */
+		if (!name || !*name || type == STT_SECTION || type == STT_FILE || type == STT_TLS ||
+		    es.st_shndx == SHN_UNDEF || es.st_shndx == SHN_ABS)
+			continue;
+		int bind = GELF_ST_BIND(es.st_info);
+		f->fsyms[f->n_fsyms++] = (fsym_t){ .lo = addr, .size = es.st_size, .name = name,
+						    .rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0,
+						    .index = i };
+	}
+	if (f->n_fsyms)
+		qsort(f->fsyms, f->n_fsyms, sizeof(*f->fsyms), cmp_fsym);
+	return 0;
+}
+
+/* The function symbol containing pc: the nearest at or below it whose size
+ * covers it (a symbol of size 0 covers up to the next one), or NULL. */
+static const char *fsym_find(const sym_file_t *f, uint64_t pc)
+{
+	size_t lo = 0, hi = f->n_fsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->fsyms[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* lo: the first above pc. Look back over the runs of symbols at one
+	 * address (in a run, the preferred first), a few runs deep: a sized
+	 * symbol may contain smaller ones. */
+	size_t end = lo;
+	for (int k = 0; end > 0 && k < 16; k++) {
+		size_t start = end - 1;
+		while (start > 0 && f->fsyms[start - 1].lo == f->fsyms[start].lo)
+			start--;
+		for (size_t i = start; i < end; i++)
+			if (pc - f->fsyms[i].lo < f->fsyms[i].size)
+				return f->fsyms[i].name;
+		if (k == 0 && !f->fsyms[start].size)
+			return f->fsyms[start].name;  /* sizeless: up to the next */
+		end = start;
+	}
+	return NULL;
+}
+
 /* Fills s->frames from the module's symbols and DWARF at vaddr pc. */
-static int resolve(gmt_sym_t *s, Dwfl_Module *mod, uint64_t pc)
+static int resolve(gmt_sym_t *s, sym_file_t *fl, uint64_t pc)
 {
 	size_t cap = 0;
-	GElf_Off off;
-	GElf_Sym esym;
-	const char *symname = dwfl_module_addrinfo(mod, pc, &off, &esym, NULL, NULL, NULL);
+	Dwfl_Module *mod = fl->mod;
+	if (!fl->fsyms_loaded && fsyms_load(fl))
+		return -ENOMEM;
+	const char *symname = fsym_find(fl, pc);
 	const char *file = NULL;
 	int lineno = 0;
 	Dwfl_Line *ln = dwfl_module_getsrc(mod, pc);
@@ -404,7 +490,7 @@ const gmt_sym_t *gmt_symtab_lookup(gmt_symtab_t *t, uint64_t addr, int caller)
 			/* A file without a build id cannot be checked against a
 			 * trace that has one: treated as a mismatch too. */
 			s->status = GMT_SYM_MISMATCH;
-		} else if (resolve(s, f->mod, s->offset - (uint64_t)caller)) {
+		} else if (resolve(s, f, s->offset - (uint64_t)caller)) {
 			sym_free(s);
 			return NULL;
 		}

@@ -96,3 +96,60 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v ev="$((2 * BIG))" 'BEGIN { printf "phases: %.3f s, %.0f events/s (wall clock)\n", b - a, ev / (b - a) }'
 awk -v sz="$(stat -c %s "$big")" -v ev="$((2 * BIG))" 'BEGIN { printf "trace: %d bytes, %.2f bytes/event\n", sz, sz / ev }'
+
+# ---- stacks and symbolisation (issue 4) ------------------------------------
+# Stack capture cost per event by GPUMEMTRACE_STACK_DEPTH (0 = stacks off) on
+# a workload 64 calls deep, heaptrack -r at the same call depth; then the
+# time `sites` reports for symbolisation, on the demo's trace and on a
+# synthetic trace (tests/tools/gen-bigstacks.c) of BENCH_STACKS (10000)
+# distinct stacks of depth 20 through large libraries (BENCH_LIBS: the CUDA
+# libraries present, cuBLASLt, cuDNN, NCCL).
+SDEEP=64
+echo
+echo "stack capture by GPUMEMTRACE_STACK_DEPTH, $PAIRS pairs at call depth $SDEEP, median of $RUNS runs:"
+splain=$(measure splain "$B/tests/bench_cuda" "$PAIRS" "$SDEEP")
+printf "\n| configuration | ns/event in the loop | overhead ns/event |\n|---|---|---|\n"
+printf "| doubles, plain | %.1f | |\n" "$splain"
+for d in 0 8 20 64; do
+	t=$(measure "sdepth$d" env GPUMEMTRACE_STACK_DEPTH=$d GPUMEMTRACE_OUTPUT="$W/out" LD_PRELOAD="$B/libgpumemtrace.so" "$B/tests/bench_cuda" "$PAIRS" "$SDEEP")
+	awk -v t="$t" -v p="$splain" -v d="$d" 'BEGIN { printf "| gpumemtrace, GPUMEMTRACE_STACK_DEPTH=%d | %.1f | %.1f |\n", d, t, t - p }'
+done
+if command -v heaptrack >/dev/null 2>&1; then
+	smp=$(measure smplain "$B/tests/bench_malloc" "$PAIRS" "$SDEEP")
+	printf "| malloc/free, plain | %.1f | |\n" "$smp"
+	for d in 20 $SDEEP; do
+		t=$(measure "ht$d" heaptrack -r -o "$W/out/ht" "$B/tests/bench_malloc" "$PAIRS" "$d")
+		m=$(measure "htp$d" "$B/tests/bench_malloc" "$PAIRS" "$d")
+		awk -v t="$t" -v p="$m" -v d="$d" 'BEGIN { printf "| heaptrack -r, call depth %d (it unwinds all) | %.1f | %.1f |\n", d, t, t - p }'
+	done
+else
+	echo "(heaptrack not installed: no peer figures)"
+fi
+
+symtime() { # TRACE: the seconds and counts `sites` reports for symbolisation
+	t0=$(date +%s.%N)
+	"$B/gpumemtrace-analyze" sites --json --top 5 "$1" > "$W/sites.json" 2>/dev/null || true
+	t1=$(date +%s.%N)
+	python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["symbolisation"]; print("%d distinct addresses, %d files: symbolisation %.3f s, sites %.3f s wall clock" % (s["addresses"], s["files"], s["seconds"], float(sys.argv[3]) - float(sys.argv[2])))' "$W/sites.json" "$t0" "$t1"
+}
+echo
+echo "symbolisation (sites):"
+rm -rf "$W/out"; mkdir -p "$W/out"
+(cd "$W/out" && traced "$B/tests/demo_workload" >/dev/null 2>&1) || true
+if ls "$W"/out/*.gmt >/dev/null 2>&1; then
+	printf "  demo workload: "; symtime "$(ls "$W"/out/*.gmt | head -n 1)"
+fi
+CUDALIB=${CUDA_HOME:-/usr/local/cuda}/lib64
+libs=""
+for l in ${BENCH_LIBS:-$CUDALIB/libcublasLt.so.13 $CUDALIB/libcudnn_engines_precompiled.so.9 $CUDALIB/libcudnn_adv.so.9 $CUDALIB/libnccl.so.2}; do
+	[ -f "$l" ] && libs="$libs $l"
+done
+if [ -n "$libs" ]; then
+	# shellcheck disable=SC2086
+	"$B/tests/tools/gen-bigstacks" "$W/big.gmt" "${BENCH_STACKS:-10000}" 20 $libs
+	mb=$(du -cm $libs | tail -n 1 | cut -f1)
+	printf "  %s stacks of depth 20 through %s MB of libraries (%s): " "${BENCH_STACKS:-10000}" "$mb" "$(for l in $libs; do basename "$l"; done | tr '\n' ' ')"
+	symtime "$W/big.gmt"
+else
+	echo "  (no large libraries found: set BENCH_LIBS)"
+fi

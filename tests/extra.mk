@@ -115,3 +115,11 @@ $(BUILD)/tests/sites_rebuilt/libsites_lib.so: tests/routes/lib/sites_lib.c $(FAK
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(SITES_CFLAGS) -DSITES_LIB_TAG=1 -fPIC -shared \
 	    -Wl,--build-id=0x12345678deadbeef12345678deadbeef12345678 -o $@ $< -L$(BUILD)/fakecuda -lcudart
+
+# Call sites per phase (tests/cases/sites_phase.sh): sites_phase_workload,
+# built like sites_workload.
+EXTRA_TARGETS += $(BUILD)/tests/sites_phase_workload
+$(BUILD)/tests/sites_phase_workload: tests/routes/lib/sites_phase.c $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(SITES_CFLAGS) -o $@ $< -L$(BUILD)/fakecuda -Wl,-rpath-link,$(BUILD)/fakecuda -lcudart -ldl
