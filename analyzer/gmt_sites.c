@@ -12,6 +12,16 @@
  *     pass 1 (the same event, the replay being deterministic), the blocks
  *     of that device are summed by stack: the sites at the peak.
  * Symbolisation (gmt_symbols.c) comes last, only for the stacks reported.
+ *
+ * --framework adds a third pass over the merged time line (gmt_timeline.h:
+ * the framework's history arrives in the side stream): the framework's own
+ * blocks, live from FW_ALLOC to FW_FREE_REQUESTED (the "requested" view),
+ * summed per (device, stack) as they change. At the first instant of each
+ * device's maximum those sums are the sites; they are copied lazily, just
+ * before the device's next change (the state at a peak lasts until then),
+ * so a run that climbs for long copies only when it turns. Their stacks are
+ * usually TEXT_STACK records (Python frames from the companion), shown as
+ * their text.
  */
 #include "gmt_sites.h"
 
@@ -24,6 +34,7 @@
 #include "gmt_phases.h"
 #include "gmt_replay.h"
 #include "gmt_symbols.h"
+#include "gmt_timeline.h"
 
 #ifndef GMT_VERSION
 #define GMT_VERSION "0.0.0"
@@ -55,6 +66,19 @@ typedef struct site {
 				    ascending (NULL: just stack)              */
 	size_t n_ids;
 } site_t;
+
+typedef struct text_stack_rec {
+	char **frames;
+	size_t n;
+} text_stack_rec_t;
+
+/* --framework: one device's framework blocks. */
+typedef struct fwdev_rec {
+	int ordinal;
+	uint64_t live, peak, peak_ts;
+	int pending;             /* live is a new peak not copied yet */
+	site_t *sites; size_t n_sites;
+} fwdev_rec_t;
 
 typedef struct fail_rec {
 	uint64_t ts, size;
@@ -107,6 +131,15 @@ typedef struct sites_run {
 	int oom;
 	gmt_decode_result_t res;
 	const gmt_summary_t *sum;
+	/* --framework */
+	int framework;
+	gmt_u64map_t tstack_ix;  /* text stack id -> a: index in tstacks     */
+	text_stack_rec_t *tstacks; size_t n_tstacks, cap_tstacks;
+	fwdev_rec_t *fwdevs; size_t n_fwdevs;
+	gmt_u64map_t fw_blocks;  /* block key -> a size, b stack            */
+	gmt_u64map_t fw_agg;     /* (dev + 1) << 32 | stack -> a bytes, b count */
+	uint64_t fw_ts;
+	int fw_any;
 } sites_run_t;
 
 #define PACK(stack, owner, dev) ((uint64_t)(stack) | (uint64_t)((owner) & 0xff) << 32 | \
@@ -116,6 +149,37 @@ typedef struct sites_run {
 #define P_DEV(b)   ((int)(((b) >> 40) & 0xffff) - 1)
 
 /* ---- pass 1 --------------------------------------------------------------- */
+
+static int p1_text_stack(void *ctx, uint32_t id, const char *const *frames, size_t n)
+{
+	sites_run_t *r = ctx;
+	int existed;
+	gmt_u64map_slot_t *s = gmt_u64map_put(&r->tstack_ix, id, &existed);
+	if (!s)
+		return 1;
+	if (existed)
+		return 0;  /* ids are unique; keep the first */
+	if (r->n_tstacks == r->cap_tstacks) {
+		size_t c = r->cap_tstacks ? r->cap_tstacks * 2 : 16;
+		text_stack_rec_t *ns = realloc(r->tstacks, c * sizeof(*ns));
+		if (!ns)
+			return 1;
+		r->tstacks = ns;
+		r->cap_tstacks = c;
+	}
+	text_stack_rec_t *st = &r->tstacks[r->n_tstacks];
+	st->n = 0;
+	st->frames = calloc(n ? n : 1, sizeof(char *));
+	if (!st->frames)
+		return 1;
+	s->a = r->n_tstacks++;
+	for (size_t i = 0; i < n; i++) {
+		if (!(st->frames[i] = strdup(frames[i])))
+			return 1;
+		st->n++;
+	}
+	return 0;
+}
 
 static int p1_module(void *ctx, const gmt_module_t *m)
 {
@@ -428,6 +492,18 @@ static void run_free(sites_run_t *r)
 		free(r->stacks[i].frames);
 	free(r->stacks);
 	gmt_u64map_clear(&r->stack_ix);
+	for (size_t i = 0; i < r->n_tstacks; i++) {
+		for (size_t k = 0; k < r->tstacks[i].n; k++)
+			free(r->tstacks[i].frames[k]);
+		free(r->tstacks[i].frames);
+	}
+	free(r->tstacks);
+	gmt_u64map_clear(&r->tstack_ix);
+	for (size_t i = 0; i < r->n_fwdevs; i++)
+		sites_free(r->fwdevs[i].sites, r->fwdevs[i].n_sites);
+	free(r->fwdevs);
+	gmt_u64map_clear(&r->fw_blocks);
+	gmt_u64map_clear(&r->fw_agg);
 	gmt_u64map_clear(&r->totals);
 	gmt_u64map_clear(&r->live_blocks);
 	gmt_u64map_clear(&r->live_handles);
@@ -510,6 +586,178 @@ static int cmp_dev(const void *a, const void *b)
 static int group_sites(sites_run_t *r, site_t *a, size_t *n);
 
 /* Runs both passes; r->res holds pass 1's outcome. Returns 0 or -ENOMEM. */
+/* ---- --framework ------------------------------------------------------------ */
+
+/* Blocks of different devices never share an address under unified
+ * addressing, but traces from test doubles may: the device goes in the key. */
+static uint64_t fw_key(int dev, uint64_t addr)
+{
+	return (addr & 0x00ffffffffffffffull) ^ (uint64_t)(dev & 0xff) << 56;
+}
+
+static fwdev_rec_t *fw_dev(sites_run_t *r, int ordinal)
+{
+	for (size_t i = 0; i < r->n_fwdevs; i++)
+		if (r->fwdevs[i].ordinal == ordinal)
+			return &r->fwdevs[i];
+	fwdev_rec_t *n = realloc(r->fwdevs, (r->n_fwdevs + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	r->fwdevs = n;
+	memset(&n[r->n_fwdevs], 0, sizeof(*n));
+	n[r->n_fwdevs].ordinal = ordinal;
+	return &n[r->n_fwdevs++];
+}
+
+/* The instant at r->fw_ts is over: a device above its peak has a new one. */
+static void fw_close_instant(sites_run_t *r)
+{
+	for (size_t i = 0; i < r->n_fwdevs; i++) {
+		fwdev_rec_t *d = &r->fwdevs[i];
+		if (d->live > d->peak) {
+			d->peak = d->live;
+			d->peak_ts = r->fw_ts;
+			d->pending = 1;
+		}
+	}
+}
+
+/* Copies device d's sums by stack: the sites at its peak. */
+static int fw_take(sites_run_t *r, fwdev_rec_t *d)
+{
+	sites_free(d->sites, d->n_sites);
+	d->sites = NULL;
+	d->n_sites = 0;
+	d->pending = 0;
+	size_t cap = 0;
+	for (size_t i = 0; i < r->fw_agg.cap; i++) {
+		const gmt_u64map_slot_t *t = &r->fw_agg.s[i];
+		if (t->key == UINT64_MAX || (int)(t->key >> 32) - 1 != d->ordinal || !t->b)
+			continue;
+		if (d->n_sites == cap) {
+			cap = cap ? cap * 2 : 16;
+			site_t *ns = realloc(d->sites, cap * sizeof(*ns));
+			if (!ns)
+				return -ENOMEM;
+			d->sites = ns;
+		}
+		d->sites[d->n_sites++] = (site_t){ .stack = (uint32_t)t->key, .bytes = t->a, .count = t->b };
+	}
+	return 0;
+}
+
+static int fw_agg_add(sites_run_t *r, int dev, uint32_t stack, uint64_t size, int sign)
+{
+	int existed;
+	gmt_u64map_slot_t *a = gmt_u64map_put(&r->fw_agg, (uint64_t)(dev + 1) << 32 | stack, &existed);
+	if (!a)
+		return -ENOMEM;
+	if (sign > 0) {
+		a->a += size;
+		a->b++;
+	} else {
+		a->a -= size;
+		if (--a->b == 0)
+			gmt_u64map_del(&r->fw_agg, a);
+	}
+	return 0;
+}
+
+static int fw_reset(void *ctx, int pass)
+{
+	sites_run_t *r = ctx;
+	(void)pass;
+	for (size_t i = 0; i < r->n_fwdevs; i++)
+		sites_free(r->fwdevs[i].sites, r->fwdevs[i].n_sites);
+	free(r->fwdevs);
+	r->fwdevs = NULL;
+	r->n_fwdevs = 0;
+	gmt_u64map_clear(&r->fw_blocks);
+	gmt_u64map_clear(&r->fw_agg);
+	r->fw_any = 0;
+	return 0;
+}
+
+static int fw_event(void *ctx, const gmt_devent_t *e, int side)
+{
+	sites_run_t *r = ctx;
+	(void)side;
+	if ((e->type != GMT_EV_FW_ALLOC && e->type != GMT_EV_FW_FREE_REQUESTED) || e->device < 0)
+		return 0;
+	if (r->fw_any && e->ts != r->fw_ts)
+		fw_close_instant(r);
+	r->fw_ts = e->ts;
+	r->fw_any = 1;
+	fwdev_rec_t *d = fw_dev(r, e->device);
+	if (!d || (d->pending && fw_take(r, d)))
+		return -ENOMEM;
+	int existed;
+	gmt_u64map_slot_t *b = e->type == GMT_EV_FW_ALLOC ?
+		gmt_u64map_put(&r->fw_blocks, fw_key(e->device, e->addr), &existed) :
+		gmt_u64map_find(&r->fw_blocks, fw_key(e->device, e->addr));
+	if (e->type == GMT_EV_FW_ALLOC && !b)
+		return -ENOMEM;
+	if (b && (e->type == GMT_EV_FW_FREE_REQUESTED || existed)) {
+		/* a free, or an allocation over a live block (which it replaces) */
+		uint64_t size = b->a;
+		uint32_t stack = (uint32_t)b->b;
+		d->live -= size;
+		if (e->type == GMT_EV_FW_FREE_REQUESTED)
+			gmt_u64map_del(&r->fw_blocks, b);
+		if (fw_agg_add(r, e->device, stack, size, -1))
+			return -ENOMEM;
+	}
+	if (e->type == GMT_EV_FW_ALLOC) {
+		b = gmt_u64map_put(&r->fw_blocks, fw_key(e->device, e->addr), &existed);
+		if (!b)
+			return -ENOMEM;
+		b->a = e->size;
+		b->b = e->stack;
+		d->live += e->size;
+		if (fw_agg_add(r, e->device, e->stack, e->size, 1))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int cmp_fwdev(const void *a, const void *b)
+{
+	const fwdev_rec_t *x = a, *y = b;
+	return x->ordinal < y->ordinal ? -1 : x->ordinal > y->ordinal;
+}
+
+/* The framework pass (see the top of the file). Devices whose framework
+ * never held a byte are left out. */
+static int run_framework(sites_run_t *r)
+{
+	gmt_timeline_sink_t sink = { .ctx = r, .reset = fw_reset, .event = fw_event };
+	gmt_decode_result_t res;
+	gmt_timeline_run(r->file, &sink, &res, NULL);
+	if (res.status == GMT_DECODE_STOPPED)
+		return -ENOMEM;
+	if (r->fw_any)
+		fw_close_instant(r);
+	size_t m = 0;
+	for (size_t i = 0; i < r->n_fwdevs; i++) {
+		fwdev_rec_t *d = &r->fwdevs[i];
+		if (d->pending && fw_take(r, d))
+			return -ENOMEM;
+		if (!d->peak) {
+			sites_free(d->sites, d->n_sites);
+			continue;
+		}
+		if (group_sites(r, d->sites, &d->n_sites))
+			return -ENOMEM;
+		r->fwdevs[m++] = *d;
+	}
+	r->n_fwdevs = m;
+	if (m)
+		qsort(r->fwdevs, m, sizeof(*r->fwdevs), cmp_fwdev);
+	gmt_u64map_clear(&r->fw_blocks);
+	gmt_u64map_clear(&r->fw_agg);
+	return 0;
+}
+
 static int run_trace(sites_run_t *r, unsigned top)
 {
 	if (r->phase && load_phase(r))
@@ -527,6 +775,7 @@ static int run_trace(sites_run_t *r, unsigned top)
 	v.end = fw_end;
 	v.module = p1_module;
 	v.stack = p1_stack;
+	v.text_stack = p1_text_stack;
 	v.events = p1_events;
 	gmt_decode_file(r->file, &v, &r->res);
 	if (r->res.status == GMT_DECODE_STOPPED)
@@ -794,6 +1043,64 @@ static int json_site(FILE *o, sites_run_t *r, const site_t *s, uint64_t peak, in
 	return rc;
 }
 
+static const text_stack_rec_t *text_stack_get(const sites_run_t *r, uint32_t id)
+{
+	gmt_u64map_slot_t *s = gmt_u64map_find(&r->tstack_ix, id);
+	return s ? &r->tstacks[s->a] : NULL;
+}
+
+/* A framework site: its stack as text frames (a TEXT_STACK), or symbolised
+ * (a native STACK), or none. */
+static int text_fw_site(FILE *o, sites_run_t *r, const site_t *s, uint64_t peak, size_t rank)
+{
+	char b[64];
+	fprintf(o, "    #%zu  %s  %" PRIu64 " %s  %.2f%% of the peak", rank,
+		gmt_fmt_bytes(b, sizeof(b), s->bytes), s->count, s->count == 1 ? "block" : "blocks",
+		peak ? 100.0 * (double)s->bytes / (double)peak : 0.0);
+	if (s->stack)
+		fprintf(o, "  stack %u", s->stack);
+	fputc('\n', o);
+	const text_stack_rec_t *ts = GMT_STACK_IS_TEXT(s->stack) ? text_stack_get(r, s->stack) : NULL;
+	const stack_rec_t *st = GMT_STACK_IS_TEXT(s->stack) ? NULL : stack_get(r, s->stack);
+	if (ts && ts->n) {
+		for (size_t i = 0; i < ts->n; i++) {
+			fputs("          ", o);
+			gmt_text_str(o, ts->frames[i]);
+			fputc('\n', o);
+		}
+		return 0;
+	}
+	if (!st || !st->n) {
+		fprintf(o, "          (no stack recorded)\n");
+		return 0;
+	}
+	return each_frame(r, st, text_frame, o);
+}
+
+static int json_fw_site(FILE *o, sites_run_t *r, const site_t *s, uint64_t peak, int first)
+{
+	const int text = GMT_STACK_IS_TEXT(s->stack);
+	const text_stack_rec_t *ts = text ? text_stack_get(r, s->stack) : NULL;
+	const stack_rec_t *st = text ? NULL : stack_get(r, s->stack);
+	fprintf(o, "%s{\"bytes\":%" PRIu64 ",\"count\":%" PRIu64 ",\"share\":%.17g,\"stack_id\":%u,"
+		"\"stack_kind\":\"%s\",\"frames\":[", first ? "" : ",", s->bytes, s->count,
+		peak ? (double)s->bytes / (double)peak : 0.0, s->stack,
+		ts ? "text" : st ? "native" : "none");
+	int rc = 0;
+	if (ts) {
+		for (size_t i = 0; i < ts->n; i++) {
+			fputs(i ? ",{\"text\":" : "{\"text\":", o);
+			gmt_json_str(o, ts->frames[i]);
+			fputc('}', o);
+		}
+	} else if (st) {
+		jctx_t j = { o, 0 };
+		rc = each_frame(r, st, json_frame, &j);
+	}
+	fputs("]}", o);
+	return rc;
+}
+
 static const char *status_key(const gmt_decode_result_t *res)
 {
 	switch (res->status) {
@@ -824,6 +1131,19 @@ static int report_json(FILE *o, sites_run_t *r, unsigned top, int first)
 		fputs("]}", o);
 	}
 	fputc(']', o);
+	if (r->framework) {
+		fputs(",\"framework_sites\":[", o);
+		for (size_t k = 0; k < r->n_fwdevs && !rc; k++) {
+			fwdev_rec_t *d = &r->fwdevs[k];
+			fprintf(o, "%s{\"ordinal\":%d,\"peak_bytes\":%" PRIu64 ",\"peak_ts_ns\":%" PRIu64
+				",\"live_sites_total\":%zu,\"live_sites\":[", k ? "," : "", d->ordinal, d->peak,
+				d->peak_ts, d->n_sites);
+			for (size_t i = 0; i < d->n_sites && i < top && !rc; i++)
+				rc = json_fw_site(o, r, &d->sites[i], d->peak, i == 0);
+			fputs("]}", o);
+		}
+		fputc(']', o);
+	}
 	if (r->phase) {
 		fputs(",\"phase\":{\"name\":", o);
 		gmt_json_str(o, r->phase);
@@ -872,9 +1192,20 @@ static int report_text(FILE *o, sites_run_t *r, unsigned top)
 	fputs("trace ", o);
 	gmt_text_str(o, r->file);
 	fprintf(o, " (%s)\n", status_key(&r->res));
-	if (!r->n_devs)
+	if (r->framework && !r->n_fwdevs)
+		fputs("  the framework held no block (no FW_ALLOC events)\n", o);
+	for (size_t k = 0; k < r->n_fwdevs && !rc; k++) {
+		fwdev_rec_t *d = &r->fwdevs[k];
+		fprintf(o, "\ndevice %d: framework peak %s allocated at ts %" PRIu64 " ns\n", d->ordinal,
+			gmt_fmt_bytes(b, sizeof(b), d->peak), d->peak_ts);
+		fprintf(o, "  framework blocks live at the peak, by stack (%zu site%s%s):\n", d->n_sites,
+			d->n_sites == 1 ? "" : "s", d->n_sites > top ? ", largest listed" : "");
+		for (size_t i = 0; i < d->n_sites && i < top && !rc; i++)
+			rc = text_fw_site(o, r, &d->sites[i], d->peak, i + 1);
+	}
+	if (!r->n_devs && !r->framework)
 		fputs("  no device memory was held\n", o);
-	for (size_t k = 0; k < r->n_devs && !rc; k++) {
+	for (size_t k = 0; k < r->n_devs && !rc && !r->framework; k++) {
 		dev_rec_t *d = &r->devs[k];
 		fprintf(o, "\ndevice %d: peak %s at ts %" PRIu64 " ns\n", d->ordinal,
 			gmt_fmt_bytes(b, sizeof(b), d->peak), d->peak_ts);
@@ -1179,7 +1510,7 @@ static int flame(FILE *o, sites_run_t *r)
 int gmt_sites_main(const char *cmd, int argc, char **argv)
 {
 	int flamegraph = !strcmp(cmd, "flamegraph");
-	int json = 0, symbols = 1, rc = EXIT_OK, opts_done = 0;
+	int json = 0, symbols = 1, framework = 0, rc = EXIT_OK, opts_done = 0;
 	unsigned long top = DEFAULT_TOP;
 	const char *out_path = NULL, *phase = NULL;
 	char **files = calloc((size_t)argc + 1, sizeof(char *));
@@ -1201,6 +1532,8 @@ int gmt_sites_main(const char *cmd, int argc, char **argv)
 			json = 1;
 		} else if (!strcmp(a, "--no-symbols")) {
 			symbols = 0;
+		} else if (!strcmp(a, "--framework") && !flamegraph) {
+			framework = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			free(files);
 			free(dirs);
@@ -1269,7 +1602,10 @@ int gmt_sites_main(const char *cmd, int argc, char **argv)
 		r.file = files[i];
 		r.phase = phase;
 		r.sym = gmt_symtab_new(dirs, ndirs, symbols);
+		r.framework = framework;
 		int e = r.sym ? run_trace(&r, (unsigned)top) : -ENOMEM;
+		if (!e && framework)
+			e = run_framework(&r);
 		if (!e) {
 			int drc = EXIT_OK;
 			if (r.res.status == GMT_DECODE_DAMAGED) {

@@ -93,6 +93,31 @@ static const uint16_t action_type[] = {
 };
 #define N_ACTIONS (sizeof(action_type) / sizeof(action_type[0]))
 
+/* The event's text stack id; anything else (a native STACK id, garbage) is
+ * dropped: the caller may only name what gpumemtrace_stack() returned. */
+static uint32_t event_stack(const gpumemtrace_fw_event_t *e)
+{
+	return e->stack <= UINT32_MAX && GMT_STACK_IS_TEXT(e->stack) ? (uint32_t)e->stack : 0;
+}
+
+/* One event now with its text stack: gmt_fw_emit_now without one. */
+static void emit_now_stack(const gpumemtrace_fw_event_t *e, uint32_t fw, uint32_t stack)
+{
+	const unsigned type = action_type[e->action];
+	int16_t dev = fw_device(e->device);
+	if (stack == 0 || type == GMT_EV_FW_OOM) {
+		gmt_fw_emit_now(type, e->device, e->addr, e->size, e->stream, fw, 0);
+		return;
+	}
+	gmt_event_t ev = {
+		.addr = e->addr, .size = e->size, .stream = e->stream, .aux = fw,
+		.stack = stack, .type = (uint16_t)type, .device = dev,
+	};
+	if (dev >= 0)
+		gmt_device_describe(dev);
+	gmt_emit(&ev, 0, 0);
+}
+
 /* Past-time events go to the side stream in chunks: one allocation per
  * chunk, not per call (a history can hold a million events). */
 #define SIDE_CHUNK 4096u
@@ -122,7 +147,8 @@ static void emit_past(uint32_t fw, const gpumemtrace_fw_event_t *ev, size_t n, s
 			 * is taken as now rather than as the future. */
 			.ts = ev[i].time_ns < now ? ev[i].time_ns : now,
 			.addr = ev[i].addr, .size = ev[i].size, .stream = ev[i].stream,
-			.aux = aux, .type = action_type[ev[i].action], .device = dev,
+			.aux = aux, .stack = event_stack(&ev[i]),
+			.type = action_type[ev[i].action], .device = dev,
 		};
 		if (k == cap) {
 			gmt_emit_side(buf, k);
@@ -184,8 +210,7 @@ GMT_EXPORT int gpumemtrace_fw_events(int fw, const gpumemtrace_fw_event_t *ev, s
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		if (ev[i].time_ns == 0)
-			gmt_fw_emit_now(action_type[ev[i].action], ev[i].device, ev[i].addr,
-					ev[i].size, ev[i].stream, (uint32_t)fw, 0);
+			emit_now_stack(&ev[i], (uint32_t)fw, event_stack(&ev[i]));
 	}
 	return 0;
 }
@@ -207,6 +232,14 @@ GMT_EXPORT void gpumemtrace_fw_lost(int fw, int device, uint64_t n)
 	if (!fw_is_known(fw) || n == 0)
 		return;
 	gmt_fw_emit_now(GMT_EV_FW_LOST, device, 0, n, 0, (uint32_t)fw, 0);
+}
+
+GMT_EXPORT uint32_t gpumemtrace_stack(const char *const *frames, size_t n)
+{
+	gmt_preload_ensure_init();
+	if (n && !frames)
+		return 0;
+	return gmt_tracer_text_stack(frames, n);
 }
 
 GMT_EXPORT void gpumemtrace_meta(const char *key, const char *value)

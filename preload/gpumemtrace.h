@@ -69,7 +69,18 @@ typedef struct gpumemtrace_fw_event {
 	uint64_t size;      /* bytes                                          */
 	uint64_t stream;    /* the CUstream/cudaStream_t value, 0 = default   */
 	uint64_t time_ns;   /* 0 = now; else CLOCK_MONOTONIC ns, in the past  */
+	uint64_t stack;     /* gpumemtrace_stack() id, 0 = none               */
 } gpumemtrace_fw_event_t;
+/* ABI: the struct grew in 0.1.x (stack, at the end: 48 bytes, was 40). A
+ * program built against the older header passes 40-byte elements and must
+ * be rebuilt; its arrays would be read with the wrong stride. */
+
+/* Interns a call stack the framework recorded itself, as text (Python
+ * frames, "name (file:line)"), n frames innermost first, and returns its id
+ * for gpumemtrace_fw_event_t.stack: the same frames give the same id. The
+ * analyzer shows it for the framework's events (`sites --framework`).
+ * Strings are copied. 0 when not traced (or out of memory). */
+uint32_t gpumemtrace_stack(const char *const *frames, size_t n);
 
 /* Registers a framework by name ("pytorch") and returns its id (> 0), the
  * same id for the same name; 0 when not traced. */

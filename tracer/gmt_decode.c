@@ -232,7 +232,7 @@ static const uint8_t *mp_scan(const uint8_t *p, const uint8_t *end)
 
 static const char *const tag_names[] = {
 	"?", "HEADER", "THREAD", "MODULE", "MODULE_UNLOAD", "STACK", "DEVICE",
-	"EVENTS", "DROPS", "STRING", "END", "META",
+	"EVENTS", "DROPS", "STRING", "END", "META", "TEXT_STACK",
 };
 
 static int wrong(dec_t *d, unsigned tag, const char *field)
@@ -564,7 +564,7 @@ static const size_t rec_len[GMT_REC_TAG_MAX + 1] = {
 	[GMT_REC_HEADER] = 2, [GMT_REC_THREAD] = 4, [GMT_REC_MODULE] = 7,
 	[GMT_REC_MODULE_UNLOAD] = 3, [GMT_REC_STACK] = 3, [GMT_REC_DEVICE] = 2,
 	[GMT_REC_EVENTS] = 4 + GMT_COL_COUNT, [GMT_REC_DROPS] = 6, [GMT_REC_STRING] = 3,
-	[GMT_REC_END] = 5, [GMT_REC_META] = 3,
+	[GMT_REC_END] = 5, [GMT_REC_META] = 3, [GMT_REC_TEXT_STACK] = 3,
 };
 
 static int record(dec_t *d, const msgpack_object *o)
@@ -695,6 +695,22 @@ static int record(dec_t *d, const msgpack_object *o)
 			    get_str(d, &a[2].via.map.ptr[i].val, &d->kvs[i].value, NULL))
 				return wrong(d, tag, "META.map");
 		return CB(d, meta, u1, d->kvs, c);
+	}
+	case GMT_REC_TEXT_STACK: {
+		if (get_u32(&a[1], &id) || !GMT_STACK_IS_TEXT(id))
+			return wrong(d, tag, "TEXT_STACK.id");
+		if (a[2].type != MSGPACK_OBJECT_ARRAY)
+			return wrong(d, tag, "TEXT_STACK.frames");
+		size_t c = a[2].via.array.size;
+		if (grow((void **)&d->ptrs, &d->ptrs_cap, c + 1, sizeof(*d->ptrs))) {
+			snprintf(d->res->message, sizeof(d->res->message), "%s: out of memory", d->name);
+			d->res->status = GMT_DECODE_IO;
+			return -1;
+		}
+		for (size_t i = 0; i < c; i++)
+			if (get_str(d, &a[2].via.array.ptr[i], &d->ptrs[i], NULL))
+				return wrong(d, tag, "TEXT_STACK.frames");
+		return CB(d, text_stack, id, d->ptrs, c);
 	}
 	}
 	return 0;

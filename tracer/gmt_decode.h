@@ -91,6 +91,9 @@ typedef struct gmt_visitor {
 	int (*string)(void *ctx, uint32_t id, const char *text, size_t len);
 	int (*end)(void *ctx, const gmt_end_t *e);
 	int (*meta)(void *ctx, uint64_t ts, const gmt_kv_t *kv, size_t n);
+	/* (1.2) A stack of text frames (a framework's own, e.g. Python),
+	 * innermost first; id >= GMT_TEXT_STACK_ID_BASE. */
+	int (*text_stack)(void *ctx, uint32_t id, const char *const *frames, size_t n);
 } gmt_visitor_t;
 
 enum gmt_decode_status {

@@ -15,7 +15,7 @@
 #define GMT_SKIPPABLE_MAGIC   0x184D2A5Eu
 #define GMT_FILE_MAGIC        "GMTRACE"     /* 7 chars + NUL = 8 bytes */
 #define GMT_FORMAT_MAJOR      1
-#define GMT_FORMAT_MINOR      1
+#define GMT_FORMAT_MINOR      2
 
 /* Record tags: every record is a msgpack array whose first element is one of
  * these positive fixints. */
@@ -31,10 +31,16 @@ enum gmt_rec_tag {
 	GMT_REC_STRING        = 9,  /* [9, id, text]                              */
 	GMT_REC_END           = 10, /* [10, ts, written, dropped, late]           */
 	GMT_REC_META          = 11, /* [11, ts, map] free-form key/values         */
-	GMT_REC_TAG_MAX       = 11
+	GMT_REC_TEXT_STACK    = 12, /* [12, id, [str frames, innermost first]] (1.2) */
+	GMT_REC_TAG_MAX       = 12
 };
 
 /* Event types (column "type", one byte). */
+/* TEXT_STACK ids start here, so an event's stack column tells the two kinds
+ * apart: native STACK ids count up from 1 and never get this far. */
+#define GMT_TEXT_STACK_ID_BASE 0x80000000u
+#define GMT_STACK_IS_TEXT(id)  ((uint32_t)(id) >= GMT_TEXT_STACK_ID_BASE)
+
 enum gmt_ev_type {
 	GMT_EV_NONE          = 0,
 	GMT_EV_ALLOC         = 1,  /* addr, size, stream(async), aux=kind|api|owner */

@@ -804,6 +804,99 @@ out:
 	return id;
 }
 
+/* Text stacks: a second table like the strings' one, keyed by the frames
+ * joined with '\n' (a frame holds no newline worth keeping: one is folded
+ * into a space). Not a hot path: a framework interns each distinct stack once
+ * and caches the id itself. */
+static istr_t *tstab;
+static size_t tstab_cap, tstab_n;
+
+static int tstab_grow(void)
+{
+	size_t cap = tstab_cap ? tstab_cap * 2 : 64;
+	istr_t *t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < tstab_cap; i++) {
+		if (!tstab[i].hash)
+			continue;
+		size_t j = tstab[i].hash & (cap - 1);
+		while (t[j].hash)
+			j = (j + 1) & (cap - 1);
+		t[j] = tstab[i];
+	}
+	free(tstab);
+	tstab = t;
+	tstab_cap = cap;
+	return 0;
+}
+
+/* The frames as one key string ("3:a\nb\nc": the count first, so that
+ * [""] and [] differ), malloc'ed; NULL on failure. */
+static char *text_stack_key(const char *const *frames, size_t n)
+{
+	size_t len = 24;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(frames[i] ? frames[i] : "") + 1;
+	char *key = malloc(len);
+	if (!key)
+		return NULL;
+	char *p = key + snprintf(key, 24, "%zu:", n);
+	for (size_t i = 0; i < n; i++) {
+		for (const char *f = frames[i] ? frames[i] : ""; *f; f++)
+			*p++ = *f == '\n' ? ' ' : *f;
+		if (i + 1 < n)
+			*p++ = '\n';
+	}
+	*p = 0;
+	return key;
+}
+
+uint32_t gmt_tracer_text_stack(const char *const *frames, size_t n)
+{
+	if ((n && !frames) || n > UINT32_MAX || !ensure_init())
+		return 0;
+	char *key = text_stack_key(frames, n);
+	if (!key)
+		return 0;
+	uint64_t h = str_hash(key);
+	uint32_t id = 0;
+	pthread_mutex_lock(&gmt_g.lock);
+	if ((tstab_n + 1) * 2 > tstab_cap && tstab_grow() < 0)
+		goto out;
+	if (tstab_n >= UINT32_MAX - GMT_TEXT_STACK_ID_BASE)
+		goto out;
+	size_t j = h & (tstab_cap - 1);
+	for (; tstab[j].hash; j = (j + 1) & (tstab_cap - 1)) {
+		if (tstab[j].hash == h && !strcmp(tstab[j].text, key)) {
+			id = tstab[j].id;
+			goto out;
+		}
+	}
+	rec_builder_t b;
+	rb_init(&b);
+	msgpack_pack_array(&b.pk, 3);
+	msgpack_pack_uint8(&b.pk, GMT_REC_TEXT_STACK);
+	msgpack_pack_uint32(&b.pk, GMT_TEXT_STACK_ID_BASE + (uint32_t)tstab_n);
+	msgpack_pack_array(&b.pk, n);
+	for (size_t i = 0; i < n; i++)
+		pack_str(&b.pk, frames[i] ? frames[i] : "");
+	gmt_mrec_t *r = rb_finish(&b);
+	if (!r)
+		goto out;
+	id = GMT_TEXT_STACK_ID_BASE + (uint32_t)tstab_n++;
+	tstab[j].hash = h;
+	tstab[j].id = id;
+	tstab[j].text = key;
+	key = NULL;   /* owned by the table now */
+	/* persist: a fork child's new file must define the ids it inherits. */
+	meta_push_locked(r, 1);
+out:
+	pthread_mutex_unlock(&gmt_g.lock);
+	free(key);
+	return id;
+}
+
 void gmt_tracer_meta(const char *const *keys, const char *const *values, int n)
 {
 	if (n < 0 || !ensure_init())

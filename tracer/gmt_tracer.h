@@ -117,6 +117,13 @@ void gmt_tracer_device(const gmt_device_info_t *dev);
  * text returns the same id. 0 on failure. */
 uint32_t gmt_tracer_string(const char *text);
 
+/* Interns a stack of text frames (innermost first; a framework's own
+ * frames, e.g. Python's "name (file:line)") and returns its id
+ * (>= GMT_TEXT_STACK_ID_BASE, for an event's stack field), written as a
+ * TEXT_STACK record before any event that can refer to it; the same frames
+ * return the same id. 0 on failure or when tracing is off. n may be 0. */
+uint32_t gmt_tracer_text_stack(const char *const *frames, size_t n);
+
 /* Free-form metadata (a META record): keys and values are strings. */
 void gmt_tracer_meta(const char *const *keys, const char *const *values, int n);
 

@@ -365,7 +365,9 @@ static int stack_written(uint32_t id)
 /* Writes a STACK record into the frame the first time id is referred to. */
 static void need_stack(uint32_t id)
 {
-	if (!id || stack_written(id))
+	/* A text stack's record went out with the metadata, when it was
+	 * interned (gmt_tracer_text_stack). */
+	if (!id || GMT_STACK_IS_TEXT(id) || stack_written(id))
 		return;
 	uint32_t n = 0;
 	const uint64_t *f = gmt_stack_frames(id, &n);

@@ -5,9 +5,10 @@ CUDA, its counters) so the trace holds "allocated" beside "reserved". The
 PyTorch companion (gpumemtrace_companion) is the main user. Every function
 does nothing (and returns 0 or False) when the preload is not loaded.
 
-Events are tuples (action, device, addr, size, stream, time_ns): action one
-of the constants below, time_ns 0 for "now" or CLOCK_MONOTONIC ns in the
-past (sorted, each reported once; see gpumemtrace_fw_events).
+Events are tuples (action, device, addr, size, stream, time_ns[, stack]):
+action one of the constants below, time_ns 0 for "now" or CLOCK_MONOTONIC ns
+in the past (sorted, each reported once; see gpumemtrace_fw_events), stack an
+id from stack() (0 or absent: none).
 
 Phase boundaries: gpumemtrace.phase_begin/phase_end (and the phase context
 manager) call on_phase_boundary(), which runs the hooks added with
@@ -34,6 +35,7 @@ __all__ = [
     "fw_counters",
     "fw_lost",
     "meta",
+    "stack",
 ]
 
 FW_ALLOC = 1
@@ -58,6 +60,7 @@ def _load():
             "counters": scope.gpumemtrace_fw_counters,
             "lost": scope.gpumemtrace_fw_lost,
             "meta": scope.gpumemtrace_meta,
+            "stack": scope.gpumemtrace_stack,
         }
     except (OSError, AttributeError):
         return None
@@ -72,6 +75,8 @@ def _load():
     f["lost"].restype = None
     f["meta"].argtypes = [ctypes.c_char_p, ctypes.c_char_p]
     f["meta"].restype = None
+    f["stack"].argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    f["stack"].restype = ctypes.c_uint32
     return f
 
 
@@ -104,14 +109,15 @@ def fw_events(fw, events):
     if _f is None:
         return -1
     # gpumemtrace_fw_event_t is {int action; int device; uint64 addr, size,
-    # stream, time_ns}: 40 bytes, five little-endian uint64 words with
+    # stream, time_ns, stack}: 48 bytes, six little-endian uint64 words with
     # action and device in the first. array('Q') builds it in C, far
     # faster than a ctypes Structure per event (a history can hold 10^6).
     words = array.array("Q")
-    for action, device, addr, size, stream, time_ns in events:
+    for ev in events:
+        action, device, addr, size, stream, time_ns = ev[:6]
         words.extend(((action & _U32) | ((device & _U32) << 32), addr & _U64, size & _U64,
-                      stream & _U64, time_ns & _U64))
-    n = len(words) // 5
+                      stream & _U64, time_ns & _U64, (ev[6] & _U64) if len(ev) > 6 else 0))
+    n = len(words) // 6
     if n == 0:
         return 0
     if sys.byteorder != "little":
@@ -131,6 +137,17 @@ def fw_lost(fw, device, n):
     """n events of framework fw were lost before they could be reported."""
     if _f is not None and n > 0:
         _f["lost"](fw, device, n & _U64)
+
+
+def stack(frames):
+    """The id of a call stack given as text frames (innermost first, e.g.
+    "name (file:line)"), for the seventh element of an event; the same
+    frames give the same id. 0 when not traced."""
+    if _f is None:
+        return 0
+    frames = [_bytes(f) for f in frames]
+    argv = (ctypes.c_char_p * max(len(frames), 1))(*frames)
+    return _f["stack"](ctypes.cast(argv, ctypes.c_void_p), len(frames))
 
 
 def meta(key, value):

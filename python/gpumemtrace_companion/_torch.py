@@ -92,6 +92,7 @@ class _Companion(object):
         self.ready = False
         self.failed = False
         self.history = False
+        self.stacks = False
         self.max_entries = _env_int("GPUMEMTRACE_COMPANION_ENTRIES", 1000000)
         self.state = None
         self.devices = set()            # devices whose counters we record
@@ -202,6 +203,7 @@ class _Companion(object):
                         enabled="all", context="alloc" if stacks else None, stacks="python",
                         max_entries=self.max_entries)
                     self.state = _convert.ConvertState(start_time_us=start_us)
+                    self.stacks = stacks
                     self.history = True
                     fw.meta("companion_history", "on max_entries=%d stacks=%s start=%s" % (
                         self.max_entries, "python" if stacks else "none",
@@ -227,7 +229,8 @@ class _Companion(object):
         snap = self.torch.cuda.memory._snapshot()
         real = time.clock_gettime_ns(time.CLOCK_REALTIME)
         mono = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        res = _convert.convert(snap, self.state, real - mono, self.max_entries, mono)
+        res = _convert.convert(snap, self.state, real - mono, self.max_entries, mono,
+                               intern_stack=self.fw.stack if self.stacks else None)
         if res.events and self.fw.fw_events(self.fw_id, res.events) != 0:
             _report("events", "the preload refused %d events" % len(res.events))
         for device, n in sorted(res.lost.items()):

@@ -27,6 +27,12 @@ run in the new ring near that time. The new entries are those after it.
 If the same run occurs several times near that time (a tight loop repeating
 the same addresses), the occurrence closest in time wins, then the newest.
 
+Stacks. With the history's Python stacks on, an entry carries "frames"
+[{"filename", "line", "name"}, ...], innermost first. Given intern_stack,
+convert() turns them into text frames "name (filename:line)", asks
+intern_stack(frames) for their id (gpumemtrace._framework.stack) once per
+distinct stack (cached in the state) and appends the id to the event tuple.
+
 Times. time_ns = time_us * 1000 - (CLOCK_REALTIME - CLOCK_MONOTONIC) read
 at conversion time, so the events land on the tracer's clock with the
 accuracy of PyTorch's conversion (microseconds). The events of all devices
@@ -82,11 +88,13 @@ class ConvertState(object):
         self.last_time_ns = 0
         self.start_time_us = start_time_us
         self.last_move_us = None    # wall clock (us) of the previous call
+        self.stacks = {}            # tuple of text frames -> interned id
 
 
 class Result(object):
-    """events: [(action, device, addr, size, stream, time_ns)] sorted by
-    time_ns; lost: {device: estimated entries lost (>= 1)}; warnings: [str]."""
+    """events: [(action, device, addr, size, stream, time_ns)] (with a
+    seventh element, the stack id, when convert() was given intern_stack)
+    sorted by time_ns; lost: {device: estimated entries lost (>= 1)}; warnings: [str]."""
 
     __slots__ = ("events", "lost", "warnings")
 
@@ -184,13 +192,38 @@ def _lost_estimate(ring, since_us):
     return max(1, int(round((len(ring) - 1) * gap / float(span))))
 
 
-def convert(snapshot, state, offset_ns, max_entries, now_ns=None):
+def text_frames(entry):
+    """The entry's Python frames as text, innermost first: a tuple of
+    "name (filename:line)"; () when it has none."""
+    frames = entry.get("frames")
+    if not isinstance(frames, list):
+        return ()
+    out = []
+    for f in frames:
+        if isinstance(f, dict):
+            out.append("%s (%s:%s)" % (f.get("name", "?"), f.get("filename", "?"),
+                                       f.get("line", "?")))
+    return tuple(out)
+
+
+def _stack_id(entry, state, intern_stack):
+    frames = text_frames(entry)
+    if not frames:
+        return 0
+    sid = state.stacks.get(frames)
+    if sid is None:
+        sid = state.stacks[frames] = int(intern_stack(list(frames)) or 0)
+    return sid
+
+
+def convert(snapshot, state, offset_ns, max_entries, now_ns=None, intern_stack=None):
     """Converts the entries of snapshot["device_traces"] not moved before.
 
     snapshot: the dict of torch.cuda.memory._snapshot(); state: a
     ConvertState, updated; offset_ns: CLOCK_REALTIME - CLOCK_MONOTONIC in
     ns; max_entries: the ring's size (a ring this long is full); now_ns:
-    CLOCK_MONOTONIC now (None: no upper clamp). Returns a Result."""
+    CLOCK_MONOTONIC now (None: no upper clamp); intern_stack: frames ->
+    stack id (None: no stacks, 6-tuples). Returns a Result."""
     res = Result()
     traces = snapshot.get("device_traces") or []
     merged = []
@@ -233,14 +266,15 @@ def convert(snapshot, state, offset_ns, max_entries, now_ns=None):
             if action is None:
                 continue    # "snapshot" and actions we do not know
             a, size, stream = _key(e)[1:]
-            merged.append((_time(e), device, action, a, size, stream))
+            sid = _stack_id(e, state, intern_stack) if intern_stack is not None else None
+            merged.append((_time(e), device, action, a, size, stream, sid))
         st.moved += len(new)
         st.tail = (st.tail + [_key(e) for e in new[-TAIL:]])[-TAIL:]
         st.tail_time_us = _time(new[-1])
     # Stable: entries of one device with equal times keep their ring order.
     merged.sort(key=lambda m: m[0])
     last = state.last_time_ns
-    for t_us, device, action, addr, size, stream in merged:
+    for t_us, device, action, addr, size, stream, sid in merged:
         t = int(round(t_us * 1000)) - offset_ns
         if now_ns is not None and t > now_ns:
             t = now_ns
@@ -253,7 +287,10 @@ def convert(snapshot, state, offset_ns, max_entries, now_ns=None):
         if t < 1:
             t = 1
         last = t
-        res.events.append((action, device, addr, size, stream, t))
+        if sid is None:
+            res.events.append((action, device, addr, size, stream, t))
+        else:
+            res.events.append((action, device, addr, size, stream, t, sid))
     state.last_time_ns = last
     if now_ns is not None:
         state.last_move_us = (now_ns + offset_ns) // 1000

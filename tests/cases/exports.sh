@@ -14,7 +14,7 @@ n=$(wc -l < hooks.txt)
 [ "$n" -ge 60 ] || fail "only $n hooks expanded from hooks.def"
 { cat hooks.txt; printf '%s\n' dlsym dlvsym gpumemtrace_flush gpumemtrace_version gpumemtrace_trace_path \
 	gpumemtrace_phase_begin gpumemtrace_phase_end gpumemtrace_mark InitializeInjectionNvtx2 \
-	gpumemtrace_fw_register gpumemtrace_fw_events gpumemtrace_fw_counters gpumemtrace_fw_lost \
+	gpumemtrace_fw_register gpumemtrace_fw_events gpumemtrace_fw_counters gpumemtrace_fw_lost gpumemtrace_stack \
 	gpumemtrace_meta InitializeInjectionNvtxExtension _exit _Exit; } |
 	sort > expected.txt
 nm -D --defined-only "$PRELOAD" | awk '{ print $3 }' | sed 's/@.*//' | sort > actual.txt

@@ -30,6 +30,35 @@ def entry(action, addr, size, t, stream=0):
     return e
 
 
+class Stacks(unittest.TestCase):
+    """Entries with Python frames (GPUMEMTRACE_COMPANION_STACKS=python):
+    each distinct stack is interned once, through the callback, and its id
+    is the events' seventh element; an entry without frames gets 0."""
+
+    def test_frames(self):
+        calls = []
+
+        def intern(frames):
+            calls.append(frames)
+            return 0x80000000 + len(calls) - 1
+
+        st = cv.ConvertState()
+        r = cv.convert(load("snapshot_stacks.json"), st, OFF, 8, intern_stack=intern)
+        self.assertEqual(calls, [
+            ["forward (/w/model.py:12)", "step (/w/train.py:40)"],
+            ["step (/w/train.py:41)"],
+        ])
+        self.assertEqual(r.events, [
+            (cv.ALLOC, 0, A0, 512, 0, B + 10000, 0x80000000),
+            (cv.ALLOC, 0, B0, 1024, 0, B + 10001, 0x80000000),
+            (cv.ALLOC, 0, A0 + 0x600, 2048, 0, B + 20000, 0x80000001),
+            (cv.FREE_REQUESTED, 0, A0, 512, 0, B + 30000, 0),
+        ])
+        # Without the callback: six-tuples, as before.
+        r = cv.convert(load("snapshot_stacks.json"), cv.ConvertState(), OFF, 8)
+        self.assertEqual(r.events[0], (cv.ALLOC, 0, A0, 512, 0, B + 10000))
+
+
 class Fixtures(unittest.TestCase):
     """Three successive snapshots of one run: the second's rings overlap the
     first's (device 0's has dropped its two oldest and its times moved by

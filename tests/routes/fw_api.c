@@ -45,8 +45,8 @@ static uint64_t mono_ns(void)
 
 static void after_shutdown(void)
 {
-	gpumemtrace_fw_event_t e = { GPUMEMTRACE_FW_ALLOC, 0, 0x900000, 64, 0, 0 };
-	gpumemtrace_fw_event_t p = { GPUMEMTRACE_FW_ALLOC, 0, 0x900000, 64, 0, mono_ns() };
+	gpumemtrace_fw_event_t e = { GPUMEMTRACE_FW_ALLOC, 0, 0x900000, 64, 0, 0, 0 };
+	gpumemtrace_fw_event_t p = { GPUMEMTRACE_FW_ALLOC, 0, 0x900000, 64, 0, mono_ns(), 0 };
 	int r1 = p_register("late");
 	int r2 = p_events(fw, &e, 1);
 	int r3 = p_events(fw, &p, 1);
@@ -81,9 +81,9 @@ int main(void)
 	printf("other: %s\n", other > 0 && other != fw ? "distinct" : "wrong");
 
 	gpumemtrace_fw_event_t bad[3] = {
-		{ GPUMEMTRACE_FW_ALLOC, 0, 0x1000, 8, 0, 0 },
-		{ 9, 0, 0x1000, 8, 0, 0 },
-		{ GPUMEMTRACE_FW_FREE_REQUESTED, 0, 0x1000, 8, 0, 0 },
+		{ GPUMEMTRACE_FW_ALLOC, 0, 0x1000, 8, 0, 0, 0 },
+		{ 9, 0, 0x1000, 8, 0, 0, 0 },
+		{ GPUMEMTRACE_FW_FREE_REQUESTED, 0, 0x1000, 8, 0, 0, 0 },
 	};
 	printf("unknown fw: %d\n", p_events(fw + other + 1000, bad, 1));
 	printf("fw 0: %d\n", p_events(0, bad, 1));
@@ -93,31 +93,31 @@ int main(void)
 	printf("empty: %d\n", p_events(fw, NULL, 0));
 
 	gpumemtrace_fw_event_t now[4] = {
-		{ GPUMEMTRACE_FW_SEGMENT_ALLOC, 0, 0x100000, 2u << 20, 0, 0 },
-		{ GPUMEMTRACE_FW_ALLOC, 0, 0x100000, 512, 0x77, 0 },
-		{ GPUMEMTRACE_FW_FREE_REQUESTED, 0, 0x100000, 512, 0x77, 0 },
-		{ GPUMEMTRACE_FW_FREE_COMPLETED, 0, 0x100000, 512, 0x77, 0 },
+		{ GPUMEMTRACE_FW_SEGMENT_ALLOC, 0, 0x100000, 2u << 20, 0, 0, 0 },
+		{ GPUMEMTRACE_FW_ALLOC, 0, 0x100000, 512, 0x77, 0, 0 },
+		{ GPUMEMTRACE_FW_FREE_REQUESTED, 0, 0x100000, 512, 0x77, 0, 0 },
+		{ GPUMEMTRACE_FW_FREE_COMPLETED, 0, 0x100000, 512, 0x77, 0, 0 },
 	};
 	printf("now: %d\n", p_events(fw, now, 4));
 
 	const uint64_t t0 = mono_ns() - 5000000;
 	gpumemtrace_fw_event_t past[4] = {
-		{ GPUMEMTRACE_FW_ALLOC, 1, 0x200000, 1024, 5, t0 },
-		{ GPUMEMTRACE_FW_FREE_REQUESTED, 1, 0x200000, 1024, 5, t0 + 1000 },
-		{ GPUMEMTRACE_FW_FREE_COMPLETED, 1, 0x200000, 1024, 5, t0 + 2000 },
-		{ GPUMEMTRACE_FW_SEGMENT_MAP, 1, 0x400000, 20u << 20, 0, t0 + 2000 },
+		{ GPUMEMTRACE_FW_ALLOC, 1, 0x200000, 1024, 5, t0, 0 },
+		{ GPUMEMTRACE_FW_FREE_REQUESTED, 1, 0x200000, 1024, 5, t0 + 1000, 0 },
+		{ GPUMEMTRACE_FW_FREE_COMPLETED, 1, 0x200000, 1024, 5, t0 + 2000, 0 },
+		{ GPUMEMTRACE_FW_SEGMENT_MAP, 1, 0x400000, 20u << 20, 0, t0 + 2000, 0 },
 	};
 	printf("past: %d\n", p_events(fw, past, 4));
 	fprintf(stderr, "ts t0 %llu\n", (unsigned long long)t0);
 
 	gpumemtrace_fw_event_t mixed[2] = {
-		{ GPUMEMTRACE_FW_OOM, 0, 4096, 1u << 30, 0, 0 },
-		{ GPUMEMTRACE_FW_SEGMENT_UNMAP, 1, 0x400000, 20u << 20, 0, t0 + 3000 },
+		{ GPUMEMTRACE_FW_OOM, 0, 4096, 1u << 30, 0, 0, 0 },
+		{ GPUMEMTRACE_FW_SEGMENT_UNMAP, 1, 0x400000, 20u << 20, 0, t0 + 3000, 0 },
 	};
 	printf("mixed: %d\n", p_events(fw, mixed, 2));
 
 	const uint64_t before = mono_ns();
-	gpumemtrace_fw_event_t future = { GPUMEMTRACE_FW_ALLOC, 1, 0x500000, 8, 0, before + 3600000000000ull };
+	gpumemtrace_fw_event_t future = { GPUMEMTRACE_FW_ALLOC, 1, 0x500000, 8, 0, before + 3600000000000ull, 0 };
 	printf("future: %d\n", p_events(fw, &future, 1));
 	const uint64_t after = mono_ns();
 	fprintf(stderr, "ts before %llu\nts after %llu\n", (unsigned long long)before,

@@ -5,6 +5,7 @@
  *   DEVICE ordinal= name= total=
  *   MODULE id= base=0x size= path=        MODULE_UNLOAD id= ts=
  *   STACK id= depth=                      STRING id= text=
+ *   TEXTSTACK id= depth=
  *   META k=v ...
  *   EV <type> ts= thread= device= addr=0x size= stream=0x stack= kind= api=
  *      owner= flags= result= aux=  [" late" for events of a LATE record,
@@ -54,6 +55,12 @@ static int on_unload(void *ctx, uint32_t id, uint64_t ts)
 static int on_stack(void *ctx, uint32_t id, const uint64_t *f, size_t n)
 {
 	printf("STACK id=%u depth=%zu\n", id, n);
+	return 0;
+}
+
+static int on_text_stack(void *ctx, uint32_t id, const char *const *f, size_t n)
+{
+	printf("TEXTSTACK id=%u depth=%zu\n", id, n);
 	return 0;
 }
 
@@ -111,7 +118,7 @@ int main(int argc, char **argv)
 	gmt_visitor_t v = {
 		.header = on_header, .thread = on_thread, .module = on_module,
 		.module_unload = on_unload, .stack = on_stack, .device = on_device,
-		.events = on_events, .drops = on_drops, .string = on_string, .end = on_end,
+		.events = on_events, .drops = on_drops, .string = on_string, .text_stack = on_text_stack, .end = on_end,
 		.meta = on_meta,
 	};
 	gmt_decode_result_t r;
