@@ -330,10 +330,28 @@ typedef struct lv_dev {
 	size_t n_top;
 } lv_dev_t;
 
+/* Driver ranges by start address: node index (0: empty slot), linear
+ * probing, at most half full. Exact lookups of the replay's observations
+ * go here; the ordered treap over the same ranges is only needed to find
+ * the ranges that a framework range intersects, so it is built at the
+ * first framework segment event and kept from then on (a trace without
+ * segments never pays for it). */
+typedef struct rslot {
+	uint64_t key;
+	uint32_t val;
+} rslot_t;
+
+typedef struct rmap {
+	rslot_t *s;
+	size_t cap, n;       /* cap: a power of two (0: empty map) */
+} rmap_t;
+
 struct gmt_levels {
 	gmt_replay_t *rp;
 	tpool_t pool;
 	uint32_t ranges, handles, fw;          /* tree roots */
+	rmap_t rmap;                           /* driver ranges by key */
+	int ranges_ordered;                    /* the ranges treap is kept */
 	lv_dev_t **dev;                        /* index ordinal + 1 */
 	size_t n_dev;
 	int *dirty;
@@ -354,6 +372,92 @@ static inline uint64_t sub0(uint64_t a, uint64_t b)
 static inline uint64_t end_of(uint64_t a, uint64_t size)
 {
 	return a + size < a ? UINT64_MAX : a + size;
+}
+
+static inline size_t rm_hash(uint64_t key, size_t cap)
+{
+	key ^= key >> 29;
+	key *= 0xBF58476D1CE4E5B9ull;
+	key ^= key >> 32;
+	return (size_t)key & (cap - 1);
+}
+
+/* The node of key, 0 if none. */
+static uint32_t rm_get(const rmap_t *m, uint64_t key)
+{
+	if (!m->cap)
+		return 0;
+	for (size_t i = rm_hash(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->s[i].val)
+			return 0;
+		if (m->s[i].key == key)
+			return m->s[i].val;
+	}
+}
+
+/* Adds key -> t (key not present). */
+static int rm_put(rmap_t *m, uint64_t key, uint32_t t)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 1024;
+		rslot_t *ns = calloc(nc, sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->s[i].val)
+				continue;
+			size_t j = rm_hash(m->s[i].key, nc);
+			while (ns[j].val)
+				j = (j + 1) & (nc - 1);
+			ns[j] = m->s[i];
+		}
+		free(m->s);
+		m->s = ns;
+		m->cap = nc;
+	}
+	size_t i = rm_hash(key, m->cap);
+	while (m->s[i].val)
+		i = (i + 1) & (m->cap - 1);
+	m->s[i].key = key;
+	m->s[i].val = t;
+	m->n++;
+	return 0;
+}
+
+/* Removes key (present or not): backward-shift deletion keeps every
+ * remaining key reachable from its home slot without tombstones. */
+static void rm_del(rmap_t *m, uint64_t key)
+{
+	if (!m->cap)
+		return;
+	size_t mask = m->cap - 1, i = rm_hash(key, m->cap);
+	for (;; i = (i + 1) & mask) {
+		if (!m->s[i].val)
+			return;
+		if (m->s[i].key == key)
+			break;
+	}
+	m->n--;
+	for (size_t j = (i + 1) & mask; m->s[j].val; j = (j + 1) & mask) {
+		size_t h = rm_hash(m->s[j].key, m->cap);
+		/* j's entry may move to i unless its home lies in (i, j] */
+		if (((j - h) & mask) >= ((j - i) & mask)) {
+			m->s[i] = m->s[j];
+			i = j;
+		}
+	}
+	m->s[i].val = 0;
+}
+
+/* Builds the ranges treap from the live driver ranges, once. */
+static void ranges_order(gmt_levels_t *lv)
+{
+	if (lv->ranges_ordered)
+		return;
+	lv->ranges_ordered = 1;
+	for (uint32_t i = 1; i < lv->pool.used; i++)
+		if (lv->pool.n[i].tree == T_RANGE)
+			t_insert(lv->pool.n, &lv->ranges, i);
 }
 
 static lv_dev_t *dev_get(gmt_levels_t *lv, int ordinal)
@@ -609,6 +713,7 @@ static int eval_range(gmt_levels_t *lv, uint32_t t)
 /* Re-examines the driver ranges of device dv that intersect [a, b). */
 static int reeval(gmt_levels_t *lv, int dv, uint64_t a, uint64_t b)
 {
+	ranges_order(lv);
 	const tnode_t *N = lv->pool.n;
 	uint32_t t = t_pred(N, lv->ranges, a);
 	int rc = 0;
@@ -713,7 +818,9 @@ static int range_del(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
 		return rc;
 	N = lv->pool.n;
 	tnode_t n = N[t];
-	t_unlink(N, &lv->ranges, n.key);
+	rm_del(&lv->rmap, n.key);
+	if (lv->ranges_ordered)
+		t_unlink(N, &lv->ranges, n.key);
 	t_release(&lv->pool, t);
 	if (n.flags & F_MAP)
 		return 0;
@@ -767,7 +874,7 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 	case GMT_OBS_BLOCK_ADD:
 	case GMT_OBS_MAP_ADD: {
 		int is_map = o->op == GMT_OBS_MAP_ADD;
-		if ((t = t_find(lv->pool.n, lv->ranges, o->key)) && (rc = range_del(lv, t, NULL)))
+		if ((t = rm_get(&lv->rmap, o->key)) && (rc = range_del(lv, t, NULL)))
 			return rc;
 		if (!(t = t_alloc(&lv->pool)))
 			return -ENOMEM;
@@ -782,7 +889,12 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 		n->aux = is_map ? o->handle : 0;
 		n->flags = is_map ? F_MAP : 0;
 		n->tree = T_RANGE;
-		t_insert(lv->pool.n, &lv->ranges, t);
+		if ((rc = rm_put(&lv->rmap, o->key, t))) {
+			t_release(&lv->pool, t);
+			return rc;
+		}
+		if (lv->ranges_ordered)
+			t_insert(lv->pool.n, &lv->ranges, t);
 		if (!is_map) {
 			lv_dev_t *d = dev_get(lv, o->dev);
 			if (!d)
@@ -802,7 +914,7 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 	}
 	case GMT_OBS_BLOCK_DEL:
 	case GMT_OBS_MAP_DEL:
-		t = t_find(lv->pool.n, lv->ranges, o->key);
+		t = rm_get(&lv->rmap, o->key);
 		return t ? range_del(lv, t, cause) : 0;
 	case GMT_OBS_HANDLE_ADD: {
 		if ((t = t_find(lv->pool.n, lv->handles, o->key))) {
@@ -993,6 +1105,7 @@ void gmt_levels_free(gmt_levels_t *lv)
 	free(lv->pend);
 	free(lv->nw);
 	free(lv->pool.n);
+	free(lv->rmap.s);
 	free(lv);
 }
 
