@@ -95,6 +95,8 @@ static const uint16_t action_type[] = {
 
 /* The event's text stack id; anything else (a native STACK id, garbage) is
  * dropped: the caller may only name what gpumemtrace_stack() returned. */
+#define ACTION(a) ((a) & 0xff)
+
 static uint32_t event_stack(const gpumemtrace_fw_event_t *e)
 {
 	return e->stack <= UINT32_MAX && GMT_STACK_IS_TEXT(e->stack) ? (uint32_t)e->stack : 0;
@@ -103,7 +105,7 @@ static uint32_t event_stack(const gpumemtrace_fw_event_t *e)
 /* One event now with its text stack: gmt_fw_emit_now without one. */
 static void emit_now_stack(const gpumemtrace_fw_event_t *e, uint32_t fw, uint32_t stack)
 {
-	const unsigned type = action_type[e->action];
+	const unsigned type = action_type[ACTION(e->action)];
 	int16_t dev = fw_device(e->device);
 	if (stack == 0 || type == GMT_EV_FW_OOM) {
 		gmt_fw_emit_now(type, e->device, e->addr, e->size, e->stream, fw, 0);
@@ -147,8 +149,10 @@ static void emit_past(uint32_t fw, const gpumemtrace_fw_event_t *ev, size_t n, s
 			 * is taken as now rather than as the future. */
 			.ts = ev[i].time_ns < now ? ev[i].time_ns : now,
 			.addr = ev[i].addr, .size = ev[i].size, .stream = ev[i].stream,
-			.aux = aux, .stack = event_stack(&ev[i]),
-			.type = action_type[ev[i].action], .device = dev,
+			.aux = (ev[i].action & GPUMEMTRACE_FW_FROM_HISTORY)
+				       ? aux | (uint64_t)GMT_FW_FLAG_SNAPSHOT << 32 : aux,
+			.stack = event_stack(&ev[i]),
+			.type = action_type[ACTION(ev[i].action)], .device = dev,
 		};
 		if (k == cap) {
 			gmt_emit_side(buf, k);
@@ -200,7 +204,8 @@ GMT_EXPORT int gpumemtrace_fw_events(int fw, const gpumemtrace_fw_event_t *ev, s
 		return -1;
 	/* All or nothing: a bad action anywhere refuses the whole call. */
 	for (size_t i = 0; i < n; i++) {
-		if (ev[i].action <= 0 || (size_t)ev[i].action >= N_ACTIONS)
+		if (ACTION(ev[i].action) <= 0 || (size_t)ACTION(ev[i].action) >= N_ACTIONS ||
+		    (ev[i].action & ~(0xff | GPUMEMTRACE_FW_FROM_HISTORY)))
 			return -1;
 		n_past += ev[i].time_ns != 0;
 	}

@@ -62,6 +62,11 @@ enum gpumemtrace_fw_action {
 	GPUMEMTRACE_FW_OOM = 8              /* size = request, addr = free bytes */
 };
 
+/* OR'ed into an event's action: the event was moved from the framework's
+ * own history after the fact (PyTorch's allocator trace), not reported as
+ * it happened. Recorded as the SNAPSHOT flag; only with a past time_ns. */
+#define GPUMEMTRACE_FW_FROM_HISTORY 0x100
+
 typedef struct gpumemtrace_fw_event {
 	int action;         /* enum gpumemtrace_fw_action                     */
 	int device;         /* CUDA device ordinal                            */

@@ -29,6 +29,7 @@ __all__ = [
     "FW_SEGMENT_MAP",
     "FW_SEGMENT_UNMAP",
     "FW_OOM",
+    "FW_FROM_HISTORY",
     "fw_available",
     "fw_register",
     "fw_events",
@@ -39,6 +40,9 @@ __all__ = [
 ]
 
 FW_ALLOC = 1
+# OR'ed into an action: moved from the framework's own history after the
+# fact (recorded as the SNAPSHOT flag); only with a past time_ns.
+FW_FROM_HISTORY = 0x100
 FW_FREE_REQUESTED = 2
 FW_FREE_COMPLETED = 3
 FW_SEGMENT_ALLOC = 4

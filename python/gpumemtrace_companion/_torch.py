@@ -231,8 +231,10 @@ class _Companion(object):
         mono = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
         res = _convert.convert(snap, self.state, real - mono, self.max_entries, mono,
                                intern_stack=self.fw.stack if self.stacks else None)
-        if res.events and self.fw.fw_events(self.fw_id, res.events) != 0:
-            _report("events", "the preload refused %d events" % len(res.events))
+        # Every moved event came from the history: say so (SNAPSHOT flag).
+        events = [(e[0] | self.fw.FW_FROM_HISTORY,) + tuple(e[1:]) for e in res.events]
+        if events and self.fw.fw_events(self.fw_id, events) != 0:
+            _report("events", "the preload refused %d events" % len(events))
         for device, n in sorted(res.lost.items()):
             self.fw.fw_lost(self.fw_id, device, n)
         for w in res.warnings:

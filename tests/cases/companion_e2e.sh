@@ -36,7 +36,7 @@ assert_eq "user sitecustomize ran" "$(cat main.err)" "main: stderr"
 assert_eq "STATUS ok clean" "$(tail -n 1 dump.txt)" "main: trace status"
 fw=$(sed -n 's/^STRING id=\([0-9]*\) text=pytorch$/\1/p' dump.txt)
 [ -n "$fw" ] || fail "no STRING pytorch"
-past=$((fw + (1 << 32)))
+past=$((fw + (3 << 32)))   # PAST_TIME | SNAPSHOT: moved from the history
 cat > expected.meta <<'EOT'
 META torch_version=2.11.0+fake
 META torch_cuda_version=13.0

@@ -23,6 +23,7 @@ unknown fw: -1
 fw 0: -1
 bad action: -1
 action 0: -1
+unknown flag: -1
 empty: 0
 now: 0
 past: 0
@@ -37,6 +38,7 @@ assert_eq "STATUS ok clean" "$(tail -n 1 dump.txt)" "trace status"
 fw=$(sed -n 's/^STRING id=\([0-9]*\) text=myalloc$/\1/p' dump.txt)
 [ -n "$fw" ] || fail "no STRING for myalloc"
 past=$((fw + (1 << 32)))
+hist=$((fw + (3 << 32)))   # PAST_TIME | SNAPSHOT (GPUMEMTRACE_FW_FROM_HISTORY)
 t0=$(sed -n 's/^ts t0 //p' traced.err)
 before=$(sed -n 's/^ts before //p' traced.err)
 after=$(sed -n 's/^ts after //p' traced.err)
@@ -52,7 +54,7 @@ fw_alloc device=1 addr=0x200000 size=1024 stream=0x5 aux=$past side t0+0
 fw_free_requested device=1 addr=0x200000 size=1024 stream=0x5 aux=$past side t0+1000
 fw_free_completed device=1 addr=0x200000 size=1024 stream=0x5 aux=$past side t0+2000
 fw_segment_map device=1 addr=0x400000 size=20971520 stream=0x0 aux=$past side t0+2000
-fw_segment_unmap device=1 addr=0x400000 size=20971520 stream=0x0 aux=$past side t0+3000
+fw_segment_unmap device=1 addr=0x400000 size=20971520 stream=0x0 aux=$hist side t0+3000
 fw_segment_alloc device=0 addr=0x100000 size=2097152 stream=0x0 aux=$fw main
 fw_alloc device=0 addr=0x100000 size=512 stream=0x77 aux=$fw main
 fw_free_requested device=0 addr=0x100000 size=512 stream=0x77 aux=$fw main

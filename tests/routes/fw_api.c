@@ -90,6 +90,8 @@ int main(void)
 	printf("bad action: %d\n", p_events(fw, bad, 3));
 	bad[1].action = 0;
 	printf("action 0: %d\n", p_events(fw, bad, 3));
+	bad[1].action = GPUMEMTRACE_FW_ALLOC | 0x200;  /* an unknown flag bit */
+	printf("unknown flag: %d\n", p_events(fw, bad, 3));
 	printf("empty: %d\n", p_events(fw, NULL, 0));
 
 	gpumemtrace_fw_event_t now[4] = {
@@ -112,7 +114,7 @@ int main(void)
 
 	gpumemtrace_fw_event_t mixed[2] = {
 		{ GPUMEMTRACE_FW_OOM, 0, 4096, 1u << 30, 0, 0, 0 },
-		{ GPUMEMTRACE_FW_SEGMENT_UNMAP, 1, 0x400000, 20u << 20, 0, t0 + 3000, 0 },
+		{ GPUMEMTRACE_FW_SEGMENT_UNMAP | GPUMEMTRACE_FW_FROM_HISTORY, 1, 0x400000, 20u << 20, 0, t0 + 3000, 0 },
 	};
 	printf("mixed: %d\n", p_events(fw, mixed, 2));
 
