@@ -326,30 +326,6 @@ static void t_occ(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, const
 			t_pdev(f, ph, s, &o->dev[d], 0, o->failed);
 }
 
-static void t_status(FILE *f, const gmt_summary_t *s)
-{
-	fprintf(f, "Trace ");
-	gmt_text_str(f, s->file);
-	fputc('\n', f);
-	switch (s->status) {
-	case GMT_DECODE_OK:
-		fprintf(f, s->ended_cleanly ? "  ended cleanly (END record)\n"
-			: "  cut: no end record; the process was killed or is still running\n");
-		break;
-	case GMT_DECODE_DAMAGED:
-		fprintf(f, "  DAMAGED: ");
-		gmt_text_str(f, s->message);
-		fprintf(f, "\n  everything before offset %" PRIu64 " (of %" PRIu64 " bytes) is analysed below\n",
-			s->bytes_ok, s->file_size);
-		break;
-	default:
-		fprintf(f, "  not analysed: ");
-		gmt_text_str(f, s->message);
-		fputc('\n', f);
-		break;
-	}
-}
-
 static int analysed(const gmt_summary_t *s)
 {
 	return s->status == GMT_DECODE_OK || s->status == GMT_DECODE_DAMAGED;
@@ -407,8 +383,7 @@ void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
 	const gmt_summary_t *s = gmt_phases_summary(ph);
 	gmt_levels_t *lv = gmt_phases_levels(ph);
 	char b[64];
-	t_status(f, s);
-	if (!analysed(s))
+	if (!gmt_report_text_status(f, s))
 		return;
 	fprintf(f, "  %" PRIu64 " events", s->events);
 	if (s->side_events)

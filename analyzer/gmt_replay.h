@@ -244,6 +244,11 @@ const char *gmt_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 void gmt_text_str(FILE *f, const char *str);
 void gmt_json_str(FILE *f, const char *str);
 
+/* Prints "Trace FILE" and how it was read (ended cleanly, cut, damaged at
+ * an offset, not analysed) as the text reports begin. Returns nonzero when
+ * the trace was analysed (fully or up to the damage). */
+int gmt_report_text_status(FILE *f, const gmt_summary_t *s);
+
 /* "clean", "cut", "damaged", "refused", "unreadable" or "stopped". */
 const char *gmt_status_key(const gmt_summary_t *s);
 

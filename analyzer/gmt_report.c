@@ -257,9 +257,8 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 	}
 }
 
-void gmt_report_text(FILE *f, const gmt_summary_t *s)
+int gmt_report_text_status(FILE *f, const gmt_summary_t *s)
 {
-	char b[64], b2[64];
 	fprintf(f, "Trace ");
 	tputs(f, s->file);
 	fputc('\n', f);
@@ -280,8 +279,16 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 		fprintf(f, "  not analysed: ");
 		tputs(f, s->message);
 		fputc('\n', f);
-		return;
+		return 0;
 	}
+	return 1;
+}
+
+void gmt_report_text(FILE *f, const gmt_summary_t *s)
+{
+	char b[64], b2[64];
+	if (!gmt_report_text_status(f, s))
+		return;
 
 	if (s->has_header) {
 		fprintf(f, "\nProcess\n  pid %" PRIu64 ", ppid %" PRIu64 ", host ", s->pid, s->ppid);
