@@ -12,11 +12,13 @@ _Atomic uint64_t gmt_clock_mult;
 
 static int tsc_usable;
 static uint64_t base_tsc, base_ns;       /* the calibration's first point */
+static uint64_t pair_max_ticks;          /* a pair read slower than this is refused */
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
 #define WINDOW_NS      100000ull     /* a thread re-anchors every 100 us */
 #define BASELINE_NS    10000000ull   /* the ratio is trusted after 10 ms  */
-#define PAIR_MAX_TICKS 20000ull      /* a pair read slower than this (preempted) is skipped */
+#define PAIR_PROBES    64            /* pairs read at setup to find the fastest */
+#define PAIR_TRIES     4             /* tries for one accepted pair */
 
 static uint64_t mono_ns(void)
 {
@@ -26,17 +28,40 @@ static uint64_t mono_ns(void)
 }
 
 /* A (TSC, CLOCK_MONOTONIC) pair read back to back; the TSC is the middle of
- * the two reads around the clock. Returns 0 when the pair took too long. */
+ * the two reads around the clock, so the pair is off by at most half the
+ * ticks it took. A pair that took longer than pair_max_ticks (an interrupt,
+ * a preemption, a hypervisor exit in between) is refused: one such pair
+ * taken as an anchor would shift a whole 100 us window by microseconds.
+ * Tries PAIR_TRIES times; returns 0 when none was fast enough. */
 static int read_pair(uint64_t *tsc, uint64_t *ns)
 {
-	uint64_t t1 = __rdtsc();
-	uint64_t m = mono_ns();
-	uint64_t t2 = __rdtsc();
-	if (t2 < t1 || t2 - t1 > PAIR_MAX_TICKS)
-		return 0;
-	*tsc = t1 + (t2 - t1) / 2;
-	*ns = m;
-	return 1;
+	for (int i = 0; i < PAIR_TRIES; i++) {
+		uint64_t t1 = __rdtsc();
+		uint64_t m = mono_ns();
+		uint64_t t2 = __rdtsc();
+		if (t2 >= t1 && t2 - t1 <= pair_max_ticks) {
+			*tsc = t1 + (t2 - t1) / 2;
+			*ns = m;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The fastest of PAIR_PROBES pairs sets the bound: three times it, plus 64
+ * ticks for the reads' own jitter. With the vDSO's clock_gettime at about
+ * 26 ns (some 80 ticks) that bounds an anchor's error near 50 ns. */
+static void measure_pair_cost(void)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < PAIR_PROBES; i++) {
+		uint64_t t1 = __rdtsc();
+		(void)mono_ns();
+		uint64_t t2 = __rdtsc();
+		if (t2 >= t1 && t2 - t1 < best)
+			best = t2 - t1;
+	}
+	pair_max_ticks = best == UINT64_MAX ? 0 : 3 * best + 64;
 }
 
 uint64_t gmt_clock_slow(void)
@@ -68,8 +93,10 @@ static void setup(void)
 	/* The kernel keeps time with the TSC only when it found it invariant
 	 * and synchronised across CPUs: then so may we. */
 	tsc_usable = !strcmp(buf, "tsc\n") || !strcmp(buf, "tsc");
-	if (tsc_usable)
-		tsc_usable = read_pair(&base_tsc, &base_ns) || read_pair(&base_tsc, &base_ns);
+	if (tsc_usable) {
+		measure_pair_cost();
+		tsc_usable = pair_max_ticks && read_pair(&base_tsc, &base_ns);
+	}
 }
 
 void gmt_clock_setup(void)

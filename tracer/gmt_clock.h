@@ -7,7 +7,11 @@
  * invariant TSC, synchronised across CPUs), a thread reads CLOCK_MONOTONIC
  * once, anchors it to the TSC, and for the next 100 us extends the anchor
  * with the TSC and a ticks-to-ns ratio that the writer measures against
- * CLOCK_MONOTONIC over the whole run (gmt_clock_calibrate). The TSC path
+ * CLOCK_MONOTONIC over the whole run (gmt_clock_calibrate). Every anchor
+ * and calibration point is a (TSC, clock) pair read back to back and kept
+ * only when it took at most three times the fastest pair seen at start-up:
+ * a pair stretched by an interrupt or a hypervisor exit would shift a whole
+ * window by microseconds (unit_clock caught one in fifty runs). The TSC path
  * opens only once that baseline is 10 ms long (ratio error about 5 ppm, so
  * at most 0.5 ns over a window); until then, and where the clocksource is
  * anything else, every read is clock_gettime. A thread's times never go
