@@ -98,6 +98,14 @@ void gmt_range_emit(unsigned type, unsigned source, uint64_t id, uint64_t depth,
 		.aux = (uint64_t)name | (uint64_t)domain << 32,
 		.stack = 0, .type = (uint16_t)type, .device = -1,
 	};
+	/* A boundary of what may be a phase (docs/analyzer.md: our API and our
+	 * domain at any depth, any other recorded range when outermost) reads
+	 * the device first, so that the phase's start or end sees it. */
+	if (type != GMT_EV_MARK) {
+		const int ours = source == GMT_RANGE_API || domain == gmt_phase_domain_id();
+		if (ours || depth == 0)
+			gmt_sample_boundary(ours);
+	}
 	gmt_emit(&ev, 0, 0);
 }
 

@@ -238,6 +238,14 @@ void gmt_device_describe(int device);
  * most every 10 ms per device. */
 void gmt_sample_sync(int device, CUcontext ctx);
 
+/* Samples at a phase boundary, before its RANGE event: MEMINFO and pools of
+ * the calling thread's current device (nothing when it has no context), so
+ * that a phase's start and end values of device used are read at the
+ * boundary itself. always (our API, our NVTX domain): every boundary;
+ * otherwise as GPUMEMTRACE_BOUNDARY_SAMPLE_US says (docs/configuration.md:
+ * by default when the samples would take at most about 1% of the time). */
+void gmt_sample_boundary(int always);
+
 /* Pools: remember device of a pool; mark a pool as serving stream-ordered
  * allocations; the device's current pool served one (pool unknown). */
 void gmt_pool_set_device(CUmemoryPool pool, int device);

@@ -8,10 +8,12 @@
  * never through our wrappers, so they are never recorded themselves.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -727,4 +729,74 @@ void gmt_sample_sync(int device, CUcontext ctx)
 	if (!atomic_compare_exchange_strong(&last_sample[device], &last, now))
 		return;
 	emit_samples(device, ctx, 0);
+}
+
+/* ---- samples at phase boundaries ----------------------------------------- */
+
+/* Boundaries of our own API and domain are always sampled: a program marks
+ * few of them. Other outermost NVTX ranges can come by the hundred thousand
+ * a second (emit_nvtx without an enclosing range), so by default
+ * ("auto") one is sampled only when the time since the device's last sample
+ * is at least 100 times what its last boundary sample cost: the samples take
+ * at most about 1% of the program's time, and every boundary of phases that
+ * last longer than that is read exactly. The phases report gives each
+ * value's sample time (device_used_sample_ts_ns). */
+#define BOUNDARY_OFF  UINT64_MAX
+#define BOUNDARY_AUTO 0ull
+#define BOUNDARY_COST_FACTOR 100ull
+#define BOUNDARY_AUTO_MAX_NS 10000000ull     /* an auto gap never exceeds 10 ms */
+static uint64_t boundary_period_ns = BOUNDARY_AUTO;
+static int boundary_fixed;
+static _Atomic uint64_t boundary_cost[GMT_MAX_DEVICES];
+static pthread_once_t boundary_once = PTHREAD_ONCE_INIT;
+
+static void boundary_setup(void)
+{
+	const char *s = getenv("GPUMEMTRACE_BOUNDARY_SAMPLE_US");
+	char *end;
+	unsigned long long us;
+
+	if (s == NULL || *s == 0 || !strcmp(s, "auto"))
+		return;
+	if (!strcmp(s, "off")) {
+		boundary_period_ns = BOUNDARY_OFF;
+		return;
+	}
+	errno = 0;
+	us = strtoull(s, &end, 10);
+	if (errno || *end || *s < '0' || *s > '9' || us > 3600ull * 1000000ull) {
+		gmt_pl_log(1, "GPUMEMTRACE_BOUNDARY_SAMPLE_US=%s: not auto, off, nor a number of "
+			   "microseconds from 0 to 3600000000; using auto", s);
+		return;
+	}
+	boundary_period_ns = us * 1000ull;
+	boundary_fixed = 1;
+}
+
+void gmt_sample_boundary(int always)
+{
+	uint64_t now, last, gap;
+	int device;
+
+	pthread_once(&boundary_once, boundary_setup);
+	if (boundary_period_ns == BOUNDARY_OFF)
+		return;
+	device = gmt_cur_device();
+	if (device < 0 || device >= GMT_MAX_DEVICES)
+		return;
+	now = gmt_now_ns();
+	last = atomic_load_explicit(&last_sample[device], memory_order_relaxed);
+	if (!always && last != 0) {
+		gap = boundary_fixed ? boundary_period_ns
+				     : BOUNDARY_COST_FACTOR *
+					       atomic_load_explicit(&boundary_cost[device], memory_order_relaxed);
+		if (gap > BOUNDARY_AUTO_MAX_NS && !boundary_fixed)
+			gap = BOUNDARY_AUTO_MAX_NS;
+		if (now - last < gap)
+			return;
+	}
+	/* A boundary sample also restarts the synchronisations' period. */
+	atomic_store_explicit(&last_sample[device], now, memory_order_relaxed);
+	emit_samples(device, NULL, 0);
+	atomic_store_explicit(&boundary_cost[device], gmt_now_ns() - now, memory_order_relaxed);
 }

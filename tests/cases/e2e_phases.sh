@@ -8,8 +8,10 @@ MiB=1048576
 export GMT_FAKE_CONTEXT_BYTES=$((256 * MiB))
 run_fake "$BUILD/tests/phases_workload" > plain.txt || fail "untraced: exit status $?"
 mkdir -p traces
-LD_LIBRARY_PATH="$FAKE" "$BUILD/gpumemtrace" -q -o "$TESTDIR/traces" "$BUILD/tests/phases_workload" > traced.txt ||
-	fail "under the launcher: exit status $?"
+# Every phase boundary samples the device (GPUMEMTRACE_BOUNDARY_SAMPLE_US=0:
+# no spacing), so device used at every start and end is exact.
+GPUMEMTRACE_BOUNDARY_SAMPLE_US=0 LD_LIBRARY_PATH="$FAKE" "$BUILD/gpumemtrace" -q -o "$TESTDIR/traces" \
+	"$BUILD/tests/phases_workload" > traced.txt || fail "under the launcher: exit status $?"
 cmp plain.txt traced.txt || fail "the program's output changed under the tracer"
 trace=$(the_trace)
 "$ANALYZE" phases --json "$trace" > p.json || fail "phases exit status $?"
@@ -49,6 +51,22 @@ vals(h["end"], 40, 192, 6, "step 1 end (held)")
 eq("framework events", r["end"]["allocated_source"], "allocated source")
 eq("framework segments", r["end"]["reserved_source"], "reserved source")
 eq(454 * MiB, r["end"]["device_used_bytes"], "device used at the end of step 1")
+# Device used (the context's 256 MiB + what the driver handed out) at every
+# boundary, each read by a sample taken at that boundary: load 64, NCCL 6,
+# segment B 128 (the workspace's pool is trimmed at its stream's sync).
+want_used = {("load", 0): (256, 320), ("comm", 0): (320, 326), ("step", 0): (326, 454),
+             ("step", 1): (454, 454), ("teardown", 0): (454, 256)}
+prev_end = 0
+for (n, k), (u0, u1) in want_used.items():
+    occ = ph[n]["listed"][k]
+    d = dev0(occ, "requested")
+    eq((u0 * MiB, u1 * MiB), (d["start"]["device_used_bytes"], d["end"]["device_used_bytes"]),
+       "device used at %s %d start, end" % (n, k + 1))
+    # The start's sample is taken after the previous phase ended, the end's
+    # after the last checkpoint inside the phase: both at the boundary.
+    assert prev_end < d["start"]["device_used_sample_ts_ns"] <= occ["begin_ts_ns"], (n, k)
+    assert d["end"]["device_used_sample_ts_ns"] <= occ["end_ts_ns"], (n, k)
+    prev_end = occ["end_ts_ns"]
 eq(256 * MiB, r["end"]["untraced_estimate_bytes"], "untraced (the context) at the end of step 1")
 eq(156 * MiB, r["max_allocated"]["bytes"], "max allocated")
 vals(r["max_allocated"]["values"], 156, 192, 6, "at max allocated")
@@ -120,3 +138,24 @@ assert_contains p.txt "DISAGREE by 512 B"
 
 "$ANALYZE" curves --csv "$trace" > c.csv || fail "curves exit status $?"
 head -1 c.csv | grep -q "allocated" || fail "curves header: $(head -1 c.csv)"
+
+# Boundary samples: one before each of the 10 boundaries (a MEMINFO, then
+# the pool samples once the default pool served an allocation, right before
+# the RANGE event). With a spacing of one hour only the first boundary is
+# sampled; "off": none.
+boundary_samples() {
+	"$BUILD/tests/tools/gmt-dump" "$1" | awk '$1 == "EV" {
+		if (($2 == "range_begin" || $2 == "range_end") && (prev == "meminfo" || prev == "pool_used")) n++
+		prev = $2 } END { print n + 0 }'
+}
+assert_eq 10 "$(boundary_samples "$trace")" "boundary samples, no spacing"
+for v in 3600000000:1 off:0; do
+	rm -rf traces; mkdir traces
+	GPUMEMTRACE_BOUNDARY_SAMPLE_US=${v%:*} LD_LIBRARY_PATH="$FAKE" "$BUILD/gpumemtrace" -q -o "$TESTDIR/traces" \
+		"$BUILD/tests/phases_workload" > /dev/null || fail "spacing ${v%:*}: exit status $?"
+	assert_eq "${v#*:}" "$(boundary_samples "$(the_trace)")" "boundary samples, spacing ${v%:*}"
+done
+rm -rf traces; mkdir traces
+GPUMEMTRACE_BOUNDARY_SAMPLE_US=-5 LD_LIBRARY_PATH="$FAKE" "$BUILD/gpumemtrace" -o "$TESTDIR/traces" \
+	"$BUILD/tests/phases_workload" > /dev/null 2> bad.err || fail "a bad spacing: exit status $?"
+assert_contains bad.err "GPUMEMTRACE_BOUNDARY_SAMPLE_US=-5: not auto, off, nor a number of microseconds from 0 to 3600000000; using auto"
