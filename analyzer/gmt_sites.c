@@ -19,9 +19,13 @@
  * summed per (device, stack) as they change. At the first instant of each
  * device's maximum those sums are the sites; they are copied lazily, just
  * before the device's next change (the state at a peak lasts until then),
- * so a run that climbs for long copies only when it turns. Their stacks are
- * usually TEXT_STACK records (Python frames from the companion), shown as
- * their text.
+ * so a run that climbs for long copies only when it turns. With --phase,
+ * each occurrence of the phase keeps such peaks of its own: the state after
+ * an instant lasts until the next one, so it counts for every occurrence
+ * whose window meets that interval (at the later of the instant and the
+ * occurrence's begin). Pending copies are listed (fw_pend) and all taken
+ * before their device's next change. Their stacks are usually TEXT_STACK
+ * records (Python frames from the companion), shown as their text.
  */
 #include "gmt_sites.h"
 
@@ -103,7 +107,15 @@ typedef struct occ_rec {
 	uint64_t k, begin_ts, end_ts;
 	int ended, started;
 	dev_rec_t *devs; size_t n_devs, cap_devs;
+	fwdev_rec_t *fwdevs; size_t n_fwdevs;   /* --framework */
 } occ_rec_t;
+
+/* A framework record whose sites are still to be copied: -1 for the whole
+ * run, else an index in occs; and the device. */
+typedef struct fw_pend {
+	long occ;
+	int ordinal;
+} fw_pend_t;
 
 typedef struct sites_run {
 	const char *file;
@@ -140,6 +152,8 @@ typedef struct sites_run {
 	gmt_u64map_t fw_agg;     /* (dev + 1) << 32 | stack -> a bytes, b count */
 	uint64_t fw_ts;
 	int fw_any;
+	size_t fw_occ_lo;        /* occurrences before it ended before fw_ts  */
+	fw_pend_t *fw_pend; size_t n_fw_pend, cap_fw_pend;
 } sites_run_t;
 
 #define PACK(stack, owner, dev) ((uint64_t)(stack) | (uint64_t)((owner) & 0xff) << 32 | \
@@ -517,8 +531,12 @@ static void run_free(sites_run_t *r)
 		for (size_t k = 0; k < r->occs[i].n_devs; k++)
 			sites_free(r->occs[i].devs[k].live, r->occs[i].devs[k].n_live);
 		free(r->occs[i].devs);
+		for (size_t k = 0; k < r->occs[i].n_fwdevs; k++)
+			sites_free(r->occs[i].fwdevs[k].sites, r->occs[i].fwdevs[k].n_sites);
+		free(r->occs[i].fwdevs);
 	}
 	free(r->occs);
+	free(r->fw_pend);
 	free(r->targets);
 	gmt_symtab_free(r->sym);
 	gmt_replay_free(r->rp);
@@ -595,31 +613,78 @@ static uint64_t fw_key(int dev, uint64_t addr)
 	return (addr & 0x00ffffffffffffffull) ^ (uint64_t)(dev & 0xff) << 56;
 }
 
-static fwdev_rec_t *fw_dev(sites_run_t *r, int ordinal)
+/* The record of device ordinal in *recs (created when missing). */
+static fwdev_rec_t *fw_rec(fwdev_rec_t **recs, size_t *n, int ordinal)
 {
-	for (size_t i = 0; i < r->n_fwdevs; i++)
-		if (r->fwdevs[i].ordinal == ordinal)
-			return &r->fwdevs[i];
-	fwdev_rec_t *n = realloc(r->fwdevs, (r->n_fwdevs + 1) * sizeof(*n));
-	if (!n)
+	for (size_t i = 0; i < *n; i++)
+		if ((*recs)[i].ordinal == ordinal)
+			return &(*recs)[i];
+	fwdev_rec_t *nr = realloc(*recs, (*n + 1) * sizeof(*nr));
+	if (!nr)
 		return NULL;
-	r->fwdevs = n;
-	memset(&n[r->n_fwdevs], 0, sizeof(*n));
-	n[r->n_fwdevs].ordinal = ordinal;
-	return &n[r->n_fwdevs++];
+	*recs = nr;
+	memset(&nr[*n], 0, sizeof(*nr));
+	nr[*n].ordinal = ordinal;
+	return &nr[(*n)++];
 }
 
-/* The instant at r->fw_ts is over: a device above its peak has a new one. */
-static void fw_close_instant(sites_run_t *r)
+static fwdev_rec_t *fw_pend_rec(sites_run_t *r, const fw_pend_t *p)
+{
+	return p->occ < 0 ? fw_rec(&r->fwdevs, &r->n_fwdevs, p->ordinal) :
+			    fw_rec(&r->occs[p->occ].fwdevs, &r->occs[p->occ].n_fwdevs, p->ordinal);
+}
+
+/* A new peak of record d (of occurrence occ, -1: the whole run): its sites
+ * are copied before the device's blocks next change. */
+static int fw_new_peak(sites_run_t *r, fwdev_rec_t *d, long occ, uint64_t live, uint64_t ts)
+{
+	d->peak = live;
+	d->peak_ts = ts;
+	if (d->pending)
+		return 0;
+	if (r->n_fw_pend == r->cap_fw_pend) {
+		size_t c = r->cap_fw_pend ? r->cap_fw_pend * 2 : 16;
+		fw_pend_t *np = realloc(r->fw_pend, c * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		r->fw_pend = np;
+		r->cap_fw_pend = c;
+	}
+	r->fw_pend[r->n_fw_pend++] = (fw_pend_t){ occ, d->ordinal };
+	d->pending = 1;
+	return 0;
+}
+
+/* The state after the events at r->fw_ts holds until next_ts (UINT64_MAX:
+ * the end): a device above a peak has a new one, for the whole run at
+ * fw_ts, for each occurrence whose window [begin, end] meets [fw_ts,
+ * next_ts) at the later of fw_ts and its begin. */
+static int fw_close_instant(sites_run_t *r, uint64_t next_ts)
 {
 	for (size_t i = 0; i < r->n_fwdevs; i++) {
 		fwdev_rec_t *d = &r->fwdevs[i];
-		if (d->live > d->peak) {
-			d->peak = d->live;
-			d->peak_ts = r->fw_ts;
-			d->pending = 1;
+		if (d->live > d->peak && fw_new_peak(r, d, -1, d->live, r->fw_ts))
+			return -ENOMEM;
+	}
+	while (r->fw_occ_lo < r->n_occs && r->occs[r->fw_occ_lo].end_ts < r->fw_ts)
+		r->fw_occ_lo++;
+	for (size_t i = r->fw_occ_lo; i < r->n_occs && r->occs[i].begin_ts < next_ts; i++) {
+		occ_rec_t *o = &r->occs[i];
+		if (o->end_ts < r->fw_ts)
+			continue;
+		for (size_t k = 0; k < r->n_fwdevs; k++) {
+			const uint64_t live = r->fwdevs[k].live;
+			if (!live)
+				continue;
+			fwdev_rec_t *d = fw_rec(&o->fwdevs, &o->n_fwdevs, r->fwdevs[k].ordinal);
+			if (!d)
+				return -ENOMEM;
+			if (live > d->peak &&
+			    fw_new_peak(r, d, (long)i, live, o->begin_ts > r->fw_ts ? o->begin_ts : r->fw_ts))
+				return -ENOMEM;
 		}
 	}
+	return 0;
 }
 
 /* Copies device d's sums by stack: the sites at its peak. */
@@ -646,6 +711,24 @@ static int fw_take(sites_run_t *r, fwdev_rec_t *d)
 	return 0;
 }
 
+/* Copies the sites of every pending record of device ordinal (-1: all). */
+static int fw_take_pending(sites_run_t *r, int ordinal)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < r->n_fw_pend; i++) {
+		fw_pend_t p = r->fw_pend[i];
+		if (ordinal >= 0 && p.ordinal != ordinal) {
+			r->fw_pend[m++] = p;
+			continue;
+		}
+		fwdev_rec_t *d = fw_pend_rec(r, &p);
+		if (!d || fw_take(r, d))
+			return -ENOMEM;
+	}
+	r->n_fw_pend = m;
+	return 0;
+}
+
 static int fw_agg_add(sites_run_t *r, int dev, uint32_t stack, uint64_t size, int sign)
 {
 	int existed;
@@ -663,18 +746,27 @@ static int fw_agg_add(sites_run_t *r, int dev, uint32_t stack, uint64_t size, in
 	return 0;
 }
 
+static void fw_recs_free(fwdev_rec_t **recs, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		sites_free((*recs)[i].sites, (*recs)[i].n_sites);
+	free(*recs);
+	*recs = NULL;
+	*n = 0;
+}
+
 static int fw_reset(void *ctx, int pass)
 {
 	sites_run_t *r = ctx;
 	(void)pass;
-	for (size_t i = 0; i < r->n_fwdevs; i++)
-		sites_free(r->fwdevs[i].sites, r->fwdevs[i].n_sites);
-	free(r->fwdevs);
-	r->fwdevs = NULL;
-	r->n_fwdevs = 0;
+	fw_recs_free(&r->fwdevs, &r->n_fwdevs);
+	for (size_t i = 0; i < r->n_occs; i++)
+		fw_recs_free(&r->occs[i].fwdevs, &r->occs[i].n_fwdevs);
 	gmt_u64map_clear(&r->fw_blocks);
 	gmt_u64map_clear(&r->fw_agg);
 	r->fw_any = 0;
+	r->fw_occ_lo = 0;
+	r->n_fw_pend = 0;
 	return 0;
 }
 
@@ -684,12 +776,15 @@ static int fw_event(void *ctx, const gmt_devent_t *e, int side)
 	(void)side;
 	if ((e->type != GMT_EV_FW_ALLOC && e->type != GMT_EV_FW_FREE_REQUESTED) || e->device < 0)
 		return 0;
-	if (r->fw_any && e->ts != r->fw_ts)
-		fw_close_instant(r);
+	if (r->fw_any && e->ts != r->fw_ts && fw_close_instant(r, e->ts))
+		return -ENOMEM;
 	r->fw_ts = e->ts;
 	r->fw_any = 1;
-	fwdev_rec_t *d = fw_dev(r, e->device);
-	if (!d || (d->pending && fw_take(r, d)))
+	/* The device's blocks change: the peaks waiting for its sites first. */
+	if (fw_take_pending(r, e->device))
+		return -ENOMEM;
+	fwdev_rec_t *d = fw_rec(&r->fwdevs, &r->n_fwdevs, e->device);
+	if (!d)
 		return -ENOMEM;
 	int existed;
 	gmt_u64map_slot_t *b = e->type == GMT_EV_FW_ALLOC ?
@@ -726,8 +821,33 @@ static int cmp_fwdev(const void *a, const void *b)
 	return x->ordinal < y->ordinal ? -1 : x->ordinal > y->ordinal;
 }
 
+/* Records with a peak, their sites grouped, by ordinal; the others out. */
+static int fw_finish(sites_run_t *r, fwdev_rec_t **recs, size_t *n)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < *n; i++) {
+		fwdev_rec_t *d = &(*recs)[i];
+		if (!d->peak) {
+			sites_free(d->sites, d->n_sites);
+			continue;
+		}
+		if (group_sites(r, d->sites, &d->n_sites)) {
+			/* the records not yet moved still own their sites */
+			for (size_t q = i; q < *n; q++)
+				(*recs)[m++] = (*recs)[q];
+			*n = m;
+			return -ENOMEM;
+		}
+		(*recs)[m++] = *d;
+	}
+	*n = m;
+	if (m)
+		qsort(*recs, m, sizeof(**recs), cmp_fwdev);
+	return 0;
+}
+
 /* The framework pass (see the top of the file). Devices whose framework
- * never held a byte are left out. */
+ * never held a byte are left out, and so are they in each occurrence. */
 static int run_framework(sites_run_t *r)
 {
 	gmt_timeline_sink_t sink = { .ctx = r, .reset = fw_reset, .event = fw_event };
@@ -735,24 +855,13 @@ static int run_framework(sites_run_t *r)
 	gmt_timeline_run(r->file, &sink, &res, NULL);
 	if (res.status == GMT_DECODE_STOPPED)
 		return -ENOMEM;
-	if (r->fw_any)
-		fw_close_instant(r);
-	size_t m = 0;
-	for (size_t i = 0; i < r->n_fwdevs; i++) {
-		fwdev_rec_t *d = &r->fwdevs[i];
-		if (d->pending && fw_take(r, d))
+	if (r->fw_any && fw_close_instant(r, UINT64_MAX))
+		return -ENOMEM;
+	if (fw_take_pending(r, -1) || fw_finish(r, &r->fwdevs, &r->n_fwdevs))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_occs; i++)
+		if (fw_finish(r, &r->occs[i].fwdevs, &r->occs[i].n_fwdevs))
 			return -ENOMEM;
-		if (!d->peak) {
-			sites_free(d->sites, d->n_sites);
-			continue;
-		}
-		if (group_sites(r, d->sites, &d->n_sites))
-			return -ENOMEM;
-		r->fwdevs[m++] = *d;
-	}
-	r->n_fwdevs = m;
-	if (m)
-		qsort(r->fwdevs, m, sizeof(*r->fwdevs), cmp_fwdev);
 	gmt_u64map_clear(&r->fw_blocks);
 	gmt_u64map_clear(&r->fw_agg);
 	return 0;
@@ -1162,7 +1271,21 @@ static int report_json(FILE *o, sites_run_t *r, unsigned top, int first)
 					rc = json_site(o, r, &d->live[q], d->peak, q == 0);
 				fputs("]}", o);
 			}
-			fputs("]}", o);
+			fputc(']', o);
+			if (r->framework) {
+				fputs(",\"framework_devices\":[", o);
+				for (size_t k = 0; k < oc->n_fwdevs && !rc; k++) {
+					fwdev_rec_t *d = &oc->fwdevs[k];
+					fprintf(o, "%s{\"ordinal\":%d,\"peak_bytes\":%" PRIu64 ",\"peak_ts_ns\":%" PRIu64
+						",\"live_sites_total\":%zu,\"live_sites\":[", k ? "," : "", d->ordinal,
+						d->peak, d->peak_ts, d->n_sites);
+					for (size_t q = 0; q < d->n_sites && q < top && !rc; q++)
+						rc = json_fw_site(o, r, &d->sites[q], d->peak, q == 0);
+					fputs("]}", o);
+				}
+				fputc(']', o);
+			}
+			fputc('}', o);
 		}
 		fputs("]}", o);
 	}
@@ -1225,6 +1348,21 @@ static int report_text(FILE *o, sites_run_t *r, unsigned top)
 	}
 	for (size_t i = 0; i < r->n_occs && !rc; i++) {
 		occ_rec_t *oc = &r->occs[i];
+		if (r->framework) {
+			fprintf(o, "  occurrence %" PRIu64 " (ts %" PRIu64 " to %" PRIu64 " ns%s)%s\n", oc->k,
+				oc->begin_ts, oc->end_ts, oc->ended ? "" : ", unterminated",
+				oc->n_fwdevs ? "" : ": the framework held no block");
+			for (size_t k = 0; k < oc->n_fwdevs && !rc; k++) {
+				fwdev_rec_t *d = &oc->fwdevs[k];
+				fprintf(o, "  device %d: framework peak in the occurrence %s allocated at ts %" PRIu64
+					" ns (%zu site%s%s):\n", d->ordinal, gmt_fmt_bytes(b, sizeof(b), d->peak),
+					d->peak_ts, d->n_sites, d->n_sites == 1 ? "" : "s",
+					d->n_sites > top ? ", largest listed" : "");
+				for (size_t q = 0; q < d->n_sites && q < top && !rc; q++)
+					rc = text_fw_site(o, r, &d->sites[q], d->peak, q + 1);
+			}
+			continue;
+		}
 		fprintf(o, "  occurrence %" PRIu64 " (ts %" PRIu64 " to %" PRIu64 " ns%s)%s\n", oc->k,
 			oc->begin_ts, oc->end_ts, oc->ended ? "" : ", unterminated",
 			oc->n_devs ? "" : ": no device memory was held");
@@ -1411,85 +1549,119 @@ static int cmp_fline(const void *a, const void *b)
 	return strcmp(((const fline_t *)a)->text, ((const fline_t *)b)->text);
 }
 
+/* Appends name to *names (a growing array). */
+static int push_name(const char ***names, size_t *nn, size_t *cap, const char *name)
+{
+	if (*nn == *cap) {
+		size_t c = *cap ? *cap * 2 : 32;
+		const char **nw = realloc(*names, c * sizeof(*nw));
+		if (!nw)
+			return -ENOMEM;
+		*names = nw;
+		*cap = c;
+	}
+	(*names)[(*nn)++] = name;
+	return 0;
+}
+
+/* One folded line: root (NULL: none), "device N", then the stack's frames
+ * outermost first (a native stack symbolised, our own frames left out; a
+ * text stack's frames as they are); "[no stack]" without one. */
+static int flame_line(sites_run_t *r, const char *root, int ordinal, uint32_t stack, char **line)
+{
+	const int text = GMT_STACK_IS_TEXT(stack);
+	const text_stack_rec_t *ts = text ? text_stack_get(r, stack) : NULL;
+	const stack_rec_t *st = text ? NULL : stack_get(r, stack);
+	const char **names = NULL;
+	size_t nn = 0, cap = 0;
+	int rc = 0;
+	/* frames innermost first, reversed below */
+	for (size_t j = 0; ts && j < ts->n && !rc; j++)
+		rc = push_name(&names, &nn, &cap, ts->frames[j]);
+	for (size_t j = 0; st && j < st->n && !rc; j++) {
+		const gmt_sym_t *sym = gmt_symtab_lookup(r->sym, st->frames[j], j > 0);
+		if (!sym) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (own_frame(sym))
+			continue;
+		for (size_t q = 0; q < sym->n && !rc; q++)
+			rc = push_name(&names, &nn, &cap,
+				       sym->status == GMT_SYM_OK && sym->frames[q].function ?
+				       sym->frames[q].function : sym->label);
+	}
+	fold_t f = { 0 };
+	char head[32];
+	if (root) {
+		fold_name(&f, root);
+		fold_put(&f, ";", 1);
+	}
+	snprintf(head, sizeof(head), "device %d", ordinal);
+	fold_put(&f, head, strlen(head));
+	if (!(ts && ts->n) && !(st && st->n))
+		fold_put(&f, ";[no stack]", 11);
+	for (size_t q = nn; q-- > 0;) {
+		fold_put(&f, ";", 1);
+		fold_name(&f, names[q]);
+	}
+	free(names);
+	if (rc || f.oom || !f.buf) {
+		free(f.buf);
+		return rc ? rc : -ENOMEM;
+	}
+	*line = f.buf;
+	return 0;
+}
+
+/* The lines of one device's sites, equal lines summed, sorted. */
+static int flame_sites(FILE *o, sites_run_t *r, const char *root, int ordinal,
+		       const site_t *sites, size_t n)
+{
+	fline_t *lines = calloc(n ? n : 1, sizeof(*lines));
+	if (!lines)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = flame_line(r, root, ordinal, sites[i].stack, &lines[i].text);
+		lines[i].bytes = sites[i].bytes;
+	}
+	if (!rc && n) {
+		qsort(lines, n, sizeof(*lines), cmp_fline);
+		for (size_t i = 0; i < n;) {
+			size_t j = i;
+			uint64_t sum = 0;
+			while (j < n && !strcmp(lines[j].text, lines[i].text))
+				sum += lines[j++].bytes;
+			fprintf(o, "%s %" PRIu64 "\n", lines[i].text, sum);
+			i = j;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(lines[i].text);
+	free(lines);
+	return rc;
+}
+
 /* The lines of devs, each rooted at root (NULL: none) then "device N". */
 static int flame_devs(FILE *o, sites_run_t *r, dev_rec_t *devs, size_t n_devs, const char *root)
 {
-	for (size_t k = 0; k < n_devs; k++) {
-		dev_rec_t *d = &devs[k];
-		fline_t *lines = calloc(d->n_live ? d->n_live : 1, sizeof(*lines));
-		if (!lines)
-			return -ENOMEM;
-		int rc = 0;
-		for (size_t i = 0; i < d->n_live && !rc; i++) {
-			const stack_rec_t *st = stack_get(r, d->live[i].stack);
-			/* source frames innermost first, then reversed */
-			const char **names = NULL;
-			size_t nn = 0, cap = 0;
-			for (size_t j = 0; st && j < st->n && !rc; j++) {
-				const gmt_sym_t *sym = gmt_symtab_lookup(r->sym, st->frames[j], j > 0);
-				if (!sym) {
-					rc = -ENOMEM;
-					break;
-				}
-				if (own_frame(sym))
-					continue;
-				for (size_t q = 0; q < sym->n; q++) {
-					if (nn == cap) {
-						cap = cap ? cap * 2 : 32;
-						const char **nw = realloc(names, cap * sizeof(*nw));
-						if (!nw) {
-							rc = -ENOMEM;
-							break;
-						}
-						names = nw;
-					}
-					names[nn++] = sym->status == GMT_SYM_OK && sym->frames[q].function ?
-						      sym->frames[q].function : sym->label;
-				}
-			}
-			fold_t f = { 0 };
-			char head[32];
-			if (root) {
-				fold_name(&f, root);
-				fold_put(&f, ";", 1);
-			}
-			snprintf(head, sizeof(head), "device %d", d->ordinal);
-			fold_put(&f, head, strlen(head));
-			if (!st || !st->n)
-				fold_put(&f, ";[no stack]", 11);
-			for (size_t q = nn; q-- > 0;) {
-				fold_put(&f, ";", 1);
-				fold_name(&f, names[q]);
-			}
-			free(names);
-			if (f.oom || !f.buf)
-				rc = -ENOMEM;
-			lines[i].text = f.buf;
-			lines[i].bytes = d->live[i].bytes;
-		}
-		if (!rc && d->n_live) {
-			qsort(lines, d->n_live, sizeof(*lines), cmp_fline);
-			for (size_t i = 0; i < d->n_live;) {
-				size_t j = i;
-				uint64_t sum = 0;
-				while (j < d->n_live && !strcmp(lines[j].text, lines[i].text))
-					sum += lines[j++].bytes;
-				fprintf(o, "%s %" PRIu64 "\n", lines[i].text, sum);
-				i = j;
-			}
-		}
-		for (size_t i = 0; i < d->n_live; i++)
-			free(lines[i].text);
-		free(lines);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	int rc = 0;
+	for (size_t k = 0; k < n_devs && !rc; k++)
+		rc = flame_sites(o, r, root, devs[k].ordinal, devs[k].live, devs[k].n_live);
+	return rc;
 }
 
 /* Whole run: rooted at "device N"; --phase: at "NAME #K;device N". */
 static int flame(FILE *o, sites_run_t *r)
 {
+	if (r->framework && !r->phase) {
+		int rc = 0;
+		for (size_t k = 0; k < r->n_fwdevs && !rc; k++)
+			rc = flame_sites(o, r, NULL, r->fwdevs[k].ordinal, r->fwdevs[k].sites,
+					 r->fwdevs[k].n_sites);
+		return rc;
+	}
 	if (!r->phase)
 		return flame_devs(o, r, r->devs, r->n_devs, NULL);
 	size_t len = strlen(r->phase) + 32;
@@ -1499,7 +1671,12 @@ static int flame(FILE *o, sites_run_t *r)
 	int rc = 0;
 	for (size_t i = 0; i < r->n_occs && !rc; i++) {
 		snprintf(root, len, "%s #%" PRIu64, r->phase, r->occs[i].k);
-		rc = flame_devs(o, r, r->occs[i].devs, r->occs[i].n_devs, root);
+		if (r->framework)
+			for (size_t k = 0; k < r->occs[i].n_fwdevs && !rc; k++)
+				rc = flame_sites(o, r, root, r->occs[i].fwdevs[k].ordinal,
+						 r->occs[i].fwdevs[k].sites, r->occs[i].fwdevs[k].n_sites);
+		else
+			rc = flame_devs(o, r, r->occs[i].devs, r->occs[i].n_devs, root);
 	}
 	free(root);
 	return rc;
@@ -1532,7 +1709,7 @@ int gmt_sites_main(const char *cmd, int argc, char **argv)
 			json = 1;
 		} else if (!strcmp(a, "--no-symbols")) {
 			symbols = 0;
-		} else if (!strcmp(a, "--framework") && !flamegraph) {
+		} else if (!strcmp(a, "--framework")) {
 			framework = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			free(files);
