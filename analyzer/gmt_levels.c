@@ -1216,6 +1216,11 @@ static int apply(gmt_levels_t *lv, const gmt_devent_t *e)
 		if (!lv->n_pend)
 			return 0;
 		return pend_release(lv, e->device < 0, 0, 0, e->device);
+	case GMT_EV_CTX_DESTROY:
+		/* The context took its memory, stream-ordered frees included. */
+		if (!lv->n_pend || !gmt_replay_ctx_released(lv->rp))
+			return 0;
+		return pend_release(lv, 0, 0, 0, e->device);
 	default:
 		if (e->type >= GMT_EV_FW_ALLOC && e->type <= GMT_EV_FW_LOST)
 			return fw_event(lv, e);

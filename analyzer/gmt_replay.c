@@ -162,6 +162,7 @@ struct gmt_replay {
 	gmt_replay_observer_fn obs;
 	void *obs_ctx;
 	const gmt_devent_t *cause;   /* the event being applied, for obs */
+	int ctx_released;            /* the last event released a context's blocks */
 };
 
 #define BLK_C(kind, owner) ((uint32_t)(kind) | (uint32_t)(owner) << 8)
@@ -758,6 +759,81 @@ static int ev_addr_free(gmt_replay_t *r, const gmt_devent_t *e)
 	return 0;
 }
 
+/* Contexts. A destroyed context takes every allocation made in it, but
+ * events do not say which context an allocation was made in: when no other
+ * context of the device lives (the usual case: the primary context alone),
+ * all of the device's blocks are its own (device, stream-ordered, managed,
+ * and pinned host memory allocated while it was current) and are released
+ * here; VMM handles belong to no context and stay. With another context
+ * alive the blocks cannot be told apart: nothing is released, and the
+ * destruction is counted as ambiguous. */
+static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	if (e->device < 0)
+		return 0;
+	gmt_dev_summary_t *d = dev_get(r, e->device);
+	if (!d)
+		return -ENOMEM;
+	switch (e->type) {
+	case GMT_EV_CTX_CREATE: d->contexts_live++; return 0;
+	case GMT_EV_PRIMARY_RETAIN: d->primary_active = 1; return 0;
+	default: break;
+	}
+	d->ctx_destroys++;
+	if (e->aux & GMT_CTX_PRIMARY)
+		d->primary_active = 0;
+	else if (d->contexts_live)
+		d->contexts_live--;
+	if (d->contexts_live || d->primary_active) {
+		s->anom.ambiguous_ctx_destroys++;
+		return 0;
+	}
+	size_t n = 0, cap = 0;
+	uint64_t *keys = NULL;
+	for (size_t i = 0; i <= r->blocks.mask; i++) {
+		const rp_slot_t *b = &r->blocks.s[i];
+		if (!b->used || b->dev != e->device)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			uint64_t *nk = realloc(keys, cap * sizeof(*nk));
+			if (!nk) {
+				free(keys);
+				return -ENOMEM;
+			}
+			keys = nk;
+		}
+		keys[n++] = b->key;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		rp_slot_t *b = rp_map_find(&r->blocks, keys[i]);
+		unsigned kind = BLK_KIND(b->c);
+		if (kind == GMT_KIND_HOST) {
+			s->host_live = sub0(s->host_live, b->a);
+			s->host_ctx_released += b->a;
+		} else {
+			dev_sub(d, dkind(kind), gmt_downer(BLK_OWNER(b->c)), b->a);
+			d->ctx_released_bytes += b->a;
+			rc = notify(r, GMT_OBS_BLOCK_DEL, keys[i], b->a, 0, b->dev, kind, BLK_OWNER(b->c));
+		}
+		d->ctx_released_blocks++;
+		rp_map_del(&r->blocks, b);
+	}
+	free(keys);
+	if (n) {
+		d->ctx_release_ts = e->ts;
+		r->ctx_released = 1;
+	}
+	return rc;
+}
+
+int gmt_replay_ctx_released(const gmt_replay_t *r)
+{
+	return r->ctx_released;
+}
+
 static int ev_meminfo(gmt_replay_t *r, const gmt_devent_t *e)
 {
 	gmt_dev_summary_t *d = dev_get(r, e->device);
@@ -849,6 +925,7 @@ static int apply_event(gmt_replay_t *r, const gmt_devent_t *e)
 	gmt_summary_t *s = &r->s;
 	int rc = 0;
 	r->cause = e;
+	r->ctx_released = 0;
 	switch (e->type) {
 	case GMT_EV_ALLOC: rc = ev_alloc(r, e); break;
 	case GMT_EV_FREE: rc = ev_free(r, e); break;
@@ -863,6 +940,11 @@ static int apply_event(gmt_replay_t *r, const gmt_devent_t *e)
 	case GMT_EV_VMM_UNMAP: rc = ev_vmm_unmap(r, e); break;
 	case GMT_EV_VMM_MAP_FAIL: s->vmm_map_fails++; break;
 	case GMT_EV_MEMINFO: rc = ev_meminfo(r, e); break;
+	case GMT_EV_CTX_CREATE:
+	case GMT_EV_PRIMARY_RETAIN:
+	case GMT_EV_CTX_DESTROY:
+		rc = ev_ctx(r, e);
+		break;
 	case GMT_EV_POOL_CREATE:
 	case GMT_EV_POOL_DESTROY:
 	case GMT_EV_POOL_TRIM:
@@ -870,7 +952,7 @@ static int apply_event(gmt_replay_t *r, const gmt_devent_t *e)
 	case GMT_EV_POOL_USED:
 		ev_pool(r, e);
 		break;
-	default: break;  /* sync, contexts, NCCL, phases, framework: not here */
+	default: break;  /* sync, NCCL, phases, framework: not here */
 	}
 	r->cause = NULL;
 	if (r->oom)

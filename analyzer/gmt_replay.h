@@ -59,6 +59,13 @@ typedef struct gmt_dev_summary {
 	uint64_t meminfo_samples;
 	uint64_t meminfo_free, meminfo_total, meminfo_ts;   /* latest sample */
 	uint64_t meminfo_min_free, meminfo_min_ts;          /* minimum free */
+
+	/* Contexts (docs/analyzer.md, "Contexts"): live ones, destructions,
+	 * and the device bytes the driver released with them. */
+	int primary_active;          /* PRIMARY_RETAIN since its last destruction */
+	uint64_t contexts_live;      /* CTX_CREATE not yet destroyed */
+	uint64_t ctx_destroys;
+	uint64_t ctx_released_blocks, ctx_released_bytes, ctx_release_ts;
 } gmt_dev_summary_t;
 
 typedef struct gmt_fail_summary {
@@ -103,6 +110,8 @@ typedef struct gmt_anomalies {
 	uint64_t overlapping_reserves;    /* VMM_RESERVE on a reserved address */
 	uint64_t unmatched_addr_frees;    /* VMM_ADDR_FREE of an unknown range */
 	uint64_t unknown_kinds;           /* ALLOC with a kind out of range */
+	uint64_t ambiguous_ctx_destroys;  /* CTX_DESTROY while another context
+					     of its device lived: nothing released */
 } gmt_anomalies_t;
 
 /* Everything the summary command reports about one trace. */
@@ -136,6 +145,7 @@ typedef struct gmt_summary {
 	/* host pinned, process wide */
 	uint64_t host_live, host_peak, host_peak_ts;
 	uint64_t host_allocs, host_frees, host_fails;
+	uint64_t host_ctx_released;  /* bytes released with a destroyed context */
 
 	/* reserved virtual address space, process wide */
 	uint64_t va_live, va_peak, va_peak_ts;
@@ -209,6 +219,11 @@ void gmt_replay_observe(gmt_replay_t *r, gmt_replay_observer_fn fn, void *ctx);
  * from (the phase engine feeds the merged time line this way). Returns 0 or
  * a negative errno. */
 int gmt_replay_event(gmt_replay_t *r, const gmt_devent_t *e);
+
+/* Whether the last event applied was a CTX_DESTROY that released its
+ * device's blocks (the phase engine then drops what that device still held
+ * for stream-ordered frees). */
+int gmt_replay_ctx_released(const gmt_replay_t *r);
 
 /* Counts n events (already given to gmt_replay_event) as side-stream ones. */
 void gmt_replay_note_side(gmt_replay_t *r, uint64_t n);

@@ -238,6 +238,15 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 
 	fprintf(f, "  Live at the end of the trace: %s\n", gmt_fmt_bytes(b, sizeof(b), d->live.total));
 	t_comp(f, "    ", &d->live);
+	if (d->ctx_destroys) {
+		fprintf(f, "  Contexts destroyed: %" PRIu64 "; with them the driver released %s in %" PRIu64
+			" block%s the program had not freed", d->ctx_destroys,
+			gmt_fmt_bytes(b, sizeof(b), d->ctx_released_bytes), d->ctx_released_blocks,
+			d->ctx_released_blocks == 1 ? "" : "s");
+		if (d->ctx_released_blocks)
+			fprintf(f, " (last at %+.9f s)", since_s(s, d->ctx_release_ts));
+		fputc('\n', f);
+	}
 
 	fprintf(f, "  Counts            allocations        frees       failed\n");
 	for (int k = 0; k < GMT_DKINDS; k++) {
@@ -341,6 +350,9 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 		fprintf(f, " at %+.9f s", since_s(s, s->host_peak_ts));
 	fprintf(f, ", final %s\n  allocations %" PRIu64 ", frees %" PRIu64 ", failed %" PRIu64 "\n",
 		gmt_fmt_bytes(b2, sizeof(b2), s->host_live), s->host_allocs, s->host_frees, s->host_fails);
+	if (s->host_ctx_released)
+		fprintf(f, "  released with destroyed contexts: %s\n",
+			gmt_fmt_bytes(b, sizeof(b), s->host_ctx_released));
 
 	fprintf(f, "\nReserved virtual address space (address space, not memory; never in device totals)\n");
 	fprintf(f, "  peak %s, final %s\n  reservations %" PRIu64 ", address frees %" PRIu64 "\n",
@@ -424,12 +436,14 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 		"reservations over a reserved address",
 		"address frees of unknown ranges",
 		"allocations of unknown kind",
+		"contexts destroyed while another context of their device lived (nothing released)",
 	};
 	const uint64_t av[] = {
 		a->overlapping_allocations, a->unmatched_frees, a->null_frees, a->voided_frees,
 		a->unmatched_free_fails, a->overlapping_vmm_handles, a->unmatched_vmm_releases,
 		a->unmatched_vmm_retains, a->unmatched_maps, a->overlapping_maps, a->unmatched_unmaps,
 		a->overlapping_reserves, a->unmatched_addr_frees, a->unknown_kinds,
+		a->ambiguous_ctx_destroys,
 	};
 	int any = 0;
 	for (size_t i = 0; i < sizeof(av) / sizeof(av[0]); i++) {
@@ -622,6 +636,14 @@ static void j_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 			k ? "," : "", dkind_key[k], d->n_alloc[k], d->n_free[k], d->n_fail[k]);
 	fputc('}', f);
 
+	jkey(f, &fi, "contexts");
+	fprintf(f, "{\"destroyed\":%" PRIu64 ",\"released_blocks\":%" PRIu64 ",\"released_bytes\":%" PRIu64
+		",\"last_release_ts_ns\":", d->ctx_destroys, d->ctx_released_blocks, d->ctx_released_bytes);
+	if (d->ctx_released_blocks)
+		fprintf(f, "%" PRIu64 "}", d->ctx_release_ts);
+	else
+		fputs("null}", f);
+
 	jkey(f, &fi, "meminfo");
 	fprintf(f, "{\"samples\":%" PRIu64 ",\"latest\":", d->meminfo_samples);
 	if (d->meminfo_samples)
@@ -771,6 +793,7 @@ void gmt_report_json(FILE *f, const gmt_summary_t *s, int first)
 		ju64(f, &h, "allocations", s->host_allocs);
 		ju64(f, &h, "frees", s->host_frees);
 		ju64(f, &h, "failed", s->host_fails);
+		ju64(f, &h, "released_with_contexts_bytes", s->host_ctx_released);
 		fputc('}', f);
 	}
 
@@ -901,6 +924,7 @@ void gmt_report_json(FILE *f, const gmt_summary_t *s, int first)
 		ju64(f, &q, "overlapping_reserves", a->overlapping_reserves);
 		ju64(f, &q, "unmatched_addr_frees", a->unmatched_addr_frees);
 		ju64(f, &q, "unknown_kinds", a->unknown_kinds);
+		ju64(f, &q, "ambiguous_ctx_destroys", a->ambiguous_ctx_destroys);
 		fputc('}', f);
 	}
 	fputc('}', f);

@@ -159,14 +159,42 @@ CUresult gmt_do_cuDevicePrimaryCtxRetain(__typeof__(cuDevicePrimaryCtxRetain) *r
 CUresult gmt_do_cuDevicePrimaryCtxRelease_v2(__typeof__(cuDevicePrimaryCtxRelease_v2) *real,
 					     const gmt_call_t *call, CUdevice dev)
 {
+	const gmt_drv_t *d;
+	unsigned int flags = 0;
+	int before = 0, after = 1;
 	CUresult r;
 
 	GMT_GUARD_ENTER();
+	d = gmt_drv();
+	/* Whether this release is the last one only the driver knows: a
+	 * context active before it and not after went, with its allocations
+	 * (a release after a reset destroys nothing). */
+	if (d->primary_get_state != NULL && d->primary_get_state(dev, &flags, &before) != CUDA_SUCCESS)
+		before = 0;
 	r = real(dev);
 	if (r == CUDA_SUCCESS) {
 		/* The last release destroys the context: forget cached ones. */
 		gmt_ctx_forget();
 		gmt_rec(GMT_EV_PRIMARY_RELEASE, (int)dev, 0, 0, 0, 0, 0);
+		if (before && d->primary_get_state(dev, &flags, &after) == CUDA_SUCCESS && !after)
+			gmt_rec(GMT_EV_CTX_DESTROY, (int)dev, 0, 0, 0, GMT_CTX_PRIMARY, 0);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* cudaDeviceReset's driver call: every allocation of the primary context
+ * is destroyed, the context stays retained (inactive until next used). */
+CUresult gmt_do_cuDevicePrimaryCtxReset_v2(__typeof__(cuDevicePrimaryCtxReset_v2) *real,
+					   const gmt_call_t *call, CUdevice dev)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(dev);
+	if (r == CUDA_SUCCESS) {
+		gmt_ctx_forget();
+		gmt_rec(GMT_EV_CTX_DESTROY, (int)dev, 0, 0, 0, GMT_CTX_PRIMARY | GMT_CTX_RESET, 0);
 	}
 	GMT_GUARD_LEAVE();
 	return r;

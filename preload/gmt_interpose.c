@@ -393,6 +393,7 @@ const gmt_drv_t *gmt_drv(void)
 		GMT_DRV_FN(device_total_mem, cuDeviceTotalMem_v2);
 		GMT_DRV_FN(device_get_attribute, cuDeviceGetAttribute);
 		GMT_DRV_FN(driver_get_version, cuDriverGetVersion);
+		GMT_DRV_FN(primary_get_state, cuDevicePrimaryCtxGetState);
 #undef GMT_DRV_FN
 		atomic_store_explicit(&drv_ready, 1, memory_order_release);
 	}

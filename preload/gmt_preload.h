@@ -180,6 +180,7 @@ typedef struct gmt_drv {
 	__typeof__(cuDeviceTotalMem_v2) *device_total_mem;
 	__typeof__(cuDeviceGetAttribute) *device_get_attribute;
 	__typeof__(cuDriverGetVersion) *driver_get_version;
+	__typeof__(cuDevicePrimaryCtxGetState) *primary_get_state;
 } gmt_drv_t;
 
 /* The driver's helper functions; members NULL until the driver is loaded

@@ -15,7 +15,7 @@
 #define GMT_SKIPPABLE_MAGIC   0x184D2A5Eu
 #define GMT_FILE_MAGIC        "GMTRACE"     /* 7 chars + NUL = 8 bytes */
 #define GMT_FORMAT_MAJOR      1
-#define GMT_FORMAT_MINOR      2
+#define GMT_FORMAT_MINOR      3
 
 /* Record tags: every record is a msgpack array whose first element is one of
  * these positive fixints. */
@@ -59,7 +59,9 @@ enum gmt_ev_type {
 	GMT_EV_SYNC          = 14, /* ts=end, addr=begin ts, stream=stream|event,
 	                              aux=sync kind | result<<32                    */
 	GMT_EV_CTX_CREATE    = 15, /* addr=context                                  */
-	GMT_EV_CTX_DESTROY   = 16, /* addr=context                                  */
+	GMT_EV_CTX_DESTROY   = 16, /* addr=context (0: a primary one), aux=gmt_ctx_flags
+	                              (1.3): what the driver destroyed, and with it
+	                              every allocation made in the context          */
 	GMT_EV_PRIMARY_RETAIN  = 17, /* addr=context                                */
 	GMT_EV_PRIMARY_RELEASE = 18,
 	GMT_EV_MEMINFO       = 19, /* addr=free bytes, size=total bytes             */
@@ -92,6 +94,15 @@ enum gmt_ev_type {
 	GMT_EV_FW_LOST           = 39, /* size = framework events lost (its ring
 	                                  buffer overflowed), addr = 0           */
 	GMT_EV_TYPE_MAX      = 39
+};
+
+/* aux of CTX_DESTROY (1.3). A context created with cuCtxCreate has no flag;
+ * the primary context is destroyed by its last cuDevicePrimaryCtxRelease
+ * (the preload then finds it inactive) or by cuDevicePrimaryCtxReset
+ * (cudaDeviceReset). */
+enum gmt_ctx_flags {
+	GMT_CTX_PRIMARY = 0x1,
+	GMT_CTX_RESET   = 0x2
 };
 
 /* aux for ALLOC / FREE / ALLOC_FAIL / FREE_FAIL / VMM_CREATE / VMM_RELEASE:

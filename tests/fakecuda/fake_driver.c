@@ -546,6 +546,8 @@ CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 
 /* ---- contexts ------------------------------------------------------------- */
 
+static void ctx_release_allocs(CUcontext c);
+
 static void stack_set(CUcontext c)
 {
 	if (tls_depth)
@@ -589,12 +591,15 @@ static CUresult primary_release(CUdevice dev, int reset)
 		return r;
 	lock();
 	c = &S.primary[dev];
-	if (!c->active) {
-		r = reset ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
-	} else if (reset || --c->refs == 0) {
-		c->refs = 0;
+	/* A reset destroys the context but keeps its references (retained,
+	 * inactive until used again; releasing it afterwards is safe); the
+	 * last release destroys it. */
+	if (!reset && c->refs == 0)
+		r = CUDA_ERROR_INVALID_CONTEXT;
+	else if ((reset || --c->refs == 0) && c->active) {
 		c->active = 0;
 		uncharge(dev, S.ctx_bytes);
+		ctx_release_allocs(c);
 	}
 	unlock();
 	return r;
@@ -689,6 +694,7 @@ static CUresult ctx_destroy(CUcontext c)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	lock();
 	uncharge(c->device, S.ctx_bytes);
+	ctx_release_allocs(c);
 	unlock();
 	for (int i = 0; i < tls_depth; i++)
 		if (tls_stack[i] == c) {
@@ -876,6 +882,40 @@ static void sync_complete(int how, uintptr_t key, int device, uint64_t before)
 			vec_del(v, i);
 		} else {
 			i++;
+		}
+	}
+	pools_trim_all();
+}
+
+/* A context destroyed (cuCtxDestroy, the primary's last release or reset)
+ * takes what was allocated in it: device, managed and stream-ordered blocks
+ * (with their pending frees; the pools are trimmed after) and pinned host
+ * memory. VMM allocations belong to no context and stay. Called locked. */
+static void ctx_release_allocs(CUcontext c)
+{
+	struct fk_vec *v = &S.pending;
+
+	for (size_t i = 0; i < v->n;) {
+		if (VEC_AT(*v, struct fk_pending, i).a->ctx == c)
+			vec_del(v, i);
+		else
+			i++;
+	}
+	for (size_t i = 0; i < S.tab_size; i++) {
+		struct fk_alloc *a = S.tab[i], *nx;
+
+		for (; a; a = nx) {
+			nx = a->next;
+			if (a->ctx != c)
+				continue;
+			if (a->kind == K_HOST) {
+				void *p = (void *)a->addr;
+
+				tab_remove(a);
+				free(p);
+			} else {
+				alloc_release(a);
+			}
 		}
 	}
 	pools_trim_all();

@@ -30,6 +30,7 @@ static struct {
 	PFN_cuDeviceGetCount_v2000 DeviceGetCount;
 	PFN_cuDevicePrimaryCtxRetain_v7000 PrimaryCtxRetain;
 	PFN_cuDevicePrimaryCtxReset_v11000 PrimaryCtxReset;
+	PFN_cuDevicePrimaryCtxRelease_v11000 PrimaryCtxRelease;
 	PFN_cuCtxGetCurrent_v4000 CtxGetCurrent;
 	PFN_cuCtxSetCurrent_v4000 CtxSetCurrent;
 	PFN_cuCtxSynchronize_v13000 CtxSynchronize;
@@ -95,6 +96,7 @@ static void drv_init(void)
 	L(Init, "cuInit") L(DriverGetVersion, "cuDriverGetVersion")
 	L(DeviceGetCount, "cuDeviceGetCount") L(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain")
 	L(PrimaryCtxReset, "cuDevicePrimaryCtxReset") L(CtxGetCurrent, "cuCtxGetCurrent")
+	L(PrimaryCtxRelease, "cuDevicePrimaryCtxRelease")
 	L(CtxSetCurrent, "cuCtxSetCurrent") L(CtxSynchronize, "cuCtxSynchronize")
 	L(MemAlloc, "cuMemAlloc") L(MemAllocPitch, "cuMemAllocPitch")
 	L(MemAllocManaged, "cuMemAllocManaged") L(MemFree, "cuMemFree")
@@ -243,7 +245,11 @@ cudaError_t cudaDeviceReset(void)
 
 	ENSURE();
 	pthread_mutex_lock(&prim_mu);
+	/* The driver destroys the context's allocations and keeps it retained;
+	 * the runtime lets go of it and retains it again when next used. */
 	r = D.PrimaryCtxReset(dev);
+	if (r == CUDA_SUCCESS && primary_held[dev])
+		D.PrimaryCtxRelease(dev);
 	primary_held[dev] = 0;
 	pthread_mutex_unlock(&prim_mu);
 	if (D.CtxGetCurrent(&c) == CUDA_SUCCESS && c == primary[dev])
