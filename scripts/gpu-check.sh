@@ -1,14 +1,14 @@
 #!/bin/sh
 # gpu-check.sh - every real-GPU check of gpumemtrace in one run, ending with a
 # table (check, expected, measured, PASS/FAIL/SKIP/INFO, reason): rows 0-8
-# (the foundation: routes, allocators, NCCL, out of memory, overhead) and
+# (the foundation: routes, allocators, NCCL, out of memory, overhead),
 # rows 9-14 (issue 3: what jobs measured of themselves per phase against
-# `gpumemtrace-analyze phases`). docs/gpu-validation.md says how to run it on
+# `gpumemtrace-analyze phases`) and row 15 (what cudaDeviceReset takes). docs/gpu-validation.md says how to run it on
 # the device machine and what each row means.
 #
 #   sh scripts/gpu-check.sh [--doubles] [--budget SECONDS]
 #
-#   --doubles     check 1 on the CUDA/NCCL test doubles instead of a GPU: a
+#   --doubles     checks 1 and 15 on the CUDA/NCCL test doubles instead of a GPU: a
 #                 self-test of this script and of tests/gpu/gpu_eval.py on a
 #                 machine without one (the PyTorch rows are skipped)
 #   --budget S    start no step after S seconds (default 400); each step has
@@ -21,8 +21,8 @@
 # table says what failed.
 #
 # Environment: BUILD (default build), PYTHON (default python3), CUDA_HOME
-# (default /usr/local/cuda). The programs it runs: $BUILD/gpu/demo_workload
-# and $BUILD/gpu/ballast (make gpu-progs: built here and carried, or built
+# (default /usr/local/cuda). The programs it runs: $BUILD/gpu/demo_workload,
+# $BUILD/gpu/gpu_reset and $BUILD/gpu/ballast (make gpu-progs: built here and carried, or built
 # on the spot when absent and a compiler is there), tests/gpu/gpu_torch.py
 # (PyTorch), scripts/examples/gmt_example.py measure (PyTorch),
 # tests/gpu/gpu_eval.py (judges, standard library only).
@@ -92,7 +92,7 @@ evaluate() {
 	demo) _id=1 ;; alloc-native) _id=2 ;; alloc-expandable) _id=3 ;; alloc-async) _id=4 ;;
 	nccl) _id=5 ;; oom) _id=6 ;; train) _id=7 ;; context) _id=8 ;; measure) _id=9 ;;
 	phases-native) _id=10 ;; phases-expandable) _id=11 ;; phases-async) _id=12 ;;
-	nccl-phases) _id=13 ;; oom-phase) _id=14 ;; *) _id="-" ;;
+	nccl-phases) _id=13 ;; oom-phase) _id=14 ;; reset) _id=15 ;; *) _id="-" ;;
 	esac
 	if [ "$HAVE_PY" = 0 ]; then
 		row "$_id" "$1" "-" "-" SKIP "no python3 to evaluate with ($PYTHON)"
@@ -184,7 +184,8 @@ setup() {
 	GPU_LD=$NCCL_DIR$_drv${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 	# The GPU programs: carried, else built here against this machine's CUDA.
-	if [ "$DOUBLES" = 0 ] && { [ ! -x "$BUILD/gpu/demo_workload" ] || [ ! -x "$BUILD/gpu/ballast" ]; }; then
+	if [ "$DOUBLES" = 0 ] && { [ ! -x "$BUILD/gpu/demo_workload" ] || [ ! -x "$BUILD/gpu/ballast" ] ||
+		[ ! -x "$BUILD/gpu/gpu_reset" ]; }; then
 		if have make && have "${CC:-cc}" && [ -e "$CUDA_HOME/lib64/libcudart.so.13" ] && [ -n "$NCCL_DIR" ]; then
 			inc=$(dirname "$NCCL_DIR")/include
 			say "building gpu-progs here (NCCL from $NCCL_DIR)"
@@ -295,6 +296,33 @@ check_demo() {
 	fi
 	say "demo exit: $(cat "$D/plain.rc") without, $(cat "$D/traced.rc") with the tracer"
 	evaluate demo
+}
+
+# 15: what cudaDeviceReset takes with it (tests/routes/gpu_reset.c): the
+# program measures the device memory the driver still holds, the analyzer
+# must agree
+check_reset() {
+	D=$WORK/reset
+	mkdir -p "$D/traces"
+	if [ "$DOUBLES" = 1 ]; then
+		prog=$BUILD/tests/gpu_reset ld=$BUILD/fakecuda
+		echo "the test doubles (--doubles)" > "$D/on"
+	else
+		prog=$BUILD/gpu/gpu_reset ld=$GPU_LD
+	fi
+	if [ ! -x "$prog" ]; then
+		echo "$prog missing (make gpu-progs)" > "$D/skip"
+		row 15 reset "-" "-" FAIL "$prog missing: build it with make gpu-progs and carry build/"
+		publish
+		return
+	fi
+	say "reset without the tracer"
+	LD_LIBRARY_PATH=$ld step 60 "$prog" > "$D/plain.out" 2> "$D/plain.err"
+	echo $? > "$D/plain.rc"
+	say "reset with the tracer"
+	LD_LIBRARY_PATH=$ld step 60 "$BUILD/gpumemtrace" -q -o "$D/traces" "$prog" > "$D/traced.out" 2> "$D/traced.err"
+	echo $? > "$D/traced.rc"
+	evaluate reset
 }
 
 check_alloc() {	# NAME CONF
@@ -412,6 +440,7 @@ finish() {
 main() {
 	setup
 	check_demo
+	check_reset
 	check_alloc alloc-native ""
 	evaluate context
 	check_alloc alloc-expandable "expandable_segments:True"

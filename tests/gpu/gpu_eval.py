@@ -7,7 +7,7 @@
 CHECK: demo, alloc-native, alloc-expandable, alloc-async, nccl, oom, train,
 context, and issue 3's phase checks measure (A), phases-native,
 phases-expandable, phases-async (B), nccl-phases (C), oom-phase (D); E is
-train. Each reads the files the script left in WORK/<dir>/ (see
+train; reset (15: what cudaDeviceReset takes). Each reads the files the script left in WORK/<dir>/ (see
 gpu-check.sh), runs the analyzer (BUILD/gpumemtrace-analyze summary --json)
 (or `phases --json` for the phase checks) and the dumper
 (BUILD/tests/tools/gmt-dump) on the trace, compares, and
@@ -309,6 +309,96 @@ def check_demo(work, build):
     row.note("NCCL's bytes are measured, not by construction: the real NCCL allocates "
              "what its version needs at ncclCommInitAll (the doubles: 2 + 4 MiB); the "
              "demo's zero-count all-reduce is a no-op in real NCCL")
+    return row
+
+
+def curves_rows(build, trace, d):
+    """Rows of `curves --csv` (requested view) as dicts (also kept)."""
+    exe = os.path.join(build, "gpumemtrace-analyze")
+    try:
+        p = subprocess.run([exe, "curves", "--csv", trace], capture_output=True, text=True,
+                           timeout=90)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise Fail("analyzer curves: %s" % e)
+    with open(os.path.join(d, "curves.csv"), "w") as f:
+        f.write(p.stdout)
+    if p.returncode != 0:
+        raise Fail("analyzer curves exit %d: %s" % (p.returncode, first_line(p.stderr)))
+    lines = p.stdout.splitlines()
+    if not lines:
+        raise Fail("analyzer curves: no output")
+    head = lines[0].split(",")
+    return [dict(zip(head, line.split(","))) for line in lines[1:]]
+
+
+def printed(out, label):
+    """The integer the program printed after 'label: ' (None if absent)."""
+    for line in out.splitlines():
+        if line.startswith(label + ": "):
+            try:
+                return int(line[len(label) + 2:])
+            except ValueError:
+                return None
+    return None
+
+
+def check_reset(work, build):
+    """15: what cudaDeviceReset takes (tests/routes/gpu_reset.c)."""
+    d = os.path.join(work, "reset")
+    on = read(os.path.join(d, "on")).strip() or "real cudart and driver"
+    row = Row("15", "cudaDeviceReset, " + on,
+              "same stdout+exit with/without tracer; peak 320 MiB (A 256 plain + V 64 "
+              "vmm); the reset releases A (256 MiB, 1 block); right after it the analyzer "
+              "holds what the driver still held (V, as the program measured)")
+    plain_rc = read(os.path.join(d, "plain.rc")).strip()
+    if plain_rc == "":
+        raise Skip(read(os.path.join(d, "skip"), "reset not run").strip())
+    if plain_rc == "125":
+        raise Skip("not started: the time budget was spent")
+    plain_out = read(os.path.join(d, "plain.out"))
+    if plain_rc != "0":
+        raise Fail("without the tracer the program already fails (exit %s): %s" % (
+            plain_rc, first_line(read(os.path.join(d, "plain.err")) or plain_out)))
+    row.eq("exit status with the tracer", plain_rc, read(os.path.join(d, "traced.rc")).strip(),
+           show=str)
+    row.true("same stdout with the tracer", plain_out == read(os.path.join(d, "traced.out")))
+    for call in ("cudaMalloc A 256 MiB", "cuMemCreate V 64 MiB", "cuMemMap", "cudaDeviceReset",
+                 "cudaMalloc B 128 MiB"):
+        row.eq("%s returned" % call, 0, printed(plain_out, call), show=str)
+    before = printed(plain_out, "held before the reset")
+    v_after = printed(plain_out, "V held after the reset")
+    trace = find_trace(d)
+    t = analyze(build, trace, d)
+    evs = dump_events(build, trace, d)
+    trace_sane(row, t)
+    dv = dev0(t)
+    pk = dv["peak"]
+    row.eq("peak", 320 * MiB, pk["bytes"])
+    row.eq("peak: plain (A)", 256 * MiB, pk["by_kind"]["plain"])
+    row.eq("peak: vmm_physical (V)", 64 * MiB, pk["by_kind"]["vmm_physical"])
+    row.true("the program measured A + V before the reset (>= 320 MiB)",
+             before is not None and before >= 320 * MiB, fmt(before))
+    resets = [e for e in evs if e["type"] == "ctx_destroy" and e.get("aux") == "3"]
+    row.eq("CTX_DESTROY events of a reset (aux 3)", 1, len(resets), show=str)
+    ctx = dv.get("contexts", {})
+    row.eq("released with the reset: bytes (A)", 256 * MiB, ctx.get("released_bytes"))
+    row.eq("released with the reset: blocks (A)", 1, ctx.get("released_blocks"), show=str)
+    got = None
+    if resets:
+        ts = str(resets[0]["ts"])
+        at = [r for r in curves_rows(build, trace, d) if r.get("device") == "0" and r.get("ts_ns") == ts]
+        if at and at[-1].get("outside_bytes", "") != "":
+            got = int(at[-1]["outside_bytes"])
+    row.eq("device bytes right after the reset: the analyzer's = what V still held "
+           "(measured by the program)", v_after, got)
+    row.measured = ("peak %s; reset released %s in %s block(s); after it the analyzer holds %s, "
+                    "the driver %s (V); destroyed %s" % (
+                        fmt(pk["bytes"]), fmt(ctx.get("released_bytes")),
+                        ctx.get("released_blocks"), fmt(got), fmt(v_after), ctx.get("destroyed")))
+    if v_after == 0:
+        row.note("the driver released the VMM allocation with the reset: the analyzer keeps "
+                 "VMM handles through a context's destruction (docs/analyzer.md, Contexts); "
+                 "change ev_ctx in analyzer/gmt_replay.c")
     return row
 
 
@@ -976,11 +1066,11 @@ def check_oom_phase(work, build):
 
 CHECKS = {"demo": check_demo, "nccl": check_nccl, "oom": check_oom, "train": check_train,
           "context": check_context, "measure": check_measure,
-          "nccl-phases": check_nccl_phases, "oom-phase": check_oom_phase}
+          "nccl-phases": check_nccl_phases, "oom-phase": check_oom_phase, "reset": check_reset}
 CHECK_IDS = {"demo": "1", "alloc-native": "2", "alloc-expandable": "3", "alloc-async": "4",
              "nccl": "5", "oom": "6", "train": "7", "context": "8", "measure": "9",
              "phases-native": "10", "phases-expandable": "11", "phases-async": "12",
-             "nccl-phases": "13", "oom-phase": "14"}
+             "nccl-phases": "13", "oom-phase": "14", "reset": "15"}
 CHECK_DIRS = {"context": "alloc-native", "nccl-phases": "nccl", "oom-phase": "oom"}
 MAX_REASONS = 8
 
