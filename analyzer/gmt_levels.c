@@ -348,6 +348,8 @@ typedef struct rmap {
 
 struct gmt_levels {
 	gmt_replay_t *rp;
+	int fw_registered;                     /* FW_REGISTER seen: allocations
+						  wait on every device        */
 	tpool_t pool;
 	uint32_t ranges, handles, fw;          /* tree roots */
 	rmap_t rmap;                           /* driver ranges by key */
@@ -860,7 +862,7 @@ static int new_range(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
 	lv_dev_t *d = dev_get(lv, n->dev);
 	if (!d)
 		return -ENOMEM;
-	if (cause->type != GMT_EV_ALLOC || !d->fw_any || !counts_outside(d, n->kind))
+	if (cause->type != GMT_EV_ALLOC || !(d->fw_any || lv->fw_registered) || !counts_outside(d, n->kind))
 		return 0;
 	return pend_new(lv, d, t, cause);
 }
@@ -938,7 +940,7 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 		lv_dev_t *d = dev_get(lv, o->dev);
 		if (!d)
 			return -ENOMEM;
-		if (d->fw_any && cause && cause->type == GMT_EV_VMM_CREATE)
+		if ((d->fw_any || lv->fw_registered) && cause && cause->type == GMT_EV_VMM_CREATE)
 			return pend_new(lv, d, t, cause);
 		return mark(lv, d);
 	}
@@ -1221,6 +1223,9 @@ static int apply(gmt_levels_t *lv, const gmt_devent_t *e)
 		if (!lv->n_pend || !gmt_replay_ctx_released(lv->rp))
 			return 0;
 		return pend_release(lv, 0, 0, 0, e->device);
+	case GMT_EV_FW_REGISTER:
+		lv->fw_registered = 1;
+		return 0;
 	default:
 		if (e->type >= GMT_EV_FW_ALLOC && e->type <= GMT_EV_FW_LOST)
 			return fw_event(lv, e);

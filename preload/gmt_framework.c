@@ -176,13 +176,14 @@ GMT_EXPORT int gpumemtrace_fw_register(const char *name)
 	if (fw_is_known((int)id))
 		return (int)id;
 	pthread_mutex_lock(&fw_lock);
-	int i = 0;
+	int i = 0, added = 0;
 	for (; i < MAX_FRAMEWORKS; i++) {
 		uint32_t v = atomic_load_explicit(&fw_known[i], memory_order_relaxed);
 		if (v == id)
 			break;
 		if (v == 0) {
 			atomic_store_explicit(&fw_known[i], id, memory_order_release);
+			added = 1;
 			break;
 		}
 	}
@@ -192,6 +193,12 @@ GMT_EXPORT int gpumemtrace_fw_register(const char *name)
 			   MAX_FRAMEWORKS, name);
 		return 0;
 	}
+	/* From here the framework reports its segments: the analyzer lets a new
+	 * driver allocation wait for its segment event on every device, the
+	 * very first segment included (docs/analyzer.md, "New allocations
+	 * wait"). */
+	if (added)
+		gmt_rec(GMT_EV_FW_REGISTER, -1, 0, 0, 0, id, 0);
 	return (int)id;
 }
 

@@ -88,7 +88,10 @@ typedef struct gpumemtrace_fw_event {
 uint32_t gpumemtrace_stack(const char *const *frames, size_t n);
 
 /* Registers a framework by name ("pytorch") and returns its id (> 0), the
- * same id for the same name; 0 when not traced. */
+ * same id for the same name; 0 when not traced. The first registration of
+ * a name is recorded (FW_REGISTER): from then on the analyzer lets a new
+ * driver allocation wait for the framework's segment event on every
+ * device, so register before the first segment is taken from CUDA. */
 int gpumemtrace_fw_register(const char *name);
 
 /* Reports n events of framework fw. Events with time_ns == 0 are stamped

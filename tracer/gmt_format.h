@@ -93,7 +93,10 @@ enum gmt_ev_type {
 	GMT_EV_FW_RESERVED       = 38, /* checkpoint: addr=current, size=peak    */
 	GMT_EV_FW_LOST           = 39, /* size = framework events lost (its ring
 	                                  buffer overflowed), addr = 0           */
-	GMT_EV_TYPE_MAX      = 39
+	GMT_EV_FW_REGISTER       = 40, /* (1.3) a framework registered (once per
+	                                  name): aux = its string id, device -1;
+	                                  from here it reports its segments    */
+	GMT_EV_TYPE_MAX      = 40
 };
 
 /* aux of CTX_DESTROY (1.3). A context created with cuCtxCreate has no flag;

@@ -56,6 +56,7 @@ side fw_segment_alloc device=1 addr=0x7f1000000000 size=20971520 stream=0x0 aux=
 side fw_alloc device=1 addr=0x7f1000000000 size=4096 stream=0x0 aux=$past
 side fw_oom device=1 addr=0x100000 size=1099511627776 stream=0x0 aux=$past
 side fw_free_requested device=1 addr=0x7f1000000000 size=4096 stream=0x0 aux=$past
+main fw_register device=-1 addr=0x0 size=0 stream=0x0 aux=$fw
 main fw_allocated device=0 addr=0x200 size=512 stream=0x0 aux=$fw
 main fw_reserved device=0 addr=0x200000 size=2097152 stream=0x0 aux=$fw
 main fw_allocated device=0 addr=0x400 size=1536 stream=0x0 aux=$fw
@@ -114,7 +115,7 @@ assert_eq "user sitecustomize ran" "$(cat async.err)" "cudaMallocAsync: stderr"
 assert_contains dump3.txt "META allocator_backend=cudaMallocAsync"
 assert_contains dump3.txt "META pytorch_cuda_alloc_conf=backend:cudaMallocAsync"
 assert_contains dump3.txt "META companion_history=off: backend cudaMallocAsync"
-grep '^EV fw_' dump3.txt | grep -v -e '^EV fw_allocated' -e '^EV fw_reserved' && fail "cudaMallocAsync: events other than counters"
+grep '^EV fw_' dump3.txt | grep -v -e '^EV fw_allocated' -e '^EV fw_reserved' -e '^EV fw_register' && fail "cudaMallocAsync: events other than counters and the registration"
 assert_eq 6 "$(grep -c "^EV fw_allocated" dump3.txt)" "cudaMallocAsync: counter checkpoints (no OOM observer)"
 
 # ---- without the preload, and with GPUMEMTRACE_COMPANION=0: nothing ----

@@ -37,6 +37,8 @@ diff expected.out traced.out >&2 || fail "program output (< expected, > actual)"
 assert_eq "STATUS ok clean" "$(tail -n 1 dump.txt)" "trace status"
 fw=$(sed -n 's/^STRING id=\([0-9]*\) text=myalloc$/\1/p' dump.txt)
 [ -n "$fw" ] || fail "no STRING for myalloc"
+other=$(sed -n 's/^STRING id=\([0-9]*\) text=otheralloc$/\1/p' dump.txt)
+[ -n "$other" ] || fail "no STRING for otheralloc"
 past=$((fw + (1 << 32)))
 hist=$((fw + (3 << 32)))   # PAST_TIME | SNAPSHOT (GPUMEMTRACE_FW_FROM_HISTORY)
 t0=$(sed -n 's/^ts t0 //p' traced.err)
@@ -44,6 +46,7 @@ before=$(sed -n 's/^ts before //p' traced.err)
 after=$(sed -n 's/^ts after //p' traced.err)
 # Side events with their exact times (relative to t0); main-stream events
 # without theirs (the time of the call).
+# FW_REGISTER: once per framework name, at its first registration.
 awk -v t0="$t0" '/^EV fw_/ {
 	split($3, t, "="); side = ($NF == "side");
 	printf "%s %s %s %s %s %s %s", $2, $5, $6, $7, $8, $NF == "side" ? $(NF-1) : $NF, side ? "side" : "main"
@@ -55,6 +58,8 @@ fw_free_requested device=1 addr=0x200000 size=1024 stream=0x5 aux=$past side t0+
 fw_free_completed device=1 addr=0x200000 size=1024 stream=0x5 aux=$past side t0+2000
 fw_segment_map device=1 addr=0x400000 size=20971520 stream=0x0 aux=$past side t0+2000
 fw_segment_unmap device=1 addr=0x400000 size=20971520 stream=0x0 aux=$hist side t0+3000
+fw_register device=-1 addr=0x0 size=0 stream=0x0 aux=$fw main
+fw_register device=-1 addr=0x0 size=0 stream=0x0 aux=$other main
 fw_segment_alloc device=0 addr=0x100000 size=2097152 stream=0x0 aux=$fw main
 fw_alloc device=0 addr=0x100000 size=512 stream=0x77 aux=$fw main
 fw_free_requested device=0 addr=0x100000 size=512 stream=0x77 aux=$fw main
@@ -71,5 +76,5 @@ ts=$(awk '/^EV fw_alloc .*addr=0x500000/ { sub("ts=", "", $3); print $3 }' dump.
 [ "$ts" -ge "$before" ] && [ "$ts" -le "$after" ] || fail "future time $ts not clamped into [$before, $after]"
 assert_eq "META torch_version=2.11.0" "$(grep '^META' dump.txt)" "metadata"
 grep -q 'text=late' dump.txt && fail "a string interned after shutdown reached the file"
-assert_eq "END written=14 dropped=0 late=0" "$(grep '^END' dump.txt)" "END"
+assert_eq "END written=16 dropped=0 late=0" "$(grep '^END' dump.txt)" "END (14 events and the 2 registrations)"
 exit 0

@@ -679,6 +679,37 @@ static void test_checkpoints(void)
 	gmt_phases_free(P);
 }
 
+/* A framework that registered (FW_REGISTER, before any of its events) makes
+ * the very first segment wait too: its cudaMalloc comes before the
+ * FW_SEGMENT_ALLOC that reports it and is never outside. Without the
+ * registration the device has no framework event yet, and the segment is
+ * outside from its cudaMalloc to its report. */
+static void test_register(void)
+{
+	for (int reg = 0; reg <= 1; reg++) {
+		start(NULL);
+		if (reg)
+			ev(GMT_EV_FW_REGISTER, 5, -1, 0, 0, 0, 7);
+		ev(GMT_EV_ALLOC, 10, 0, 0x10000, 2 << 20, 0, PLAIN);
+		CHECK_EQ_U64(reg ? 0 : 2 << 20, val(0, GMT_VIEW_REQUESTED).outside);
+		CHECK_EQ_U64(reg ? 2 << 20 : 0, val(0, GMT_VIEW_REQUESTED).pending);
+		ev(GMT_EV_FW_SEGMENT_ALLOC, 20, 0, 0x10000, 2 << 20, 0, 0);
+		gmt_lv_vals_t v = val(0, GMT_VIEW_REQUESTED);
+		CHECK_EQ_U64(0, v.outside);
+		CHECK_EQ_U64(0, v.pending);
+		CHECK_EQ_U64(2 << 20, v.reserved);
+		/* an allocation on a device with no framework event at all waits
+		 * as well once a framework registered, and is outside from its
+		 * thread's next event */
+		ev(GMT_EV_ALLOC, 30, 1, 0x90000, 4096, 0, PLAIN);
+		CHECK_EQ_U64(reg ? 0 : 4096, val(1, GMT_VIEW_REQUESTED).outside);
+		ev(GMT_EV_SYNC, 40, 1, 35, 0, GMT_SYNC_CTX, 0);
+		CHECK_EQ_U64(4096, val(1, GMT_VIEW_REQUESTED).outside);
+		CHECK(gmt_phases_finish(P, NULL) == 0);
+		gmt_phases_free(P);
+	}
+}
+
 int main(void)
 {
 	test_containment();
@@ -687,5 +718,6 @@ int main(void)
 	test_figures();
 	test_new_allocations_wait();
 	test_checkpoints();
+	test_register();
 	TEST_DONE();
 }
