@@ -5,7 +5,9 @@
 # ranges, at gpumemtrace's phase boundary hook, at OOM (the history's oom
 # entry, no second one) and at exit; counters of every device that has any;
 # metadata; ring overflow said in the trace and once on stderr; the
-# cudaMallocAsync backend (counters only); nothing at all without the
+# cudaMallocAsync backend (counters only); Python stacks
+# (GPUMEMTRACE_COMPANION_STACKS=python) through to sites and flamegraph
+# --framework; nothing at all without the
 # preload or with GPUMEMTRACE_COMPANION=0; a failing torch never breaks the
 # program (tests/companion/e2e_workload.py says the sequence).
 . "$ROOT/tests/lib.sh"
@@ -84,6 +86,39 @@ done
 awk '/^EV fw_.* side$/ { sub("ts=", "", $3); if ($3 + 0 < prev) bad = 1; prev = $3 + 0 } END { exit bad }' dump.txt ||
 	fail "side FW events go back in time"
 grep -q '^END .* late=0$' dump.txt || fail "late events"
+
+# ---- stacks: GPUMEMTRACE_COMPANION_STACKS=python carries the history's
+# Python frames into the trace (TEXT_STACK) and to sites/flamegraph
+# --framework: the device-0 peak (2 x 512 B + 1536 B) by call site ----
+rm -rf traces
+PYTHONPATH="$PP" GPUMEMTRACE_COMPANION_STACKS=python run_traced python3 "$work" stacks > st.out 2> st.err ||
+	{ cat st.out st.err >&2; fail "stacks run"; }
+assert_contains st.out "history: {'enabled': 'all', 'context': 'alloc', 'stacks': 'python', 'max_entries': 1000000}"
+T=$(the_trace)
+"$dump" "$T" > dump4.txt || fail "gmt-dump stacks"
+assert_contains dump4.txt "META companion_history=on max_entries=1000000 stacks=python start=cuda_init"
+line() { grep -n "# site: $1\$" "$work" | cut -d: -f1; }
+lf=$(line forward); ll=$(line loop); lt=$(line top)
+[ -n "$lf" ] && [ -n "$ll" ] && [ -n "$lt" ] || fail "site markers not found in $work"
+assert_eq "TEXTSTACK id=2147483648 depth=2
+TEXTSTACK id=2147483649 depth=1" "$(grep '^TEXTSTACK' dump4.txt)" "stacks: one TEXT_STACK per distinct stack"
+"$ANALYZE" sites --framework --json "$T" > st.json || fail "sites --framework (stacks)"
+python3 - st.json "$work" "$lf" "$ll" "$lt" <<'PY' || fail "stacks: framework sites"
+import json, sys
+doc, work = json.load(open(sys.argv[1])), sys.argv[2]
+lf, ll, lt = sys.argv[3:6]
+want = [{"ordinal": 0, "peak_bytes": 2560, "live_sites_total": 2, "sites": [
+    (1536, 1, ["<module> (%s:%s)" % (work, lt)]),
+    (1024, 2, ["forward (%s:%s)" % (work, lf), "<module> (%s:%s)" % (work, ll)])]}]
+got = [{"ordinal": d["ordinal"], "peak_bytes": d["peak_bytes"], "live_sites_total": d["live_sites_total"],
+        "sites": [(s["bytes"], s["count"], [f["text"] for f in s["frames"]]) for s in d["live_sites"]]}
+       for d in doc["traces"][0]["framework_sites"]]
+if got != want:
+    sys.exit("got  %s\nwant %s" % (got, want))
+PY
+"$ANALYZE" flamegraph --framework "$T" > st.folded 2> /dev/null || fail "flamegraph --framework (stacks)"
+assert_eq "device 0;<module> ($work:$ll);forward ($work:$lf) 1024
+device 0;<module> ($work:$lt) 1536" "$(cat st.folded)" "stacks: folded"
 
 # ---- overflow: 12 allocations between two boundaries, ring of 4 ----
 rm -rf traces

@@ -1,7 +1,9 @@
 """A training-like script on the FAKE torch (tests/companion/fake_torch), run
 by tests/cases/companion_e2e.sh with and without the preload and the
 companion's sitecustomize. argv[1]: "main" (the sequence below), "overflow"
-(12 allocations between two boundaries in a ring of 4).
+(12 allocations between two boundaries in a ring of 4), "stacks" (with
+GPUMEMTRACE_COMPANION_STACKS=python: blocks allocated from two call sites,
+whose Python frames the history records).
 
 main, S = 0x7f0000000000, D = 0x7f1000000000:
   import torch | init | d0 segment_alloc S 2 MiB, alloc S 512 s=7 |
@@ -46,6 +48,15 @@ if mode == "main":
     cuda._fake_oom(1, 1 << 40, 1 << 20)
     cuda._fake(1, "free_requested", D, 4096)
     print("nvtx calls:", cuda.nvtx.calls)
+elif mode == "stacks":
+    def forward(i):
+        cuda._fake(0, "alloc", S + 512 * i, 512, 7)  # site: forward
+    cuda._fake(0, "segment_alloc", S, 2 << 20)
+    cuda.nvtx.range_push("step")
+    for i in range(2):
+        forward(i)  # site: loop
+    cuda._fake(0, "alloc", S + 1024, 1536, 7)  # site: top
+    cuda.nvtx.range_pop()
 elif mode == "overflow":
     cuda._fake(0, "segment_alloc", S, 2 << 20)
     cuda.nvtx.mark("start")

@@ -4,6 +4,7 @@ snapshot format, and the four counters the companion reads."""
 import copy
 import os
 import time
+import traceback
 
 _rings = [[], []]
 _max_entries = 0
@@ -26,6 +27,13 @@ def _record_memory_history(enabled="all", context="all", stacks="all", max_entri
     _max_entries = max_entries if enabled else 0
 
 
+def _frames():
+    """The caller's Python frames, innermost first, as the history records
+    them (context "alloc", stacks "python"); the fake's own frames left out."""
+    return [{"filename": f.filename, "line": f.lineno, "name": f.name}
+            for f in reversed(traceback.extract_stack()) if "fake_torch" not in f.filename]
+
+
 def _event(device, action, addr, size, stream):
     s = _stats[device]
     delta = {"alloc": ("allocated", size), "free_requested": ("allocated", -size),
@@ -37,8 +45,9 @@ def _event(device, action, addr, size, stream):
         s[k + "peak"] = max(s[k + "peak"], s[k + "current"])
     if _max_entries <= 0:
         return
+    ctx = (_history_kwargs or {}).get("context")
     e = {"action": action, "size": size, "stream": stream, "time_us": time.time_ns() // 1000,
-         "frames": []}
+         "frames": _frames() if action == "alloc" and ctx in ("alloc", "all") else []}
     e["device_free" if action == "oom" else "addr"] = addr
     ring = _rings[device]
     ring.append(e)
