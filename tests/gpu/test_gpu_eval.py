@@ -437,5 +437,33 @@ class Rows(unittest.TestCase):
         self.assertTrue(reason.endswith("... 4 more (eval-*.json)"))
 
 
+class ExitRelease(unittest.TestCase):
+    """Rows 2-4 compare the job's end with the analyzer's final bytes; a
+    context the runtime destroyed as the process ended took the blocks the
+    job still held, and they are added back (with a note)."""
+
+    def dev(self, released):
+        return {"contexts": {"destroyed": 1 if released else 0, "released_blocks": 3,
+                             "released_bytes": released, "last_release_ts_ns": None},
+                "final": {"bytes": 64 * MiB, "by_kind": {"plain": 0, "vmm_physical": 64 * MiB,
+                                                         "stream_ordered": 0}}}
+
+    def test_added_back(self):
+        r = row()
+        d = self.dev(616 * MiB)
+        fin = ge.before_exit_release(r, d, d["final"], "plain")
+        self.assertEqual((616 * MiB, 680 * MiB), (fin["by_kind"]["plain"], fin["bytes"]))
+        self.assertEqual(0, d["final"]["by_kind"]["plain"])   # the report is not changed
+        self.assertEqual(["a context was destroyed at the end (1 time(s)), taking 616 MiB the "
+                          "job had not freed: compared with final + that"],
+                         [i["note"] for i in r.items if "note" in i])
+
+    def test_nothing_released(self):
+        r = row()
+        d = self.dev(0)
+        self.assertIs(d["final"], ge.before_exit_release(r, d, d["final"], "plain"))
+        self.assertEqual([], r.items)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
