@@ -330,21 +330,12 @@ typedef struct lv_dev {
 	size_t n_top;
 } lv_dev_t;
 
-/* Driver ranges by start address: node index (0: empty slot), linear
- * probing, at most half full. Exact lookups of the replay's observations
- * go here; the ordered treap over the same ranges is only needed to find
- * the ranges that a framework range intersects, so it is built at the
- * first framework segment event and kept from then on (a trace without
- * segments never pays for it). */
-typedef struct rslot {
-	uint64_t key;
-	uint32_t val;
-} rslot_t;
-
-typedef struct rmap {
-	rslot_t *s;
-	size_t cap, n;       /* cap: a power of two (0: empty map) */
-} rmap_t;
+/* Driver ranges: the replay keeps each block's or mapping's node index in
+ * its own slot (gmt_obs_t.cookie), so the observations need no lookup
+ * here; the ordered treap over the same ranges is only needed to find the
+ * ranges that a framework range intersects, so it is built at the first
+ * framework segment event and kept from then on (a trace without segments
+ * never pays for it). */
 
 struct gmt_levels {
 	gmt_replay_t *rp;
@@ -352,11 +343,11 @@ struct gmt_levels {
 						  wait on every device        */
 	tpool_t pool;
 	uint32_t ranges, handles, fw;          /* tree roots */
-	rmap_t rmap;                           /* driver ranges by key */
 	int ranges_ordered;                    /* the ranges treap is kept */
 	lv_dev_t **dev;                        /* index ordinal + 1 */
 	size_t n_dev;
-	int *dirty;
+	int *dirty;                            /* ordinals of devices changed */
+	lv_dev_t **dirty_dev;                  /* ... and their states        */
 	size_t n_dirty, cap_dirty;
 	lv_pending_t *pend;
 	size_t n_pend, cap_pend;
@@ -376,81 +367,6 @@ static inline uint64_t end_of(uint64_t a, uint64_t size)
 	return a + size < a ? UINT64_MAX : a + size;
 }
 
-static inline size_t rm_hash(uint64_t key, size_t cap)
-{
-	key ^= key >> 29;
-	key *= 0xBF58476D1CE4E5B9ull;
-	key ^= key >> 32;
-	return (size_t)key & (cap - 1);
-}
-
-/* The node of key, 0 if none. */
-static uint32_t rm_get(const rmap_t *m, uint64_t key)
-{
-	if (!m->cap)
-		return 0;
-	for (size_t i = rm_hash(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->s[i].val)
-			return 0;
-		if (m->s[i].key == key)
-			return m->s[i].val;
-	}
-}
-
-/* Adds key -> t (key not present). */
-static int rm_put(rmap_t *m, uint64_t key, uint32_t t)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 1024;
-		rslot_t *ns = calloc(nc, sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->s[i].val)
-				continue;
-			size_t j = rm_hash(m->s[i].key, nc);
-			while (ns[j].val)
-				j = (j + 1) & (nc - 1);
-			ns[j] = m->s[i];
-		}
-		free(m->s);
-		m->s = ns;
-		m->cap = nc;
-	}
-	size_t i = rm_hash(key, m->cap);
-	while (m->s[i].val)
-		i = (i + 1) & (m->cap - 1);
-	m->s[i].key = key;
-	m->s[i].val = t;
-	m->n++;
-	return 0;
-}
-
-/* Removes key (present or not): backward-shift deletion keeps every
- * remaining key reachable from its home slot without tombstones. */
-static void rm_del(rmap_t *m, uint64_t key)
-{
-	if (!m->cap)
-		return;
-	size_t mask = m->cap - 1, i = rm_hash(key, m->cap);
-	for (;; i = (i + 1) & mask) {
-		if (!m->s[i].val)
-			return;
-		if (m->s[i].key == key)
-			break;
-	}
-	m->n--;
-	for (size_t j = (i + 1) & mask; m->s[j].val; j = (j + 1) & mask) {
-		size_t h = rm_hash(m->s[j].key, m->cap);
-		/* j's entry may move to i unless its home lies in (i, j] */
-		if (((j - h) & mask) >= ((j - i) & mask)) {
-			m->s[i] = m->s[j];
-			i = j;
-		}
-	}
-	m->s[i].val = 0;
-}
-
 /* Builds the ranges treap from the live driver ranges, once. */
 static void ranges_order(gmt_levels_t *lv)
 {
@@ -462,7 +378,7 @@ static void ranges_order(gmt_levels_t *lv)
 			t_insert(lv->pool.n, &lv->ranges, i);
 }
 
-static lv_dev_t *dev_get(gmt_levels_t *lv, int ordinal)
+static lv_dev_t *dev_get_slow(gmt_levels_t *lv, int ordinal)
 {
 	if (ordinal < -1)
 		ordinal = -1;
@@ -490,6 +406,15 @@ static lv_dev_t *dev_get(gmt_levels_t *lv, int ordinal)
 	return d;
 }
 
+/* The device's state, created when first seen (NULL: out of memory). */
+static inline lv_dev_t *dev_get(gmt_levels_t *lv, int ordinal)
+{
+	size_t idx = (size_t)(ordinal + 1);
+	if (__builtin_expect(ordinal >= -1 && idx < lv->n_dev && lv->dev[idx] != NULL, 1))
+		return lv->dev[idx];
+	return dev_get_slow(lv, ordinal);
+}
+
 static const lv_dev_t *dev_find(const gmt_levels_t *lv, int ordinal)
 {
 	if (ordinal < -1)
@@ -508,8 +433,13 @@ static int mark(gmt_levels_t *lv, lv_dev_t *d)
 		if (!p)
 			return -ENOMEM;
 		lv->dirty = p;
+		lv_dev_t **pd = realloc(lv->dirty_dev, nc * sizeof(*pd));
+		if (!pd)
+			return -ENOMEM;
+		lv->dirty_dev = pd;
 		lv->cap_dirty = nc;
 	}
+	lv->dirty_dev[lv->n_dirty] = d;
 	lv->dirty[lv->n_dirty++] = d->ordinal;
 	d->dirty = 1;
 	return 0;
@@ -820,7 +750,6 @@ static int range_del(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
 		return rc;
 	N = lv->pool.n;
 	tnode_t n = N[t];
-	rm_del(&lv->rmap, n.key);
 	if (lv->ranges_ordered)
 		t_unlink(N, &lv->ranges, n.key);
 	t_release(&lv->pool, t);
@@ -876,7 +805,9 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 	case GMT_OBS_BLOCK_ADD:
 	case GMT_OBS_MAP_ADD: {
 		int is_map = o->op == GMT_OBS_MAP_ADD;
-		if ((t = rm_get(&lv->rmap, o->key)) && (rc = range_del(lv, t, NULL)))
+		/* The replay keeps our node in its own slot (the cookie): an
+		 * address that was live was deleted first, so this is 0. */
+		if ((t = *o->cookie) && (rc = range_del(lv, t, NULL)))
 			return rc;
 		if (!(t = t_alloc(&lv->pool)))
 			return -ENOMEM;
@@ -891,10 +822,7 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 		n->aux = is_map ? o->handle : 0;
 		n->flags = is_map ? F_MAP : 0;
 		n->tree = T_RANGE;
-		if ((rc = rm_put(&lv->rmap, o->key, t))) {
-			t_release(&lv->pool, t);
-			return rc;
-		}
+		*o->cookie = t;
 		if (lv->ranges_ordered)
 			t_insert(lv->pool.n, &lv->ranges, t);
 		if (!is_map) {
@@ -916,7 +844,8 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 	}
 	case GMT_OBS_BLOCK_DEL:
 	case GMT_OBS_MAP_DEL:
-		t = rm_get(&lv->rmap, o->key);
+		t = *o->cookie;
+		*o->cookie = 0;
 		return t ? range_del(lv, t, cause) : 0;
 	case GMT_OBS_HANDLE_ADD: {
 		if ((t = t_find(lv->pool.n, lv->handles, o->key))) {
@@ -1104,10 +1033,10 @@ void gmt_levels_free(gmt_levels_t *lv)
 	}
 	free(lv->dev);
 	free(lv->dirty);
+	free(lv->dirty_dev);
 	free(lv->pend);
 	free(lv->nw);
 	free(lv->pool.n);
-	free(lv->rmap.s);
 	free(lv);
 }
 
@@ -1236,11 +1165,8 @@ static int apply(gmt_levels_t *lv, const gmt_devent_t *e)
 const int *gmt_levels_take_dirty(gmt_levels_t *lv, size_t *n)
 {
 	*n = lv->n_dirty;
-	for (size_t i = 0; i < lv->n_dirty; i++) {
-		lv_dev_t *d = (lv_dev_t *)dev_find(lv, lv->dirty[i]);
-		if (d)
-			d->dirty = 0;
-	}
+	for (size_t i = 0; i < lv->n_dirty; i++)
+		lv->dirty_dev[i]->dirty = 0;
 	lv->n_dirty = 0;
 	return lv->dirty;
 }

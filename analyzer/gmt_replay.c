@@ -29,8 +29,10 @@
 typedef struct rp_slot {
 	uint64_t key;
 	uint64_t a;        /* blocks: size; handles: size; maps: size; va: size */
-	uint64_t b;        /* handles: mapping count; maps: handle            */
-	uint32_t c;        /* kind | owner << 8 | released << 16              */
+	uint64_t b;        /* handles: mapping count; maps: handle; blocks:
+			      the observer's value (gmt_obs_t.cookie)       */
+	uint32_t c;        /* kind | owner << 8 | released << 16; maps: the
+			      observer's value                              */
 	int16_t dev;
 	uint8_t pad;
 	uint8_t used;
@@ -183,15 +185,33 @@ static inline uint64_t sub0(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* Tells the observer, if any. */
-static int notify(gmt_replay_t *r, enum gmt_obs_op op, uint64_t key, uint64_t size,
-		  uint64_t handle, int dev, unsigned kind, unsigned owner)
+/* Tells the observer, if any; cookie: its value for a block or mapping. */
+static int notify_ck(gmt_replay_t *r, enum gmt_obs_op op, uint64_t key, uint64_t size,
+		     uint64_t handle, int dev, unsigned kind, unsigned owner, uint32_t *cookie)
 {
 	if (!r->obs)
 		return 0;
 	gmt_obs_t o = { .op = op, .key = key, .size = size, .handle = handle, .dev = dev,
-			.kind = kind, .owner = owner };
+			.kind = kind, .owner = owner, .cookie = cookie };
 	return r->obs(r->obs_ctx, r->cause, &o);
+}
+
+static int notify(gmt_replay_t *r, enum gmt_obs_op op, uint64_t key, uint64_t size,
+		  uint64_t handle, int dev, unsigned kind, unsigned owner)
+{
+	return notify_ck(r, op, key, size, handle, dev, kind, owner, NULL);
+}
+
+/* A block's observer value lives in its slot's b (unused by blocks). */
+static int notify_block(gmt_replay_t *r, enum gmt_obs_op op, rp_slot_t *b, uint64_t key,
+			uint64_t size, int dev, unsigned kind, unsigned owner)
+{
+	if (!r->obs)
+		return 0;
+	uint32_t ck = (uint32_t)b->b;
+	int rc = notify_ck(r, op, key, size, 0, dev, kind, owner, &ck);
+	b->b = ck;
+	return rc;
 }
 
 void gmt_replay_observe(gmt_replay_t *r, gmt_replay_observer_fn fn, void *ctx)
@@ -252,7 +272,7 @@ void gmt_replay_free(gmt_replay_t *r)
 }
 
 /* Device slot of an ordinal (-1 = none), created on first use. */
-static gmt_dev_summary_t *dev_get(gmt_replay_t *r, int ordinal)
+static gmt_dev_summary_t *dev_get_slow(gmt_replay_t *r, int ordinal)
 {
 	gmt_summary_t *s = &r->s;
 	if (ordinal < -1)
@@ -277,6 +297,15 @@ static gmt_dev_summary_t *dev_get(gmt_replay_t *r, int ordinal)
 	d->ordinal = ordinal;
 	s->dev[idx] = d;
 	return d;
+}
+
+/* The device's summary, created when first seen (NULL: out of memory). */
+static inline gmt_dev_summary_t *dev_get(gmt_replay_t *r, int ordinal)
+{
+	size_t idx = (size_t)(ordinal + 1);
+	if (__builtin_expect(ordinal >= -1 && idx < r->s.n_dev && r->s.dev[idx] != NULL, 1))
+		return r->s.dev[idx];
+	return dev_get_slow(r, ordinal);
 }
 
 const gmt_dev_summary_t *gmt_summary_device(const gmt_summary_t *s, int ordinal)
@@ -430,8 +459,9 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 			if (!od)
 				return -ENOMEM;
 			dev_sub(od, dkind(ok), gmt_downer(BLK_OWNER(b->c)), b->a);
-			if (notify(r, GMT_OBS_BLOCK_DEL, e->addr, b->a, 0, b->dev, ok, BLK_OWNER(b->c)))
+			if (notify_block(r, GMT_OBS_BLOCK_DEL, b, e->addr, b->a, b->dev, ok, BLK_OWNER(b->c)))
 				return -ENOMEM;
+			b->b = 0;
 		}
 	}
 	b->a = e->size;
@@ -454,7 +484,7 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 	d->used = 1;
 	d->n_alloc[dkind(kind)]++;
 	dev_add(d, dkind(kind), gmt_downer(owner), e->size, e->ts);
-	return notify(r, GMT_OBS_BLOCK_ADD, e->addr, e->size, 0, e->device, kind, owner);
+	return notify_block(r, GMT_OBS_BLOCK_ADD, b, e->addr, e->size, e->device, kind, owner);
 }
 
 static int ev_free(gmt_replay_t *r, const gmt_devent_t *e)
@@ -487,7 +517,7 @@ static int ev_free(gmt_replay_t *r, const gmt_devent_t *e)
 			return -ENOMEM;
 		d->n_free[dkind(kind)]++;
 		dev_sub(d, dkind(kind), gmt_downer(BLK_OWNER(b->c)), b->a);
-		int rc = notify(r, GMT_OBS_BLOCK_DEL, e->addr, b->a, 0, b->dev, kind, BLK_OWNER(b->c));
+		int rc = notify_block(r, GMT_OBS_BLOCK_DEL, b, e->addr, b->a, b->dev, kind, BLK_OWNER(b->c));
 		if (rc)
 			return rc;
 	}
@@ -533,8 +563,8 @@ static int ev_free_fail(gmt_replay_t *r, const gmt_devent_t *e)
 			return -ENOMEM;
 		d->n_free[dkind(kind)] = sub0(d->n_free[dkind(kind)], 1);
 		dev_add(d, dkind(kind), gmt_downer(BLK_OWNER(rec->c)), rec->size, e->ts);
-		return notify(r, GMT_OBS_BLOCK_ADD, rec->addr, rec->size, 0, rec->dev, kind,
-			      BLK_OWNER(rec->c));
+		return notify_block(r, GMT_OBS_BLOCK_ADD, b, rec->addr, rec->size, rec->dev, kind,
+				    BLK_OWNER(rec->c));
 	}
 	s->anom.unmatched_free_fails++;
 	return 0;
@@ -664,7 +694,7 @@ static int ev_vmm_retain(gmt_replay_t *r, const gmt_devent_t *e)
 static int mapping_drop(gmt_replay_t *r, rp_slot_t *m)
 {
 	uint64_t handle = m->b;
-	int rc = notify(r, GMT_OBS_MAP_DEL, m->key, m->a, handle, -1, 0, 0);
+	int rc = notify_ck(r, GMT_OBS_MAP_DEL, m->key, m->a, handle, -1, 0, 0, &m->c);
 	if (rc)
 		return rc;
 	rp_map_del(&r->maps, m);
@@ -698,7 +728,7 @@ static int ev_vmm_map(gmt_replay_t *r, const gmt_devent_t *e)
 		h->b++;
 	else
 		s->anom.unmatched_maps++;
-	return notify(r, GMT_OBS_MAP_ADD, e->addr, e->size, e->stream, h ? h->dev : -1, 0, 0);
+	return notify_ck(r, GMT_OBS_MAP_ADD, e->addr, e->size, e->stream, h ? h->dev : -1, 0, 0, &m->c);
 }
 
 static int ev_vmm_unmap(gmt_replay_t *r, const gmt_devent_t *e)
@@ -816,7 +846,7 @@ static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
 		} else {
 			dev_sub(d, dkind(kind), gmt_downer(BLK_OWNER(b->c)), b->a);
 			d->ctx_released_bytes += b->a;
-			rc = notify(r, GMT_OBS_BLOCK_DEL, keys[i], b->a, 0, b->dev, kind, BLK_OWNER(b->c));
+			rc = notify_block(r, GMT_OBS_BLOCK_DEL, b, keys[i], b->a, b->dev, kind, BLK_OWNER(b->c));
 		}
 		d->ctx_released_blocks++;
 		rp_map_del(&r->blocks, b);

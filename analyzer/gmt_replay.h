@@ -205,6 +205,11 @@ typedef struct gmt_obs {
 	int dev;             /* blocks and handles: device (-1 none)          */
 	unsigned kind;       /* blocks: format kind; handles: vmm_physical    */
 	unsigned owner;      /* format owner                                  */
+	uint32_t *cookie;    /* blocks and mappings: the observer's own value,
+				kept by the replay with the block or mapping
+				(0 when it is added; valid during the call),
+				so the observer needs no map of its own;
+				NULL for handles                              */
 } gmt_obs_t;
 
 /* cause: the event being replayed. Returns 0 or a negative errno (which
