@@ -1210,6 +1210,24 @@ static int json_fw_site(FILE *o, sites_run_t *r, const site_t *s, uint64_t peak,
 	return rc;
 }
 
+/* A JSON array of framework devices (framework_sites, framework_devices). */
+static int json_fw_devs(FILE *o, sites_run_t *r, const fwdev_rec_t *devs, size_t n, unsigned top)
+{
+	int rc = 0;
+	fputc('[', o);
+	for (size_t k = 0; k < n && !rc; k++) {
+		const fwdev_rec_t *d = &devs[k];
+		fprintf(o, "%s{\"ordinal\":%d,\"peak_bytes\":%" PRIu64 ",\"peak_ts_ns\":%" PRIu64
+			",\"live_sites_total\":%zu,\"live_sites\":[", k ? "," : "", d->ordinal, d->peak,
+			d->peak_ts, d->n_sites);
+		for (size_t i = 0; i < d->n_sites && i < top && !rc; i++)
+			rc = json_fw_site(o, r, &d->sites[i], d->peak, i == 0);
+		fputs("]}", o);
+	}
+	fputc(']', o);
+	return rc;
+}
+
 static const char *status_key(const gmt_decode_result_t *res)
 {
 	switch (res->status) {
@@ -1241,17 +1259,8 @@ static int report_json(FILE *o, sites_run_t *r, unsigned top, int first)
 	}
 	fputc(']', o);
 	if (r->framework) {
-		fputs(",\"framework_sites\":[", o);
-		for (size_t k = 0; k < r->n_fwdevs && !rc; k++) {
-			fwdev_rec_t *d = &r->fwdevs[k];
-			fprintf(o, "%s{\"ordinal\":%d,\"peak_bytes\":%" PRIu64 ",\"peak_ts_ns\":%" PRIu64
-				",\"live_sites_total\":%zu,\"live_sites\":[", k ? "," : "", d->ordinal, d->peak,
-				d->peak_ts, d->n_sites);
-			for (size_t i = 0; i < d->n_sites && i < top && !rc; i++)
-				rc = json_fw_site(o, r, &d->sites[i], d->peak, i == 0);
-			fputs("]}", o);
-		}
-		fputc(']', o);
+		fputs(",\"framework_sites\":", o);
+		rc = json_fw_devs(o, r, r->fwdevs, r->n_fwdevs, top);
 	}
 	if (r->phase) {
 		fputs(",\"phase\":{\"name\":", o);
@@ -1272,18 +1281,9 @@ static int report_json(FILE *o, sites_run_t *r, unsigned top, int first)
 				fputs("]}", o);
 			}
 			fputc(']', o);
-			if (r->framework) {
-				fputs(",\"framework_devices\":[", o);
-				for (size_t k = 0; k < oc->n_fwdevs && !rc; k++) {
-					fwdev_rec_t *d = &oc->fwdevs[k];
-					fprintf(o, "%s{\"ordinal\":%d,\"peak_bytes\":%" PRIu64 ",\"peak_ts_ns\":%" PRIu64
-						",\"live_sites_total\":%zu,\"live_sites\":[", k ? "," : "", d->ordinal,
-						d->peak, d->peak_ts, d->n_sites);
-					for (size_t q = 0; q < d->n_sites && q < top && !rc; q++)
-						rc = json_fw_site(o, r, &d->sites[q], d->peak, q == 0);
-					fputs("]}", o);
-				}
-				fputc(']', o);
+			if (r->framework && !rc) {
+				fputs(",\"framework_devices\":", o);
+				rc = json_fw_devs(o, r, oc->fwdevs, oc->n_fwdevs, top);
 			}
 			fputc('}', o);
 		}

@@ -256,6 +256,21 @@ versions() {
 
 # ---------------------------------------------------------------- checks
 
+# run_pair NAME DIR LD SECONDS PROGRAM...: the program once without and once
+# with the tracer (DIR/plain.{out,err,rc}, DIR/traced.*, traces in
+# DIR/traces), each with LD_LIBRARY_PATH=LD and at most SECONDS.
+run_pair() {
+	_name=$1 _d=$2 _ld=$3 _secs=$4
+	shift 4
+	say "$_name without the tracer"
+	LD_LIBRARY_PATH=$_ld step "$_secs" "$@" > "$_d/plain.out" 2> "$_d/plain.err"
+	echo $? > "$_d/plain.rc"
+	say "$_name with the tracer"
+	LD_LIBRARY_PATH=$_ld step "$_secs" "$BUILD/gpumemtrace" -q -o "$_d/traces" "$@" \
+		> "$_d/traced.out" 2> "$_d/traced.err"
+	echo $? > "$_d/traced.rc"
+}
+
 # 1: the demo workload, with and without the tracer. On the GPU a ballast
 # process holds all but 16 GiB, so that the demo's 64 GiB request fails as it
 # does on the 16 GiB test doubles.
@@ -284,12 +299,7 @@ check_demo() {
 		done
 		say "ballast: $(head -n 1 "$D/ballast.log")"
 	fi
-	say "demo without the tracer"
-	LD_LIBRARY_PATH=$ld step 90 "$demo" > "$D/plain.out" 2> "$D/plain.err"
-	echo $? > "$D/plain.rc"
-	say "demo with the tracer"
-	LD_LIBRARY_PATH=$ld step 90 "$BUILD/gpumemtrace" -q -o "$D/traces" "$demo" > "$D/traced.out" 2> "$D/traced.err"
-	echo $? > "$D/traced.rc"
+	run_pair demo "$D" "$ld" 90 "$demo"
 	if [ -n "$bpid" ]; then
 		kill "$bpid" 2>/dev/null
 		wait "$bpid" 2>/dev/null
@@ -316,12 +326,7 @@ check_reset() {
 		publish
 		return
 	fi
-	say "reset without the tracer"
-	LD_LIBRARY_PATH=$ld step 60 "$prog" > "$D/plain.out" 2> "$D/plain.err"
-	echo $? > "$D/plain.rc"
-	say "reset with the tracer"
-	LD_LIBRARY_PATH=$ld step 60 "$BUILD/gpumemtrace" -q -o "$D/traces" "$prog" > "$D/traced.out" 2> "$D/traced.err"
-	echo $? > "$D/traced.rc"
+	run_pair reset "$D" "$ld" 60 "$prog"
 	evaluate reset
 }
 
