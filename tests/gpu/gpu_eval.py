@@ -153,38 +153,44 @@ def find_trace(d, result=None):
         d, len(traces), "" if not traces else ": " + " ".join(map(os.path.basename, traces))))
 
 
-def analyze(build, trace, d):
-    """Analyzer JSON of one trace (also kept as summary.json / summary.txt)."""
-    exe = os.path.join(build, "gpumemtrace-analyze")
+def run_tool(args, d, out_name, what):
+    """Runs one of our programs (90 s at most), keeps its stdout as
+    d/out_name and returns it completed; Fail when it could not run."""
     try:
-        p = subprocess.run([exe, "summary", "--json", trace], capture_output=True,
-                           text=True, timeout=90)
-        txt = subprocess.run([exe, "summary", trace], capture_output=True, text=True,
-                             timeout=90)
+        p = subprocess.run(args, capture_output=True, text=True, timeout=90)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise Fail("analyzer: %s" % e)
-    with open(os.path.join(d, "summary.json"), "w") as f:
+        raise Fail("%s: %s" % (what, e))
+    with open(os.path.join(d, out_name), "w") as f:
         f.write(p.stdout)
-    with open(os.path.join(d, "summary.txt"), "w") as f:
-        f.write(txt.stdout + txt.stderr)
+    return p
+
+
+def analyzer_doc(build, command, trace, d):
+    """The trace's entry of `gpumemtrace-analyze COMMAND --json` (kept as
+    COMMAND.json, and the text report as COMMAND.txt)."""
+    exe = os.path.join(build, "gpumemtrace-analyze")
+    what = "analyzer %s" % command
+    p = run_tool([exe, command, "--json", trace], d, command + ".json", what)
+    txt = run_tool([exe, command, trace], d, command + ".txt", what)
+    with open(os.path.join(d, command + ".txt"), "a") as f:
+        f.write(txt.stderr)
     if p.returncode != 0:
-        raise Fail("analyzer exit %d: %s" % (p.returncode, first_line(p.stderr)))
+        raise Fail("%s exit %d: %s" % (what, p.returncode, first_line(p.stderr)))
     try:
-        j = json.loads(p.stdout)
-    except ValueError as e:
-        raise Fail("analyzer JSON unreadable: %s" % e)
-    return j["traces"][0]
+        return json.loads(p.stdout)["traces"][0]
+    except (ValueError, KeyError, IndexError) as e:
+        raise Fail("%s JSON unreadable: %s" % (what, e))
+
+
+def analyze(build, trace, d):
+    """`summary --json` of one trace (also kept as summary.json / summary.txt)."""
+    return analyzer_doc(build, "summary", trace, d)
 
 
 def dump_events(build, trace, d):
     """EV lines of gmt-dump as dicts (type + key=value fields)."""
     exe = os.path.join(build, "tests", "tools", "gmt-dump")
-    try:
-        p = subprocess.run([exe, trace], capture_output=True, text=True, timeout=90)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise Fail("gmt-dump: %s" % e)
-    with open(os.path.join(d, "dump.txt"), "w") as f:
-        f.write(p.stdout)
+    p = run_tool([exe, trace], d, "dump.txt", "gmt-dump")
     evs = []
     for line in p.stdout.splitlines():
         if not line.startswith("EV "):
@@ -315,13 +321,7 @@ def check_demo(work, build):
 def curves_rows(build, trace, d):
     """Rows of `curves --csv` (requested view) as dicts (also kept)."""
     exe = os.path.join(build, "gpumemtrace-analyze")
-    try:
-        p = subprocess.run([exe, "curves", "--csv", trace], capture_output=True, text=True,
-                           timeout=90)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise Fail("analyzer curves: %s" % e)
-    with open(os.path.join(d, "curves.csv"), "w") as f:
-        f.write(p.stdout)
+    p = run_tool([exe, "curves", "--csv", trace], d, "curves.csv", "analyzer curves")
     if p.returncode != 0:
         raise Fail("analyzer curves exit %d: %s" % (p.returncode, first_line(p.stderr)))
     lines = p.stdout.splitlines()
@@ -712,24 +712,7 @@ ALLOC_SOURCES = {"native": ("framework events", "framework segments"),
 
 def phases_doc(build, trace, d):
     """The trace's entry of `phases --json` (kept as phases.json, phases.txt)."""
-    exe = os.path.join(build, "gpumemtrace-analyze")
-    try:
-        p = subprocess.run([exe, "phases", "--json", trace], capture_output=True, text=True,
-                           timeout=90)
-        txt = subprocess.run([exe, "phases", trace], capture_output=True, text=True,
-                             timeout=90)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise Fail("analyzer phases: %s" % e)
-    with open(os.path.join(d, "phases.json"), "w") as f:
-        f.write(p.stdout)
-    with open(os.path.join(d, "phases.txt"), "w") as f:
-        f.write(txt.stdout + txt.stderr)
-    if p.returncode != 0:
-        raise Fail("analyzer phases exit %d: %s" % (p.returncode, first_line(p.stderr)))
-    try:
-        return json.loads(p.stdout)["traces"][0]
-    except (ValueError, KeyError, IndexError) as e:
-        raise Fail("analyzer phases JSON unreadable: %s" % e)
+    return analyzer_doc(build, "phases", trace, d)
 
 
 def find_phase(pt, name):
