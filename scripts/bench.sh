@@ -126,6 +126,20 @@ else
 	echo "(heaptrack not installed: no peer figures)"
 fi
 
+# Phase boundaries: each outermost NVTX range's begin and end may sample the
+# device (docs/configuration.md, GPUMEMTRACE_BOUNDARY_SAMPLE_US).
+echo
+echo "phase boundaries: $PAIRS outermost NVTX ranges (push + pop), median of $RUNS runs:"
+nplain=$(measure nvtx-plain "$B/tests/bench_nvtx" "$PAIRS")
+printf "\n| configuration | ns per push + pop | overhead ns |\n|---|---|---|\n"
+printf "| doubles, no tool | %.1f | |\n" "$nplain"
+for v in off auto 0; do
+	t=$(measure "nvtx-$v" env NVTX_INJECTION64_PATH="$B/libgpumemtrace.so" GPUMEMTRACE_BOUNDARY_SAMPLE_US=$v \
+		GPUMEMTRACE_OUTPUT="$W/out" LD_PRELOAD="$B/libgpumemtrace.so" "$B/tests/bench_nvtx" "$PAIRS")
+	printf "| gpumemtrace, GPUMEMTRACE_BOUNDARY_SAMPLE_US=%s | %.1f | %.1f |\n" "$v" "$t" \
+		"$(echo "$t $nplain" | awk '{ print $1 - $2 }')"
+done
+
 symtime() { # TRACE: the seconds and counts `sites` reports for symbolisation
 	t0=$(date +%s.%N)
 	"$B/gpumemtrace-analyze" sites --json --top 5 "$1" > "$W/sites.json" 2>/dev/null || true
