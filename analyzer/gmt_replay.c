@@ -31,8 +31,9 @@ typedef struct rp_slot {
 	uint64_t a;        /* blocks: size; handles: size; maps: size; va: size */
 	uint64_t b;        /* handles: mapping count; maps: handle; blocks:
 			      the observer's value (gmt_obs_t.cookie)       */
-	uint32_t c;        /* kind | owner << 8 | released << 16; maps: the
-			      observer's value                              */
+	uint32_t c;        /* kind | owner << 8, then blocks: context index
+			      << 16 (0 unknown), handles: references << 16;
+			      maps: the observer's value                    */
 	int16_t dev;
 	uint8_t pad;
 	uint8_t used;
@@ -165,11 +166,19 @@ struct gmt_replay {
 	void *obs_ctx;
 	const gmt_devent_t *cause;   /* the event being applied, for obs */
 	int ctx_released;            /* the last event released a context's blocks */
+	/* Contexts (CTX_CURRENT, 1.3): handle -> a: index (1..65535) while it
+	 * lives; each thread's current context index (0: unknown). */
+	rp_map_t ctxs;
+	uint32_t next_ctx;
+	uint16_t *thr_ctx;
+	size_t n_thr;
 };
 
 #define BLK_C(kind, owner) ((uint32_t)(kind) | (uint32_t)(owner) << 8)
 #define BLK_KIND(c)  ((c) & 0xff)
 #define BLK_OWNER(c) (((c) >> 8) & 0xff)
+/* Blocks: the index of the context they were allocated under (0 unknown). */
+#define BLK_CTX(c)   (((c) >> 16) & 0xffff)
 /* VMM handles: references (VMM_CREATE and each VMM_RETAIN add one,
  * VMM_RELEASE takes one) in bits 16-31; 0 = released. */
 #define BLK_REFS(c)  (((c) >> 16) & 0xffff)
@@ -232,7 +241,7 @@ gmt_replay_t *gmt_replay_new(const char *file)
 		return NULL;
 	r->s.file = dupstr(file);
 	if (!r->s.file || rp_map_init(&r->blocks, 12) || rp_map_init(&r->handles, 6) ||
-	    rp_map_init(&r->maps, 6) || rp_map_init(&r->va, 6)) {
+	    rp_map_init(&r->maps, 6) || rp_map_init(&r->va, 6) || rp_map_init(&r->ctxs, 4)) {
 		gmt_replay_free(r);
 		return NULL;
 	}
@@ -268,6 +277,8 @@ void gmt_replay_free(gmt_replay_t *r)
 	free(r->handles.s);
 	free(r->maps.s);
 	free(r->va.s);
+	free(r->ctxs.s);
+	free(r->thr_ctx);
 	free(r);
 }
 
@@ -440,6 +451,12 @@ static int rp_end(void *ctx, const gmt_end_t *e)
 
 /* -- events -- */
 
+/* The context index of a thread's allocations (0: no CTX_CURRENT yet). */
+static inline uint16_t thread_ctx(const gmt_replay_t *r, uint32_t thread)
+{
+	return thread < r->n_thr ? r->thr_ctx[thread] : 0;
+}
+
 static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 {
 	gmt_summary_t *s = &r->s;
@@ -465,7 +482,7 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 		}
 	}
 	b->a = e->size;
-	b->c = BLK_C(kind, owner);
+	b->c = BLK_C(kind, owner) | (uint32_t)thread_ctx(r, e->thread) << 16;
 	b->dev = e->device;
 	if (kind == GMT_KIND_HOST) {
 		s->host_allocs++;
@@ -789,17 +806,56 @@ static int ev_addr_free(gmt_replay_t *r, const gmt_devent_t *e)
 	return 0;
 }
 
-/* Contexts. A destroyed context takes every allocation made in it, but
- * events do not say which context an allocation was made in: when no other
- * context of the device lives (the usual case: the primary context alone),
- * all of the device's blocks are its own (device, stream-ordered, managed,
- * and pinned host memory allocated while it was current) and are released
- * here; VMM handles belong to no context and stay. With another context
- * alive the blocks cannot be told apart: nothing is released, and the
+/* Contexts. A destroyed context takes every allocation made in it. Since
+ * format 1.3 a thread's CTX_CURRENT says which context its allocations are
+ * made under, so each block carries its context's index and a destruction
+ * releases exactly that context's blocks (device, stream-ordered, managed,
+ * and pinned host memory); VMM handles belong to no context and stay.
+ * Blocks whose context is unknown (older traces, or made before their
+ * thread's first CTX_CURRENT) go with the destruction only when no other
+ * context of the device lives; with another one alive they stay, and the
  * destruction is counted as ambiguous. */
+
+/* The index of the context handle (created when new; 0: out of indices or
+ * of memory). */
+static uint16_t ctx_index(gmt_replay_t *r, uint64_t handle, int create)
+{
+	rp_slot_t *c = rp_map_find(&r->ctxs, handle);
+	if (c || !create)
+		return c ? (uint16_t)c->a : 0;
+	if (r->next_ctx >= 0xffff)
+		return 0;
+	int existed;
+	c = rp_map_put(&r->ctxs, handle, &existed);
+	if (!c)
+		return 0;
+	c->a = ++r->next_ctx;
+	return (uint16_t)c->a;
+}
+
+static int ev_ctx_current(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	uint16_t idx = ctx_index(r, e->addr, 1);
+	if (e->thread >= r->n_thr) {
+		size_t n = r->n_thr ? r->n_thr : 16;
+		while (n <= e->thread)
+			n *= 2;
+		uint16_t *nt = realloc(r->thr_ctx, n * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM;
+		memset(nt + r->n_thr, 0, (n - r->n_thr) * sizeof(*nt));
+		r->thr_ctx = nt;
+		r->n_thr = n;
+	}
+	r->thr_ctx[e->thread] = idx;
+	return 0;
+}
+
 static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
 {
 	gmt_summary_t *s = &r->s;
+	if (e->type == GMT_EV_CTX_CURRENT)
+		return ev_ctx_current(r, e);
 	if (e->device < 0)
 		return 0;
 	gmt_dev_summary_t *d = dev_get(r, e->device);
@@ -807,24 +863,48 @@ static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
 		return -ENOMEM;
 	switch (e->type) {
 	case GMT_EV_CTX_CREATE: d->contexts_live++; return 0;
-	case GMT_EV_PRIMARY_RETAIN: d->primary_active = 1; return 0;
+	case GMT_EV_PRIMARY_RETAIN:
+		d->primary_active = 1;
+		d->primary_ctx = e->addr;
+		return 0;
 	default: break;
 	}
 	d->ctx_destroys++;
+	/* The destroyed context's index; its handle may come back as a new
+	 * context, with a new index. */
+	uint64_t handle = (e->aux & GMT_CTX_PRIMARY) ? d->primary_ctx : e->addr;
+	uint16_t idx = handle ? ctx_index(r, handle, 0) : 0;
+	if (idx && !(e->aux & GMT_CTX_PRIMARY)) {
+		rp_slot_t *c = rp_map_find(&r->ctxs, handle);
+		if (c)
+			rp_map_del(&r->ctxs, c);
+	} else if (idx) {
+		/* A primary context keeps its handle: later blocks get a new
+		 * index, the old one is released now. */
+		rp_slot_t *c = rp_map_find(&r->ctxs, handle);
+		if (c && r->next_ctx < 0xffff)
+			c->a = ++r->next_ctx;
+		for (size_t t = 0; t < r->n_thr; t++)
+			if (r->thr_ctx[t] == idx)
+				r->thr_ctx[t] = c ? (uint16_t)c->a : 0;
+	}
 	if (e->aux & GMT_CTX_PRIMARY)
 		d->primary_active = 0;
 	else if (d->contexts_live)
 		d->contexts_live--;
-	if (d->contexts_live || d->primary_active) {
-		s->anom.ambiguous_ctx_destroys++;
-		return 0;
-	}
+	const int others = d->contexts_live || d->primary_active;
+	int unknown_left = 0;
 	size_t n = 0, cap = 0;
 	uint64_t *keys = NULL;
 	for (size_t i = 0; i <= r->blocks.mask; i++) {
 		const rp_slot_t *b = &r->blocks.s[i];
 		if (!b->used || b->dev != e->device)
 			continue;
+		const unsigned bctx = BLK_CTX(b->c);
+		if (bctx ? bctx != idx : others) {
+			unknown_left |= !bctx;
+			continue;
+		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
 			uint64_t *nk = realloc(keys, cap * sizeof(*nk));
@@ -836,6 +916,8 @@ static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
 		}
 		keys[n++] = b->key;
 	}
+	if (unknown_left)
+		s->anom.ambiguous_ctx_destroys++;
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		rp_slot_t *b = rp_map_find(&r->blocks, keys[i]);
@@ -973,6 +1055,7 @@ static int apply_event(gmt_replay_t *r, const gmt_devent_t *e)
 	case GMT_EV_CTX_CREATE:
 	case GMT_EV_PRIMARY_RETAIN:
 	case GMT_EV_CTX_DESTROY:
+	case GMT_EV_CTX_CURRENT:
 		rc = ev_ctx(r, e);
 		break;
 	case GMT_EV_POOL_CREATE:

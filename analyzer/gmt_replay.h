@@ -63,6 +63,7 @@ typedef struct gmt_dev_summary {
 	/* Contexts (docs/analyzer.md, "Contexts"): live ones, destructions,
 	 * and the device bytes the driver released with them. */
 	int primary_active;          /* PRIMARY_RETAIN since its last destruction */
+	uint64_t primary_ctx;        /* its handle (PRIMARY_RETAIN's addr), 0 unknown */
 	uint64_t contexts_live;      /* CTX_CREATE not yet destroyed */
 	uint64_t ctx_destroys;
 	uint64_t ctx_released_blocks, ctx_released_bytes, ctx_release_ts;

@@ -137,6 +137,10 @@ int gmt_cur_device(void)
 		return gmt_tls.ctx_dev;
 	if (d->ctx_get_device == NULL || d->ctx_get_device(&dev) != CUDA_SUCCESS)
 		return -1;
+	/* The thread's events from here on were made under ctx: the analyzer
+	 * knows which context each allocation belongs to (what a destroyed
+	 * context takes with it). Written again after a context went. */
+	gmt_rec(GMT_EV_CTX_CURRENT, (int)dev, (uint64_t)(uintptr_t)ctx, 0, 0, 0, 0);
 	gmt_tls.ctx = ctx;
 	gmt_tls.ctx_dev = (int)dev;
 	gmt_tls.ctx_gen = gen;

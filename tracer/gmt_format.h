@@ -96,7 +96,10 @@ enum gmt_ev_type {
 	GMT_EV_FW_REGISTER       = 40, /* (1.3) a framework registered (once per
 	                                  name): aux = its string id, device -1;
 	                                  from here it reports its segments    */
-	GMT_EV_TYPE_MAX      = 40
+	GMT_EV_CTX_CURRENT   = 41, /* (1.3) the thread's current context as a traced
+	                              call found it: addr = context, device; written
+	                              when it changed since the thread's last one */
+	GMT_EV_TYPE_MAX      = 41
 };
 
 /* aux of CTX_DESTROY (1.3). A context created with cuCtxCreate has no flag;

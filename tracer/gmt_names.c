@@ -43,6 +43,7 @@ static const char *const ev_names[GMT_EV_TYPE_MAX + 1] = {
 	[GMT_EV_FW_RESERVED] = "fw_reserved",
 	[GMT_EV_FW_LOST] = "fw_lost",
 	[GMT_EV_FW_REGISTER] = "fw_register",
+	[GMT_EV_CTX_CURRENT] = "ctx_current",
 };
 
 static const char *const kind_names[GMT_KIND_MAX + 1] = {

@@ -32,7 +32,7 @@ diff expected.txt traced.out >&2 || fail "output (< expected, > actual)"
 # Missing libraries are not worth a warning (only an old driver is).
 [ -s traced.err ] && { cat traced.err >&2; fail "unexpected messages"; }
 grep '^EV' dump-running.txt | cut -d' ' -f2 | tr '\n' ' ' > running.txt
-assert_eq "ctx_create meminfo alloc alloc free " "$(cat running.txt)" "events on disk before exit"
+assert_eq "ctx_create meminfo ctx_current alloc alloc free " "$(cat running.txt)" "events on disk before exit"
 assert_eq "STATUS ok cut" "$(tail -n 1 dump-running.txt)" "status while running"
 "$BUILD/tests/tools/gmt-dump" "$(the_trace)" > dump.txt
 assert_eq "STATUS ok clean" "$(tail -n 1 dump.txt)" "status after exit"

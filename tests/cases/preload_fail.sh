@@ -18,6 +18,7 @@ M='meminfo device=0 addr=0x3000000 size=67108864 stream=0x0 kind=unknown api=dri
 cat > expected.txt <<EOT
 ctx_create device=0 addr=$(awk '$2 == "ctx_create" { sub("addr=", "", $6); print $6 }' dump.txt) size=0 stream=0x0 kind=unknown api=driver $O result=0
 meminfo device=0 addr=0x4000000 size=67108864 stream=0x0 kind=unknown api=driver $O result=0
+ctx_current device=0 addr=$(awk '$2 == "ctx_create" { sub("addr=", "", $6); print $6 }' dump.txt) size=0 stream=0x0 kind=unknown api=driver $O result=0
 alloc device=0 addr=b size=16777216 stream=0x0 kind=plain api=driver $O result=0
 alloc_fail device=0 addr=0x0 size=134217728 stream=0x0 kind=plain api=driver $O result=2
 $M $O result=0

@@ -9,9 +9,8 @@
  *   P retained again: B 3 MiB (device 0 now 5 MiB: its peak would be 6
  *     with A still counted);
  *   device 1, created context C1: D 4 MiB; cuCtxDestroy(C1): D goes;
- *   device 0, created context C3 beside P: E 512 KiB; cuCtxDestroy(C3): a
- *     second context lives on the device (P), so the analyzer cannot tell
- *     E from P's blocks and releases nothing (ambiguous);
+ *   device 0, created context C3 beside P: E 512 KiB; cuCtxDestroy(C3): E
+ *     goes, B stays (the trace says which context each was made under);
  *   P released twice: the second release destroys it: B and E go.
  *
  * "runtime": cudaMalloc 8 MiB, cudaDeviceReset, cudaMalloc 1 MiB.

@@ -9,8 +9,8 @@
 # route_events [-a]: the trace's events, one line each, with addresses and
 #   handles replaced by the program's names and the fields that change from
 #   run to run (ts, thread, stack, aux) left out. Without -a the samples
-#   (meminfo, pool_reserved, pool_used), whose number depends on timing, are
-#   left out too.
+#   (meminfo, pool_reserved, pool_used), whose number depends on timing, and
+#   the threads' current contexts (ctx_current) are left out too.
 DUMP="$BUILD/tests/tools/gmt-dump"
 
 route_run() {
@@ -41,7 +41,7 @@ route_events() {
 	$1 != "EV" { next }
 	{
 		t = $2
-		if (!all && (t == "meminfo" || t == "pool_reserved" || t == "pool_used")) next
+		if (!all && (t == "meminfo" || t == "pool_reserved" || t == "pool_used" || t == "ctx_current")) next
 		line = t
 		for (i = 3; i <= NF; i++) {
 			split($i, kv, "=")

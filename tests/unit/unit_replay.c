@@ -544,6 +544,62 @@ static void test_random_invariants(void)
 	gmt_replay_free(R);
 }
 
+/* Contexts take their blocks. Without CTX_CURRENT (a trace before 1.3)
+ * the blocks' context is unknown: a destruction beside another live
+ * context of the device releases nothing (ambiguous), the device's last
+ * context releases them all. With CTX_CURRENT each block goes with its own
+ * context; the primary context keeps its handle across a reset, and what
+ * is allocated after the reset goes with the next destruction. */
+static void test_contexts(void)
+{
+	start();
+	ev(GMT_EV_PRIMARY_RETAIN, 10, 0, 0xF0, 0, 0, 0);
+	ev(GMT_EV_CTX_CREATE, 11, 0, 0xC0, 0, 0, 0);
+	alloc(20, 0, 0xA000, 100, GMT_KIND_PLAIN, GMT_OWNER_APP);
+	ev(GMT_EV_CTX_DESTROY, 30, 0, 0xC0, 0, 0, 0);
+	CHECK_EQ_U64(1, S()->anom.ambiguous_ctx_destroys);
+	CHECK_EQ_U64(100, D(0)->live.total);
+	CHECK_EQ_U64(0, D(0)->ctx_released_blocks);
+	ev(GMT_EV_CTX_DESTROY, 40, 0, 0, 0, 0, GMT_CTX_PRIMARY);
+	CHECK_EQ_U64(0, D(0)->live.total);
+	CHECK_EQ_U64(100, D(0)->ctx_released_bytes);
+	CHECK_EQ_U64(2, D(0)->ctx_destroys);
+	gmt_replay_free(R);
+
+	start();
+	ev(GMT_EV_PRIMARY_RETAIN, 10, 0, 0xF0, 0, 0, 0);
+	ev(GMT_EV_CTX_CURRENT, 11, 0, 0xF0, 0, 0, 0);
+	alloc(12, 0, 0xA000, 100, GMT_KIND_PLAIN, GMT_OWNER_APP);
+	alloc(13, 0, 0xC000, 64, GMT_KIND_HOST, GMT_OWNER_APP);
+	cur_thread = 1;
+	ev(GMT_EV_CTX_CREATE, 20, 0, 0xC0, 0, 0, 0);
+	ev(GMT_EV_CTX_CURRENT, 21, 0, 0xC0, 0, 0, 0);
+	alloc(22, 0, 0xB000, 200, GMT_KIND_ASYNC, GMT_OWNER_APP);
+	ev(GMT_EV_CTX_DESTROY, 30, 0, 0xC0, 0, 0, 0);
+	CHECK_EQ_U64(0, S()->anom.ambiguous_ctx_destroys);
+	CHECK_EQ_U64(100, D(0)->live.total);              /* B went, A stays */
+	CHECK_EQ_U64(200, D(0)->ctx_released_bytes);
+	CHECK_EQ_U64(30, D(0)->ctx_release_ts);
+	cur_thread = 0;
+	ev(GMT_EV_CTX_DESTROY, 40, 0, 0, 0, 0, GMT_CTX_PRIMARY | GMT_CTX_RESET);
+	CHECK_EQ_U64(0, D(0)->live.total);                /* A and H went */
+	CHECK_EQ_U64(300, D(0)->ctx_released_bytes);
+	CHECK_EQ_U64(3, D(0)->ctx_released_blocks);
+	CHECK_EQ_U64(64, S()->host_ctx_released);
+	CHECK_EQ_U64(0, S()->host_live);
+	ev(GMT_EV_PRIMARY_RETAIN, 50, 0, 0xF0, 0, 0, 0);
+	alloc(51, 0, 0xD000, 50, GMT_KIND_PLAIN, GMT_OWNER_APP);   /* P, after the reset */
+	alloc(52, 1, 0xE000, 70, GMT_KIND_PLAIN, GMT_OWNER_APP);   /* another device */
+	ev(GMT_EV_CTX_DESTROY, 60, 0, 0, 0, 0, GMT_CTX_PRIMARY);
+	CHECK_EQ_U64(0, D(0)->live.total);
+	CHECK_EQ_U64(350, D(0)->ctx_released_bytes);
+	CHECK_EQ_U64(60, D(0)->ctx_release_ts);
+	CHECK_EQ_U64(70, D(1)->live.total);
+	CHECK_EQ_U64(3, D(0)->ctx_destroys);
+	CHECK_EQ_U64(0, S()->anom.ambiguous_ctx_destroys);
+	gmt_replay_free(R);
+}
+
 int main(void)
 {
 	test_peak_vs_independent_maxima();
@@ -560,5 +616,6 @@ int main(void)
 	test_header_copied();
 	test_many_blocks();
 	test_random_invariants();
+	test_contexts();
 	TEST_DONE();
 }
