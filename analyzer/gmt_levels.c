@@ -1200,64 +1200,87 @@ static uint64_t pool_reserved(const gmt_summary_t *s, int dev, int *has)
 	return sum;
 }
 
-void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, gmt_lv_vals_t *v)
+void gmt_levels_values_all(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t v[GMT_VIEWS])
 {
 	const gmt_summary_t *s = gmt_replay_summary(lv->rp);
 	const gmt_dev_summary_t *rd = gmt_summary_device(s, ordinal);
 	const lv_dev_t *d = dev_find(lv, ordinal);
 	static const lv_dev_t none;
 	static const gmt_dev_summary_t rnone;
-	int held = view == GMT_VIEW_HELD, has_pool;
-	memset(v, 0, sizeof(*v));
+	int has_pool;
+	gmt_lv_vals_t *q = &v[GMT_VIEW_REQUESTED], *h = &v[GMT_VIEW_HELD];
 	if (!d)
 		d = &none;
 	if (!rd)
 		rd = &rnone;
 
+	/* What both views share; they differ only in what waits for a stream
+	 * or for the framework's completion. */
+	memset(q, 0, sizeof(*q));
 	uint64_t async_live = 0;
 	for (int o = 0; o < GMT_DOWNERS; o++)
 		async_live += d->async_owner[o];
 	if (d->fw_seen) {
-		v->has_allocated = 1;
-		v->asrc = GMT_ASRC_FRAMEWORK;
-		v->allocated = held ? d->fw_held : d->fw_req;
+		q->has_allocated = 1;
+		q->asrc = GMT_ASRC_FRAMEWORK;
+		q->allocated = d->fw_req;
 	} else if (d->async_seen) {
-		v->has_allocated = 1;
-		v->asrc = GMT_ASRC_STREAM;
-		v->allocated = async_live + (held ? d->pend_total : 0);
+		q->has_allocated = 1;
+		q->asrc = GMT_ASRC_STREAM;
+		q->allocated = async_live;
 	}
 	uint64_t pool = pool_reserved(s, ordinal, &has_pool);
 	if (d->fw_seg_seen) {
-		v->has_reserved = 1;
-		v->rsrc = GMT_RSRC_SEGMENTS;
-		v->reserved = d->fw_reserved;
+		q->has_reserved = 1;
+		q->rsrc = GMT_RSRC_SEGMENTS;
+		q->reserved = d->fw_reserved;
 	} else if (has_pool) {
-		v->has_reserved = 1;
-		v->rsrc = GMT_RSRC_POOL;
-		v->reserved = pool;
+		q->has_reserved = 1;
+		q->rsrc = GMT_RSRC_POOL;
+		q->reserved = pool;
 	}
 	for (int o = 0; o < GMT_DOWNERS; o++) {
 		uint64_t x;
-		if (v->asrc == GMT_ASRC_STREAM)
+		if (q->asrc == GMT_ASRC_STREAM)
 			x = sub0(rd->live.owner[o], d->async_owner[o]);
 		else
 			x = sub0(rd->live.owner[o], d->inside_owner[o]);
 		/* pending new allocations are live, and not inside (a claim
 		 * ends the wait): neither outside nor reserved yet */
 		x = sub0(x, d->pnew_owner[o]);
-		if (v->asrc != GMT_ASRC_STREAM && held)
-			x += d->pend_out_owner[o];
-		v->pending += d->pnew_owner[o];
-		v->outside_owner[o] = x;
-		v->outside += x;
+		q->pending += d->pnew_owner[o];
+		q->outside_owner[o] = x;
+		q->outside += x;
 	}
-	v->held = (v->has_reserved ? v->reserved : v->has_allocated ? v->allocated : 0) + v->outside;
 	if (rd->meminfo_samples) {
-		v->has_used = 1;
-		v->used = sub0(rd->meminfo_total, rd->meminfo_free);
-		v->used_ts = rd->meminfo_ts;
-		v->untraced = d->untraced[held];
+		q->has_used = 1;
+		q->used = sub0(rd->meminfo_total, rd->meminfo_free);
+		q->used_ts = rd->meminfo_ts;
 	}
+	*h = *q;
+	if (d->fw_seen)
+		h->allocated = d->fw_held;
+	else if (d->async_seen)
+		h->allocated = async_live + d->pend_total;
+	if (h->asrc != GMT_ASRC_STREAM) {
+		for (int o = 0; o < GMT_DOWNERS; o++) {
+			h->outside_owner[o] += d->pend_out_owner[o];
+			h->outside += d->pend_out_owner[o];
+		}
+	}
+	for (int w = 0; w < GMT_VIEWS; w++) {
+		gmt_lv_vals_t *x = &v[w];
+		x->held = (x->has_reserved ? x->reserved : x->has_allocated ? x->allocated : 0) + x->outside;
+		if (x->has_used)
+			x->untraced = d->untraced[w];
+	}
+}
+
+void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, gmt_lv_vals_t *v)
+{
+	gmt_lv_vals_t both[GMT_VIEWS];
+	gmt_levels_values_all(lv, ordinal, both);
+	*v = both[view == GMT_VIEW_HELD ? GMT_VIEW_HELD : GMT_VIEW_REQUESTED];
 }
 
 int gmt_levels_finish(gmt_levels_t *lv)

@@ -128,6 +128,9 @@ size_t gmt_levels_devices(const gmt_levels_t *lv, int *out, size_t cap);
 
 /* The values of a device now, in a view. */
 void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, gmt_lv_vals_t *out);
+/* Both views at once (v[GMT_VIEW_REQUESTED], v[GMT_VIEW_HELD]): what the
+ * phase figures take at every instant. */
+void gmt_levels_values_all(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t v[GMT_VIEWS]);
 
 /* Finishes the outside-allocation lists (allocations still live count
  * too); call once, after the last event. */

@@ -334,8 +334,7 @@ static int offer(gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n)
 		if (devs[i] < 0)
 			continue;
 		gmt_lv_vals_t v[GMT_VIEWS];
-		for (int w = 0; w < GMT_VIEWS; w++)
-			gmt_levels_values(ph->lv, devs[i], (enum gmt_view)w, &v[w]);
+		gmt_levels_values_all(ph->lv, devs[i], v);
 		for (size_t a = 0; a < ph->n_active; a++) {
 			gmt_occ_t *o = ph->active[a];
 			gmt_pdev_t *p = occ_dev(o, devs[i]);

@@ -96,6 +96,15 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v ev="$((2 * BIG))" 'BEGIN { printf "phases: %.3f s, %.0f events/s (wall clock)\n", b - a, ev / (b - a) }'
 awk -v sz="$(stat -c %s "$big")" -v ev="$((2 * BIG))" 'BEGIN { printf "trace: %d bytes, %.2f bytes/event\n", sz, sz / ev }'
+# The same workload in phases of 1000 pairs: what phases costs with a phase
+# open at every instant (each change is offered to the open occurrence).
+rm -rf "$W/out"; mkdir -p "$W/out"
+(cd "$W/out" && traced env GPUMEMTRACE_STACK_DEPTH=0 GPUMEMTRACE_BUFFER_MB=1024 "$B/tests/bench_cuda" "$BIG" 4 phases >/dev/null)
+big=$(ls "$W"/out/*.gmt)
+t0=$(date +%s.%N)
+"$B/gpumemtrace-analyze" phases "$big" >/dev/null 2>&1 || true
+t1=$(date +%s.%N)
+awk -v a="$t0" -v b="$t1" -v ev="$((2 * BIG))" -v occ="$((BIG / 1000))" 'BEGIN { printf "phases, the same workload in %d phase occurrences: %.3f s, %.0f events/s (wall clock)\n", occ, b - a, ev / (b - a) }'
 
 # ---- stacks and symbolisation (issue 4) ------------------------------------
 # Stack capture cost per event by GPUMEMTRACE_STACK_DEPTH (0 = stacks off) on

@@ -5,14 +5,20 @@
  *                                   512 B to 4 MiB (log-uniform, fixed seed),
  *                                   each pair frees a random live block:
  *                                   addresses and sizes vary as in a real
- *                                   program, so the trace compresses less */
+ *                                   program, so the trace compresses less
+ *   bench_cuda PAIRS DEPTH phases   mixed, in phases "step" of 1000 pairs
+ *                                   (gpumemtrace_phase_begin/end, when the
+ *                                   preload is there): the phase engine's
+ *                                   cost with a phase open */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
+#include <dlfcn.h>
 #include <string.h>
 #include "bench_workload.h"
 
 static CUcontext ctx;
-static int mixed;
+static int mixed, phased;
+static void (*phase_begin)(const char *), (*phase_end)(const char *);
 #define LIVE 1024
 static CUdeviceptr live[LIVE];
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -39,6 +45,11 @@ static void body(long pairs)
 {
 	for (long i = 0; i < pairs; i++) {
 		CUdeviceptr p;
+		if (phased && i % 1000 == 0) {
+			if (i)
+				phase_end("step");
+			phase_begin("step");
+		}
 		if (!mixed) {
 			if (cuMemAlloc_v2(&p, 4096 + (size_t)(i & 7) * 512) != CUDA_SUCCESS)
 				exit(1);
@@ -54,10 +65,17 @@ static void body(long pairs)
 		if (cuMemAlloc_v2(&live[slot], size) != CUDA_SUCCESS)
 			exit(1);
 	}
+	if (phased && pairs)
+		phase_end("step");
 }
 
 int main(int argc, char **argv)
 {
-	mixed = argc > 3 && !strcmp(argv[3], "mixed");
+	mixed = argc > 3 && (!strcmp(argv[3], "mixed") || !strcmp(argv[3], "phases"));
+	if (argc > 3 && !strcmp(argv[3], "phases")) {
+		*(void **)&phase_begin = dlsym(RTLD_DEFAULT, "gpumemtrace_phase_begin");
+		*(void **)&phase_end = dlsym(RTLD_DEFAULT, "gpumemtrace_phase_end");
+		phased = phase_begin && phase_end;
+	}
 	return bench_main(argc, argv, setup, body);
 }
