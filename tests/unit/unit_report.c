@@ -26,7 +26,10 @@ static void ev(unsigned type, uint64_t dt, int dev, uint64_t addr, uint64_t size
 }
 
 /* A small run on two devices: the peak of device 0 (3 GiB + 1 MiB) is at
- * +2 s; stream-ordered peaks alone at +4 s; one OOM; drops; a pool. */
+ * +2 s; stream-ordered peaks alone at +4 s; one OOM; drops; a pool. Device
+ * 1: a created context beside the primary one, a managed block of unknown
+ * context (no CTX_CURRENT), the created context destroyed (ambiguous:
+ * nothing released), then the primary one (the block goes with it). */
 static gmt_replay_t *known_replay(void)
 {
 	gmt_replay_t *r = gmt_replay_new("traces/gpumemtrace.train.4242.gmt");
@@ -59,7 +62,11 @@ static gmt_replay_t *known_replay(void)
 	ev(GMT_EV_ALLOC_FAIL, 5000000000ull, 0, 0, 200 * GiB, 0xabc,
 	   GMT_AUX_WITH_RESULT(GMT_AUX(2, GMT_API_CUDA_MALLOC_ASYNC, 0), 2));
 	ev(GMT_EV_MEMINFO, 5000000100ull, 0, 137 * GiB, 150754820096ull, 0, 0);
+	ev(GMT_EV_PRIMARY_RETAIN, 5900000000ull, 1, 0xF1, 0, 0, 0);
+	ev(GMT_EV_CTX_CREATE, 5950000000ull, 1, 0xC1, 0, 0, 0);
 	ev(GMT_EV_ALLOC, 6000000000ull, 1, 0x7f0300000000ull, 4096, 0, GMT_AUX(4, GMT_API_CUDA_MALLOC_MANAGED, 0));
+	ev(GMT_EV_CTX_DESTROY, 6100000000ull, 1, 0xC1, 0, 0, 0);
+	ev(GMT_EV_CTX_DESTROY, 6200000000ull, 1, 0, 0, 0, GMT_CTX_PRIMARY);
 	ev(GMT_EV_FREE, 6500000000ull, -1, 0x123, 0, 0, 0);
 	gmt_drops_t dr = { .count = 12, .first_ts = T0 + 5500000000ull, .last_ts = T0 + 5600000000ull,
 			   .reason = "buffer_full", .err = 0 };
@@ -146,6 +153,17 @@ int main(int argc, char **argv)
 		CHECK_EQ_U64(2 * GiB, d->kind_max[GMT_KIND_ASYNC]);
 		CHECK_EQ_U64(2 * GiB, d->kind_max[GMT_KIND_PLAIN]);
 	}
+	const gmt_dev_summary_t *d1 = gmt_summary_device(s, 1);
+	CHECK(d1 != NULL);
+	if (d1) {
+		CHECK_EQ_U64(2, d1->ctx_destroys);
+		CHECK_EQ_U64(1, d1->ctx_released_blocks);
+		CHECK_EQ_U64(4096, d1->ctx_released_bytes);
+		CHECK_EQ_U64(T0 + 6200000000ull, d1->ctx_release_ts);
+		CHECK_EQ_U64(0, d1->live.total);
+		CHECK_EQ_U64(4096, d1->peak.total);
+	}
+	CHECK_EQ_U64(1, s->anom.ambiguous_ctx_destroys);
 
 	size_t tl, jl;
 	char *text = render(s, 0, &tl);
@@ -157,6 +175,13 @@ int main(int argc, char **argv)
 		CHECK(strstr(text, "sum of the maxima: 4296015872 B (4.00 GiB) (a bound, not a moment)") != NULL);
 		CHECK(strstr(text, "result 2 CUDA_ERROR_OUT_OF_MEMORY") != NULL);
 		CHECK(strstr(text, " GB") == NULL);
+		CHECK(strstr(text, "  Contexts destroyed: 2; with them the driver released 4096 B (4.00 KiB) in 1 "
+				   "block the program had not freed (last at +6.200000000 s)\n") != NULL);
+		CHECK(strstr(text, "  1 contexts destroyed while another context of their device lived "
+				   "(nothing released)\n") != NULL);
+		CHECK(strstr(json, "\"contexts\":{\"destroyed\":2,\"released_blocks\":1,\"released_bytes\":4096,"
+				   "\"last_release_ts_ns\":1006200000000}") != NULL);
+		CHECK(strstr(json, "\"ambiguous_ctx_destroys\":1}") != NULL);
 		CHECK(strstr(json, "\"peak\":{\"bytes\":3222274048,\"by_kind\":{\"unknown\":0,\"plain\":2147483648,"
 				   "\"stream_ordered\":1073741824,\"vmm_physical\":1048576,\"managed\":0}") != NULL);
 		CHECK(strstr(json, "\"host\":\"node\\ufffd7\"") != NULL);
