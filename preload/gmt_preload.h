@@ -128,11 +128,12 @@ typedef struct gmt_tls {
 	unsigned ctx_gen;       /* gmt_ctx_gen when ctx/ctx_dev were cached      */
 	CUcontext ctx;          /* cache: the last current context seen ...      */
 	int ctx_dev;            /* ... and its device                            */
+	int hooked;             /* the thread entered a hook (made a CUDA call)  */
 } gmt_tls_t;
 
 extern __thread gmt_tls_t gmt_tls __attribute__((tls_model("initial-exec")));
 
-#define GMT_GUARD_ENTER() (gmt_tls.guard++)
+#define GMT_GUARD_ENTER() (gmt_tls.hooked = 1, gmt_tls.guard++)
 #define GMT_GUARD_LEAVE() (gmt_tls.guard--)
 
 /* ---- initialisation and logging (gmt_preload_state.c) -------------------- */
@@ -240,7 +241,8 @@ void gmt_device_describe(int device);
 void gmt_sample_sync(int device, CUcontext ctx);
 
 /* Samples at a phase boundary, before its RANGE event: MEMINFO and pools of
- * the calling thread's current device (nothing when it has no context), so
+ * the calling thread's current device (nothing when it has no context, or
+ * never made a CUDA call: a driver thread running a host function), so
  * that a phase's start and end values of device used are read at the
  * boundary itself. always (our API, our NVTX domain): every boundary;
  * otherwise as GPUMEMTRACE_BOUNDARY_SAMPLE_US says (docs/configuration.md:

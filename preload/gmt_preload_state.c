@@ -785,6 +785,11 @@ void gmt_sample_boundary(int always)
 	pthread_once(&boundary_once, boundary_setup);
 	if (boundary_period_ns == BOUNDARY_OFF)
 		return;
+	/* Only on a thread that makes CUDA calls itself, and not inside one of
+	 * ours: NVTX may be called where CUDA may not (a host function that
+	 * the driver runs on its own thread must make no CUDA call). */
+	if (!gmt_tls.hooked || gmt_tls.guard)
+		return;
 	device = gmt_cur_device();
 	if (device < 0 || device >= GMT_MAX_DEVICES)
 		return;
