@@ -172,6 +172,8 @@ struct gmt_replay {
 	uint32_t next_ctx;
 	uint16_t *thr_ctx;
 	size_t n_thr;
+	uint8_t *ctx_created;        /* by index: made by cuCtxCreate (not primary) */
+	size_t n_ctx_created;
 };
 
 #define BLK_C(kind, owner) ((uint32_t)(kind) | (uint32_t)(owner) << 8)
@@ -279,6 +281,7 @@ void gmt_replay_free(gmt_replay_t *r)
 	free(r->va.s);
 	free(r->ctxs.s);
 	free(r->thr_ctx);
+	free(r->ctx_created);
 	free(r);
 }
 
@@ -862,7 +865,24 @@ static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
 	if (!d)
 		return -ENOMEM;
 	switch (e->type) {
-	case GMT_EV_CTX_CREATE: d->contexts_live++; return 0;
+	case GMT_EV_CTX_CREATE: {
+		d->contexts_live++;
+		uint16_t idx = ctx_index(r, e->addr, 1);
+		if (idx >= r->n_ctx_created) {
+			size_t n = r->n_ctx_created ? r->n_ctx_created : 16;
+			while (n <= idx)
+				n *= 2;
+			uint8_t *nc = realloc(r->ctx_created, n);
+			if (!nc)
+				return -ENOMEM;
+			memset(nc + r->n_ctx_created, 0, n - r->n_ctx_created);
+			r->ctx_created = nc;
+			r->n_ctx_created = n;
+		}
+		if (idx)
+			r->ctx_created[idx] = 1;
+		return 0;
+	}
 	case GMT_EV_PRIMARY_RETAIN:
 		d->primary_active = 1;
 		d->primary_ctx = e->addr;
@@ -901,7 +921,17 @@ static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
 		if (!b->used || b->dev != e->device)
 			continue;
 		const unsigned bctx = BLK_CTX(b->c);
-		if (bctx ? bctx != idx : others) {
+		int take;
+		if (!bctx)
+			take = !others;          /* context unknown: the old rule */
+		else if (idx)
+			take = bctx == idx;
+		else
+			/* the primary context's handle was never retained where we
+			 * could see it: any context not made by cuCtxCreate is it */
+			take = (e->aux & GMT_CTX_PRIMARY) &&
+			       !(bctx < r->n_ctx_created && r->ctx_created[bctx]);
+		if (!take) {
 			unknown_left |= !bctx;
 			continue;
 		}

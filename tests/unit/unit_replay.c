@@ -598,6 +598,25 @@ static void test_contexts(void)
 	CHECK_EQ_U64(3, D(0)->ctx_destroys);
 	CHECK_EQ_U64(0, S()->anom.ambiguous_ctx_destroys);
 	gmt_replay_free(R);
+
+	/* The primary context's retain unseen (a runtime retaining it where
+	 * no hook sees it): its reset still takes the blocks of the context
+	 * that cuCtxCreate did not make, and only those. */
+	start();
+	ev(GMT_EV_CTX_CURRENT, 10, 0, 0xF0, 0, 0, 0);
+	alloc(11, 0, 0xA000, 100, GMT_KIND_PLAIN, GMT_OWNER_APP);
+	cur_thread = 1;
+	ev(GMT_EV_CTX_CREATE, 20, 0, 0xC0, 0, 0, 0);
+	ev(GMT_EV_CTX_CURRENT, 21, 0, 0xC0, 0, 0, 0);
+	alloc(22, 0, 0xB000, 200, GMT_KIND_PLAIN, GMT_OWNER_APP);
+	ev(GMT_EV_CTX_DESTROY, 30, 0, 0, 0, 0, GMT_CTX_PRIMARY | GMT_CTX_RESET);
+	CHECK_EQ_U64(200, D(0)->live.total);              /* A went, B stays */
+	CHECK_EQ_U64(100, D(0)->ctx_released_bytes);
+	CHECK_EQ_U64(0, S()->anom.ambiguous_ctx_destroys);
+	ev(GMT_EV_CTX_DESTROY, 40, 0, 0xC0, 0, 0, 0);
+	CHECK_EQ_U64(0, D(0)->live.total);
+	CHECK_EQ_U64(300, D(0)->ctx_released_bytes);
+	gmt_replay_free(R);
 }
 
 int main(void)
