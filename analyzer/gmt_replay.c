@@ -35,9 +35,14 @@ typedef struct rp_slot {
 			      << 16 (0 unknown), handles: references << 16;
 			      maps: the observer's value                    */
 	int16_t dev;
-	uint8_t pad;
+	uint8_t bflags;    /* blocks: BF_* */
 	uint8_t used;
 } rp_slot_t;
+
+/* A block made on a stream being captured (GMT_FLAG_CAPTURED): a graph's
+ * memory node, in no device total (the graph memory pool backs it when the
+ * graph runs; GRAPH_MEM samples tell that pool). */
+#define BF_CAPTURED 0x01u
 
 typedef struct rp_map {
 	rp_slot_t *s;
@@ -154,6 +159,7 @@ typedef struct rp_recent {
 	int16_t dev;
 	uint8_t found;     /* the free matched a live block */
 	uint8_t voided;    /* already undone by a FREE_FAIL */
+	uint8_t bflags;    /* the block's BF_* */
 } rp_recent_t;
 
 struct gmt_replay {
@@ -474,7 +480,7 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 		unsigned ok = BLK_KIND(b->c);
 		if (ok == GMT_KIND_HOST) {
 			s->host_live = sub0(s->host_live, b->a);
-		} else {
+		} else if (!(b->bflags & BF_CAPTURED)) {
 			gmt_dev_summary_t *od = dev_get(r, b->dev);
 			if (!od)
 				return -ENOMEM;
@@ -487,6 +493,18 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 	b->a = e->size;
 	b->c = BLK_C(kind, owner) | (uint32_t)thread_ctx(r, e->thread) << 16;
 	b->dev = e->device;
+	b->bflags = 0;
+	if (kind != GMT_KIND_HOST && (GMT_AUX_FLAGS(e->aux) & GMT_FLAG_CAPTURED)) {
+		/* A graph's memory node: counted apart, in no total. */
+		gmt_dev_summary_t *d = dev_get(r, e->device);
+		if (!d)
+			return -ENOMEM;
+		b->bflags = BF_CAPTURED;
+		d->used = 1;
+		d->graph_captured_allocs++;
+		d->graph_captured_bytes += e->size;
+		return 0;
+	}
 	if (kind == GMT_KIND_HOST) {
 		s->host_allocs++;
 		s->host_live += e->size;
@@ -527,8 +545,11 @@ static int ev_free(gmt_replay_t *r, const gmt_devent_t *e)
 	rec->size = b->a;
 	rec->c = b->c;
 	rec->dev = b->dev;
+	rec->bflags = b->bflags;
 	unsigned kind = BLK_KIND(b->c);
-	if (kind == GMT_KIND_HOST) {
+	if (b->bflags & BF_CAPTURED) {
+		/* a graph's free node, or the free of what outlived the graph */
+	} else if (kind == GMT_KIND_HOST) {
 		s->host_frees++;
 		s->host_live = sub0(s->host_live, b->a);
 	} else {
@@ -568,7 +589,10 @@ static int ev_free_fail(gmt_replay_t *r, const gmt_devent_t *e)
 		b->a = rec->size;
 		b->c = rec->c;
 		b->dev = rec->dev;
+		b->bflags = rec->bflags;
 		unsigned kind = BLK_KIND(rec->c);
+		if (rec->bflags & BF_CAPTURED)
+			return 0;
 		if (kind == GMT_KIND_HOST) {
 			s->host_frees = sub0(s->host_frees, 1);
 			s->host_live += rec->size;
@@ -918,7 +942,8 @@ static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
 	uint64_t *keys = NULL;
 	for (size_t i = 0; i <= r->blocks.mask; i++) {
 		const rp_slot_t *b = &r->blocks.s[i];
-		if (!b->used || b->dev != e->device)
+		/* graph memory belongs to the device's graph pool, not a context */
+		if (!b->used || b->dev != e->device || (b->bflags & BF_CAPTURED))
 			continue;
 		const unsigned bctx = BLK_CTX(b->c);
 		int take;
@@ -974,6 +999,22 @@ static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
 int gmt_replay_ctx_released(const gmt_replay_t *r)
 {
 	return r->ctx_released;
+}
+
+static int ev_graph_mem(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	if (e->device < 0)
+		return 0;
+	gmt_dev_summary_t *d = dev_get(r, e->device);
+	if (!d)
+		return -ENOMEM;
+	d->graph_samples++;
+	d->graph_ts = e->ts;
+	d->graph_reserved = e->addr;
+	d->graph_reserved_high = e->size;
+	d->graph_used = e->stream;
+	d->graph_used_high = e->aux;
+	return 0;
 }
 
 static int ev_meminfo(gmt_replay_t *r, const gmt_devent_t *e)
@@ -1082,6 +1123,7 @@ static int apply_event(gmt_replay_t *r, const gmt_devent_t *e)
 	case GMT_EV_VMM_UNMAP: rc = ev_vmm_unmap(r, e); break;
 	case GMT_EV_VMM_MAP_FAIL: s->vmm_map_fails++; break;
 	case GMT_EV_MEMINFO: rc = ev_meminfo(r, e); break;
+	case GMT_EV_GRAPH_MEM: rc = ev_graph_mem(r, e); break;
 	case GMT_EV_CTX_CREATE:
 	case GMT_EV_PRIMARY_RETAIN:
 	case GMT_EV_CTX_DESTROY:

@@ -67,6 +67,13 @@ typedef struct gmt_dev_summary {
 	uint64_t contexts_live;      /* CTX_CREATE not yet destroyed */
 	uint64_t ctx_destroys;
 	uint64_t ctx_released_blocks, ctx_released_bytes, ctx_release_ts;
+
+	/* CUDA graphs (docs/analyzer.md, "Graph memory"): allocations made on a
+	 * stream being captured (not in the totals above) and the latest
+	 * GRAPH_MEM sample of the device's graph memory pool. */
+	uint64_t graph_captured_allocs, graph_captured_bytes;
+	uint64_t graph_samples, graph_ts;
+	uint64_t graph_reserved, graph_reserved_high, graph_used, graph_used_high;
 } gmt_dev_summary_t;
 
 typedef struct gmt_fail_summary {

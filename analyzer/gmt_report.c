@@ -247,6 +247,21 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 			fprintf(f, " (last at %+.9f s)", since_s(s, d->ctx_release_ts));
 		fputc('\n', f);
 	}
+	if (d->graph_captured_allocs || d->graph_samples) {
+		fprintf(f, "  CUDA graph memory: %" PRIu64 " allocation%s captured into graphs (%s), in none of "
+			"the figures above: the driver backs them from the graph memory pool when a graph runs\n",
+			d->graph_captured_allocs, d->graph_captured_allocs == 1 ? "" : "s",
+			gmt_fmt_bytes(b, sizeof(b), d->graph_captured_bytes));
+		if (d->graph_samples) {
+			fprintf(f, "    graph memory pool (latest of %" PRIu64 " samples, at %+.9f s): reserved %s",
+				d->graph_samples, since_s(s, d->graph_ts), gmt_fmt_bytes(b, sizeof(b), d->graph_reserved));
+			fprintf(f, " (high %s)", gmt_fmt_bytes(b, sizeof(b), d->graph_reserved_high));
+			fprintf(f, ", in use %s", gmt_fmt_bytes(b, sizeof(b), d->graph_used));
+			fprintf(f, " (high %s)\n", gmt_fmt_bytes(b, sizeof(b), d->graph_used_high));
+		} else {
+			fprintf(f, "    graph memory pool: no samples\n");
+		}
+	}
 
 	fprintf(f, "  Counts            allocations        frees       failed\n");
 	for (int k = 0; k < GMT_DKINDS; k++) {
@@ -641,6 +656,16 @@ static void j_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 		",\"last_release_ts_ns\":", d->ctx_destroys, d->ctx_released_blocks, d->ctx_released_bytes);
 	if (d->ctx_released_blocks)
 		fprintf(f, "%" PRIu64 "}", d->ctx_release_ts);
+	else
+		fputs("null}", f);
+
+	jkey(f, &fi, "graph_memory");
+	fprintf(f, "{\"captured_allocations\":%" PRIu64 ",\"captured_bytes\":%" PRIu64 ",\"samples\":%" PRIu64
+		",\"latest\":", d->graph_captured_allocs, d->graph_captured_bytes, d->graph_samples);
+	if (d->graph_samples)
+		fprintf(f, "{\"reserved_bytes\":%" PRIu64 ",\"reserved_high_bytes\":%" PRIu64 ",\"used_bytes\":%" PRIu64
+			",\"used_high_bytes\":%" PRIu64 ",\"ts_ns\":%" PRIu64 "}}", d->graph_reserved,
+			d->graph_reserved_high, d->graph_used, d->graph_used_high, d->graph_ts);
 	else
 		fputs("null}", f);
 

@@ -287,7 +287,9 @@ static int p1_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 		for (size_t i = 0; i < n; i++) {
 			const gmt_devent_t *e = &ev[i];
 			unsigned kind = GMT_AUX_KIND(e->aux);
-			if ((e->type == GMT_EV_ALLOC && kind != GMT_KIND_HOST) ||
+			/* graph memory nodes (captured) hold no device memory */
+			if ((e->type == GMT_EV_ALLOC && kind != GMT_KIND_HOST &&
+			     !(GMT_AUX_FLAGS(e->aux) & GMT_FLAG_CAPTURED)) ||
 			    e->type == GMT_EV_VMM_CREATE) {
 				int existed;
 				uint64_t key = (uint64_t)(uint16_t)(e->device + 1) << 32 | e->stack;

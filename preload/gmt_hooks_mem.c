@@ -26,14 +26,20 @@ static inline uint64_t u64p(const void *p)
 }
 
 /* Common tail of the allocation bodies. */
-static inline __attribute__((always_inline)) void alloc_done(CUresult r, const gmt_call_t *call, unsigned kind, int dev,
-		       uint64_t addr, uint64_t size, uint64_t stream)
+static inline __attribute__((always_inline)) void alloc_done_x(CUresult r, const gmt_call_t *call, unsigned kind, int dev,
+		       uint64_t addr, uint64_t size, uint64_t stream, uint64_t extra)
 {
-	uint64_t aux = gmt_aux(kind, call);
+	uint64_t aux = gmt_aux(kind, call) | extra;
 	if (r == CUDA_SUCCESS)
 		gmt_rec(GMT_EV_ALLOC, dev, addr, size, stream, aux, 1);
 	else
 		gmt_rec_alloc_fail(dev, size, stream, aux, (int)r);
+}
+
+static inline __attribute__((always_inline)) void alloc_done(CUresult r, const gmt_call_t *call, unsigned kind, int dev,
+		       uint64_t addr, uint64_t size, uint64_t stream)
+{
+	alloc_done_x(r, call, kind, dev, addr, size, stream, 0);
 }
 
 /* A free-like event before the real call; after it, the FREE_FAIL if needed. */
@@ -106,15 +112,20 @@ CUresult gmt_do_cuMemFree_v2(__typeof__(cuMemFree_v2) *real, const gmt_call_t *c
 CUresult gmt_do_cuMemAllocAsync(__typeof__(cuMemAllocAsync) *real, const gmt_call_t *call,
 				CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
+	uint64_t captured;
 	CUresult r;
 	int dev;
 
 	GMT_GUARD_ENTER();
 	r = real(dptr, bytesize, hStream);
 	dev = gmt_cur_device();
-	if (r == CUDA_SUCCESS)
+	/* A graph's memory node comes from no pool of ours (and costs nothing
+	 * until the graph runs). */
+	captured = r == CUDA_SUCCESS ? gmt_capture_flag(hStream, dev) : 0;
+	if (r == CUDA_SUCCESS && !captured)
 		gmt_pool_current_served(dev);
-	alloc_done(r, call, GMT_KIND_ASYNC, dev, r == CUDA_SUCCESS ? *dptr : 0, bytesize, u64p(hStream));
+	alloc_done_x(r, call, GMT_KIND_ASYNC, dev, r == CUDA_SUCCESS ? *dptr : 0, bytesize, u64p(hStream),
+		     captured);
 	GMT_GUARD_LEAVE();
 	return r;
 }
@@ -123,6 +134,7 @@ CUresult gmt_do_cuMemAllocFromPoolAsync(__typeof__(cuMemAllocFromPoolAsync) *rea
 					const gmt_call_t *call, CUdeviceptr *dptr, size_t bytesize,
 					CUmemoryPool pool, CUstream hStream)
 {
+	uint64_t captured;
 	CUresult r;
 	int dev;
 
@@ -133,9 +145,11 @@ CUresult gmt_do_cuMemAllocFromPoolAsync(__typeof__(cuMemAllocFromPoolAsync) *rea
 	dev = gmt_pool_device(pool);
 	if (dev < 0)
 		dev = gmt_cur_device();
-	if (r == CUDA_SUCCESS)
+	captured = r == CUDA_SUCCESS ? gmt_capture_flag(hStream, dev) : 0;
+	if (r == CUDA_SUCCESS && !captured)
 		gmt_pool_served(pool, dev);
-	alloc_done(r, call, GMT_KIND_ASYNC, dev, r == CUDA_SUCCESS ? *dptr : 0, bytesize, u64p(hStream));
+	alloc_done_x(r, call, GMT_KIND_ASYNC, dev, r == CUDA_SUCCESS ? *dptr : 0, bytesize, u64p(hStream),
+		     captured);
 	GMT_GUARD_LEAVE();
 	return r;
 }

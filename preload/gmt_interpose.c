@@ -394,6 +394,8 @@ const gmt_drv_t *gmt_drv(void)
 		GMT_DRV_FN(device_get_attribute, cuDeviceGetAttribute);
 		GMT_DRV_FN(driver_get_version, cuDriverGetVersion);
 		GMT_DRV_FN(primary_get_state, cuDevicePrimaryCtxGetState);
+		GMT_DRV_FN(stream_is_capturing, cuStreamIsCapturing);
+		GMT_DRV_FN(graph_mem_attribute, cuDeviceGetGraphMemAttribute);
 #undef GMT_DRV_FN
 		atomic_store_explicit(&drv_ready, 1, memory_order_release);
 	}

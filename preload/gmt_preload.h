@@ -182,6 +182,8 @@ typedef struct gmt_drv {
 	__typeof__(cuDeviceGetAttribute) *device_get_attribute;
 	__typeof__(cuDriverGetVersion) *driver_get_version;
 	__typeof__(cuDevicePrimaryCtxGetState) *primary_get_state;
+	__typeof__(cuStreamIsCapturing) *stream_is_capturing;
+	__typeof__(cuDeviceGetGraphMemAttribute) *graph_mem_attribute;
 } gmt_drv_t;
 
 /* The driver's helper functions; members NULL until the driver is loaded
@@ -256,6 +258,11 @@ int gmt_pool_device(CUmemoryPool pool);
 void gmt_pool_served(CUmemoryPool pool, int device);
 void gmt_pool_forget(CUmemoryPool pool);
 void gmt_pool_current_served(int device);
+/* GMT_FLAG_CAPTURED << 24 when stream is being captured (a graph memory
+ * node), else 0; the device's graph memory pool is then sampled with the
+ * other samples (GRAPH_MEM). One driver call: only for stream-ordered
+ * allocations on streams that can be captured. */
+uint64_t gmt_capture_flag(CUstream stream, int device);
 
 /* VMM handles -> device and reference count (1 at creation, +1 per
  * cuMemRetainAllocationHandle); mapped ranges -> device. */

@@ -479,6 +479,28 @@ void gmt_pool_current_served(int device)
 		atomic_fetch_or(&current_pool_served[device / 64], bit);
 }
 
+/* Devices whose stream-ordered allocations were captured into a graph: their
+ * graph memory pool is sampled from then on. */
+static _Atomic uint64_t graph_seen[GMT_MAX_DEVICES / 64];
+
+uint64_t gmt_capture_flag(CUstream stream, int device)
+{
+	const gmt_drv_t *d = gmt_drv();
+	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+	uint64_t bit;
+
+	/* The legacy default stream is never captured. */
+	if (stream == NULL || stream == CU_STREAM_LEGACY || d->stream_is_capturing == NULL ||
+	    d->stream_is_capturing(stream, &st) != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_ACTIVE)
+		return 0;
+	if (device >= 0 && device < GMT_MAX_DEVICES) {
+		bit = 1ull << (device % 64);
+		if (!(atomic_load_explicit(&graph_seen[device / 64], memory_order_relaxed) & bit))
+			atomic_fetch_or(&graph_seen[device / 64], bit);
+	}
+	return (uint64_t)GMT_FLAG_CAPTURED << 24;
+}
+
 /* Handle values: device in the low 16 bits (signed), references above. */
 #define H_DEV(v)       ((int)(int16_t)((uint32_t)(v) & 0xffff))
 #define H_REFS(v)      ((uint32_t)(v) >> 16)
@@ -604,8 +626,9 @@ __attribute__((noinline)) void gmt_rec(unsigned type, int device, uint64_t addr,
 #define MAX_SAMPLED_POOLS 16
 
 /* Appends to ev[] the samples of device dev (ctx: its context, NULL for the
- * current one): MEMINFO, then POOL_RESERVED and POOL_USED of each pool of the
- * device that served stream-ordered allocations. Returns how many. */
+ * current one): MEMINFO, GRAPH_MEM once the device had an allocation
+ * captured into a graph, then POOL_RESERVED and POOL_USED of each pool of
+ * the device that served stream-ordered allocations. Returns how many. */
 static int collect_samples(int dev, CUcontext ctx, gmt_event_t *ev, int max)
 {
 	const gmt_drv_t *d = gmt_drv();
@@ -649,6 +672,16 @@ static int collect_samples(int dev, CUcontext ctx, gmt_event_t *ev, int max)
 				pl[np++] = cp;
 		}
 	}
+	if (dev < GMT_MAX_DEVICES && d->graph_mem_attribute != NULL && n < max &&
+	    (atomic_load_explicit(&graph_seen[dev / 64], memory_order_relaxed) & (1ull << (dev % 64)))) {
+		cuuint64_t rc = 0, rh = 0, uc = 0, uh = 0;
+		if (d->graph_mem_attribute((CUdevice)dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &rc) == CUDA_SUCCESS &&
+		    d->graph_mem_attribute((CUdevice)dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH, &rh) == CUDA_SUCCESS &&
+		    d->graph_mem_attribute((CUdevice)dev, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &uc) == CUDA_SUCCESS &&
+		    d->graph_mem_attribute((CUdevice)dev, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &uh) == CUDA_SUCCESS)
+			ev[n++] = (gmt_event_t){ .addr = rc, .size = rh, .stream = uc, .aux = uh,
+						 .type = GMT_EV_GRAPH_MEM, .device = (int16_t)dev };
+	}
 	for (int i = 0; i < np && d->pool_get_attribute != NULL && n + 2 <= max; i++) {
 		cuuint64_t rc = 0, rh = 0, uc = 0, uh = 0;
 		if (d->pool_get_attribute(pl[i], CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &rc) != CUDA_SUCCESS ||
@@ -664,7 +697,7 @@ static int collect_samples(int dev, CUcontext ctx, gmt_event_t *ev, int max)
 	return n;
 }
 
-#define MAX_SAMPLES (1 + 2 * (MAX_SAMPLED_POOLS + 1))
+#define MAX_SAMPLES (2 + 2 * (MAX_SAMPLED_POOLS + 1))
 
 /* Emits the samples; with urgent, the last one (and so everything this
  * thread emitted before it) is on disk when this returns. */

@@ -99,7 +99,11 @@ enum gmt_ev_type {
 	GMT_EV_CTX_CURRENT   = 41, /* (1.3) the thread's current context as a traced
 	                              call found it: addr = context, device; written
 	                              when it changed since the thread's last one */
-	GMT_EV_TYPE_MAX      = 41
+	GMT_EV_GRAPH_MEM     = 42, /* (1.3) the device's graph memory pool
+	                              (cuDeviceGetGraphMemAttribute): addr = reserved
+	                              current, size = reserved high, stream = used
+	                              current, aux = used high                    */
+	GMT_EV_TYPE_MAX      = 42
 };
 
 /* aux of CTX_DESTROY (1.3). A context created with cuCtxCreate has no flag;
@@ -162,6 +166,9 @@ enum gmt_owner {
 
 /* aux flags (bits 24-31 of aux) */
 #define GMT_FLAG_PTSZ     0x01u   /* the per-thread-default-stream variant */
+#define GMT_FLAG_CAPTURED 0x02u   /* (1.3) made on a stream being captured: a
+				     CUDA graph memory node, backed from the
+				     graph memory pool only when the graph runs */
 
 enum gmt_sync_kind {
 	GMT_SYNC_STREAM = 1,

@@ -44,6 +44,7 @@ static const char *const ev_names[GMT_EV_TYPE_MAX + 1] = {
 	[GMT_EV_FW_LOST] = "fw_lost",
 	[GMT_EV_FW_REGISTER] = "fw_register",
 	[GMT_EV_CTX_CURRENT] = "ctx_current",
+	[GMT_EV_GRAPH_MEM] = "graph_mem",
 };
 
 static const char *const kind_names[GMT_KIND_MAX + 1] = {

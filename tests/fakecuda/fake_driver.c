@@ -42,9 +42,13 @@
 #define FK_CTX_STACK 16
 
 enum { MAGIC_CTX = 0x43545846, MAGIC_STREAM = 0x53545246, MAGIC_EVENT = 0x45565446,
-       MAGIC_POOL = 0x504f4f46, MAGIC_PHYS = 0x50485946 };
+       MAGIC_POOL = 0x504f4f46, MAGIC_PHYS = 0x50485946, MAGIC_GRAPH = 0x48505247,
+       MAGIC_GEXEC = 0x58454747 };
 
-enum fk_kind { K_PLAIN, K_PITCH, K_MANAGED, K_POOL, K_HOST };
+/* K_GRAPH: a stream-ordered allocation made while its stream was being
+ * captured: a graph memory node's address, backed from the device's graph
+ * memory pool when the graph runs. */
+enum fk_kind { K_PLAIN, K_PITCH, K_MANAGED, K_POOL, K_HOST, K_GRAPH };
 
 struct CUctx_st {
 	uint32_t magic;
@@ -61,6 +65,21 @@ struct CUstream_st {
 	unsigned flags;
 	int priority;
 	CUcontext ctx;
+	struct CUgraph_st *capture;   /* the graph being captured, or NULL */
+};
+
+/* A captured graph: only what its memory nodes need. live: the bytes of
+ * its allocations during capture (freed ones taken off), peak: their most,
+ * escape: those still live at the end (freed after the graph runs). */
+struct CUgraph_st {
+	uint32_t magic;
+	int device;
+	uint64_t live, peak, escape;
+};
+
+struct CUgraphExec_st {
+	uint32_t magic;
+	struct CUgraph_st graph;
 };
 
 struct CUevent_st {
@@ -126,6 +145,9 @@ static struct {
 	uint64_t total, ctx_bytes;
 	int driver_version;
 	uint64_t used[FK_MAX_DEV];
+	/* each device's graph memory pool (cuDeviceGetGraphMemAttribute) */
+	uint64_t graph_reserved[FK_MAX_DEV], graph_reserved_high[FK_MAX_DEV];
+	uint64_t graph_used[FK_MAX_DEV], graph_used_high[FK_MAX_DEV];
 	struct CUctx_st primary[FK_MAX_DEV];
 	struct CUmemPoolHandle_st *default_pool[FK_MAX_DEV], *cur_pool[FK_MAX_DEV];
 	struct CUmemPoolHandle_st *pools;
@@ -857,6 +879,9 @@ static void alloc_release(struct fk_alloc *a)
 		p->used -= a->rounded;
 		if (p->destroyed && p->used == 0)
 			pool_unlink_free(p);
+	} else if (a->kind == K_GRAPH) {
+		/* back to the graph memory pool, which keeps it reserved */
+		S.graph_used[a->device] -= a->rounded;
 	} else {
 		uncharge(a->device, a->rounded);
 	}
@@ -906,7 +931,8 @@ static void ctx_release_allocs(CUcontext c)
 
 		for (; a; a = nx) {
 			nx = a->next;
-			if (a->ctx != c)
+			/* graph memory belongs to the device's graph pool */
+			if (a->ctx != c || a->kind == K_GRAPH)
 				continue;
 			if (a->kind == K_HOST) {
 				void *p = (void *)a->addr;
@@ -990,6 +1016,31 @@ static CUresult pool_alloc(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool p, C
 	return CUDA_SUCCESS;
 }
 
+/* During capture: a memory node. Its address is reserved now; no memory is
+ * used until the graph runs (cuGraphLaunch). Called locked. */
+static CUresult graph_alloc(CUdeviceptr *dptr, size_t bytesize, struct CUgraph_st *g)
+{
+	size_t r = fk_roundup(bytesize, FK_ALIGN);
+	uintptr_t a = va_alloc(g->device, r, FK_ALIGN);
+	struct fk_alloc *rec;
+
+	if (!a || !(rec = tab_insert(a))) {
+		if (a)
+			va_free(g->device, a, r);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	rec->size = bytesize;
+	rec->rounded = r;
+	rec->device = g->device;
+	rec->kind = K_GRAPH;
+	rec->ctx = cur_ctx();
+	g->live += r;
+	if (g->live > g->peak)
+		g->peak = g->live;
+	*dptr = a;
+	return CUDA_SUCCESS;
+}
+
 static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 			    CUstream s, int ptds)
 {
@@ -1000,6 +1051,11 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool poo
 		return CUDA_ERROR_INVALID_VALUE;
 	lock();
 	dev = stream_device(s, &r);
+	if (r == CUDA_SUCCESS && !is_builtin_stream(s) && s->capture) {
+		r = graph_alloc(dptr, bytesize, s->capture);
+		unlock();
+		return r;
+	}
 	if (r == CUDA_SUCCESS) {
 		if (!pool)
 			pool = default_pool(dev);
@@ -1046,7 +1102,16 @@ static CUresult free_async(CUdeviceptr dptr, CUstream s, int ptds)
 		r = CUDA_ERROR_INVALID_VALUE;
 	else if (!is_builtin_stream(s) && s->magic != MAGIC_STREAM)
 		r = CUDA_ERROR_INVALID_HANDLE;
-	else if (!(e = vec_push(&S.pending)))
+	else if (!is_builtin_stream(s) && s->capture) {
+		/* a free node: the graph's own allocation is gone within it */
+		if (a->kind != K_GRAPH)
+			r = CUDA_ERROR_INVALID_VALUE;
+		else {
+			s->capture->live -= a->rounded;
+			va_free(a->device, a->addr, a->rounded);
+			tab_remove(a);
+		}
+	} else if (!(e = vec_push(&S.pending)))
 		r = CUDA_ERROR_OUT_OF_MEMORY;
 	else {
 		a->pending = 1;
@@ -1277,6 +1342,191 @@ static CUresult stream_sync(CUstream s, int ptds)
 
 CUresult cuStreamSynchronize(CUstream s) { return stream_sync(s, 0); }
 CUresult cuStreamSynchronize_ptsz(CUstream s) { return stream_sync(s, 1); }
+
+/* ---- stream capture and graphs: their memory nodes only ------------------- *
+ * A capture records, of all the graph API, only what memory nodes need: the
+ * stream-ordered allocations and frees made on the capturing stream. The
+ * device's graph memory pool backs them when the graph runs: cuGraphLaunch
+ * grows its reserved bytes to what the graph needs on top of what is in use
+ * (charged to the device), counts the allocations that outlive the graph as
+ * used until they are freed, and cuDeviceGraphMemTrim gives back what is not
+ * in use. */
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph g, unsigned long long flags);
+
+static CUresult begin_capture(CUstream s)
+{
+	CUresult r = CUDA_SUCCESS;
+	struct CUgraph_st *g;
+
+	if (is_builtin_stream(s))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	lock();
+	if (s->magic != MAGIC_STREAM)
+		r = CUDA_ERROR_INVALID_HANDLE;
+	else if (s->capture)
+		r = CUDA_ERROR_ILLEGAL_STATE;
+	else if (!(g = calloc(1, sizeof(*g))))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	else {
+		g->magic = MAGIC_GRAPH;
+		g->device = s->device;
+		s->capture = g;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuStreamBeginCapture(CUstream s) { return begin_capture(s); }
+CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode) { (void)mode; return begin_capture(s); }
+CUresult cuStreamBeginCapture_ptsz(CUstream s) { return begin_capture(s); }
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode) { (void)mode; return begin_capture(s); }
+
+static CUresult end_capture(CUstream s, CUgraph *pg)
+{
+	CUresult r = CUDA_SUCCESS;
+
+	if (!pg)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (is_builtin_stream(s))
+		return CUDA_ERROR_ILLEGAL_STATE;
+	lock();
+	if (s->magic != MAGIC_STREAM)
+		r = CUDA_ERROR_INVALID_HANDLE;
+	else if (!s->capture)
+		r = CUDA_ERROR_ILLEGAL_STATE;
+	else {
+		s->capture->escape = s->capture->live;
+		*pg = s->capture;
+		s->capture = NULL;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuStreamEndCapture(CUstream s, CUgraph *pg) { return end_capture(s, pg); }
+CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *pg) { return end_capture(s, pg); }
+
+static CUresult is_capturing(CUstream s, CUstreamCaptureStatus *st)
+{
+	if (!st)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (is_builtin_stream(s)) {
+		*st = CU_STREAM_CAPTURE_STATUS_NONE;
+		return CUDA_SUCCESS;
+	}
+	if (s->magic != MAGIC_STREAM)
+		return CUDA_ERROR_INVALID_HANDLE;
+	lock();
+	*st = s->capture ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+	unlock();
+	return CUDA_SUCCESS;
+}
+
+CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st) { return is_capturing(s, st); }
+CUresult cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *st) { return is_capturing(s, st); }
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph g, unsigned long long flags)
+{
+	struct CUgraphExec_st *x;
+
+	(void)flags;
+	if (!exec || !g || g->magic != MAGIC_GRAPH)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!(x = calloc(1, sizeof(*x))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	x->magic = MAGIC_GEXEC;
+	x->graph = *g;
+	*exec = x;
+	return CUDA_SUCCESS;
+}
+
+static CUresult graph_launch(CUgraphExec x, CUstream s)
+{
+	CUresult r = CUDA_SUCCESS;
+
+	if (!x || x->magic != MAGIC_GEXEC)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	stream_device(s, &r);
+	if (r == CUDA_SUCCESS) {
+		const int d = x->graph.device;
+		const uint64_t need = S.graph_used[d] + x->graph.peak;
+
+		if (need > S.graph_reserved[d]) {
+			if (charge(d, need - S.graph_reserved[d]))
+				r = CUDA_ERROR_OUT_OF_MEMORY;
+			else
+				S.graph_reserved[d] = need;
+		}
+		if (r == CUDA_SUCCESS) {
+			if (S.graph_reserved[d] > S.graph_reserved_high[d])
+				S.graph_reserved_high[d] = S.graph_reserved[d];
+			if (need > S.graph_used_high[d])
+				S.graph_used_high[d] = need;
+			S.graph_used[d] += x->graph.escape;
+		}
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuGraphLaunch(CUgraphExec x, CUstream s) { return graph_launch(x, s); }
+CUresult cuGraphLaunch_ptsz(CUgraphExec x, CUstream s) { return graph_launch(x, s); }
+
+CUresult cuGraphExecDestroy(CUgraphExec x)
+{
+	if (!x || x->magic != MAGIC_GEXEC)
+		return CUDA_ERROR_INVALID_VALUE;
+	x->magic = 0;
+	free(x);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuGraphDestroy(CUgraph g)
+{
+	if (!g || g->magic != MAGIC_GRAPH)
+		return CUDA_ERROR_INVALID_VALUE;
+	g->magic = 0;
+	free(g);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute attr, void *value)
+{
+	CUresult r = need_dev(dev);
+	cuuint64_t v;
+
+	if (r == CUDA_SUCCESS && !value)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r != CUDA_SUCCESS)
+		return r;
+	lock();
+	switch (attr) {
+	case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT: v = S.graph_used[dev]; break;
+	case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH: v = S.graph_used_high[dev]; break;
+	case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: v = S.graph_reserved[dev]; break;
+	case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH: v = S.graph_reserved_high[dev]; break;
+	default: r = CUDA_ERROR_INVALID_VALUE; break;
+	}
+	unlock();
+	if (r == CUDA_SUCCESS)
+		*(cuuint64_t *)value = v;
+	return r;
+}
+
+CUresult cuDeviceGraphMemTrim(CUdevice dev)
+{
+	CUresult r = need_dev(dev);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	lock();
+	uncharge(dev, S.graph_reserved[dev] - S.graph_used[dev]);
+	S.graph_reserved[dev] = S.graph_used[dev];
+	unlock();
+	return CUDA_SUCCESS;
+}
 
 /* Destroying a stream completes its pending frees, as a synchronisation. */
 static CUresult stream_destroy(CUstream s)
@@ -1998,7 +2248,12 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuin
 	X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) \
 	X(cuMemGetAllocationPropertiesFromHandle) X(cuMemRetainAllocationHandle) \
 	X(cuGetErrorName) X(cuGetErrorString) X(cuGetExportTable) X(cuGetProcAddress) \
-	X(cuGetProcAddress_v2)
+	X(cuGetProcAddress_v2) X(cuStreamBeginCapture) X(cuStreamBeginCapture_v2) \
+	X(cuStreamBeginCapture_ptsz) X(cuStreamBeginCapture_v2_ptsz) X(cuStreamEndCapture) \
+	X(cuStreamEndCapture_ptsz) X(cuStreamIsCapturing) X(cuStreamIsCapturing_ptsz) \
+	X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphLaunch_ptsz) \
+	X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuDeviceGetGraphMemAttribute) \
+	X(cuDeviceGraphMemTrim)
 FK_FUNCS(FK_ALIAS)
 
 struct fk_proc {
@@ -2102,6 +2357,17 @@ static const struct fk_proc procs[] = {
 	P("cuGetExportTable", 3000, cuGetExportTable)
 	P("cuGetProcAddress", 11030, cuGetProcAddress)
 	P("cuGetProcAddress", 12000, cuGetProcAddress_v2)
+	PP("cuStreamBeginCapture", 10000, cuStreamBeginCapture, cuStreamBeginCapture_ptsz)
+	PP("cuStreamBeginCapture", 10010, cuStreamBeginCapture_v2, cuStreamBeginCapture_v2_ptsz)
+	PP("cuStreamEndCapture", 10000, cuStreamEndCapture, cuStreamEndCapture_ptsz)
+	PP("cuStreamIsCapturing", 10000, cuStreamIsCapturing, cuStreamIsCapturing_ptsz)
+	P("cuGraphInstantiate", 12000, cuGraphInstantiateWithFlags)
+	P("cuGraphInstantiateWithFlags", 11040, cuGraphInstantiateWithFlags)
+	PP("cuGraphLaunch", 10000, cuGraphLaunch, cuGraphLaunch_ptsz)
+	P("cuGraphExecDestroy", 10000, cuGraphExecDestroy)
+	P("cuGraphDestroy", 10000, cuGraphDestroy)
+	P("cuDeviceGetGraphMemAttribute", 11040, cuDeviceGetGraphMemAttribute)
+	P("cuDeviceGraphMemTrim", 11040, cuDeviceGraphMemTrim)
 };
 #undef P
 #undef PP
