@@ -396,6 +396,7 @@ const gmt_drv_t *gmt_drv(void)
 		GMT_DRV_FN(primary_get_state, cuDevicePrimaryCtxGetState);
 		GMT_DRV_FN(stream_is_capturing, cuStreamIsCapturing);
 		GMT_DRV_FN(graph_mem_attribute, cuDeviceGetGraphMemAttribute);
+		GMT_DRV_FN(exchange_capture_mode, cuThreadExchangeStreamCaptureMode);
 #undef GMT_DRV_FN
 		atomic_store_explicit(&drv_ready, 1, memory_order_release);
 	}

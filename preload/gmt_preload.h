@@ -184,6 +184,7 @@ typedef struct gmt_drv {
 	__typeof__(cuDevicePrimaryCtxGetState) *primary_get_state;
 	__typeof__(cuStreamIsCapturing) *stream_is_capturing;
 	__typeof__(cuDeviceGetGraphMemAttribute) *graph_mem_attribute;
+	__typeof__(cuThreadExchangeStreamCaptureMode) *exchange_capture_mode;
 } gmt_drv_t;
 
 /* The driver's helper functions; members NULL until the driver is loaded

@@ -629,7 +629,7 @@ __attribute__((noinline)) void gmt_rec(unsigned type, int device, uint64_t addr,
  * current one): MEMINFO, GRAPH_MEM once the device had an allocation
  * captured into a graph, then POOL_RESERVED and POOL_USED of each pool of
  * the device that served stream-ordered allocations. Returns how many. */
-static int collect_samples(int dev, CUcontext ctx, gmt_event_t *ev, int max)
+static int collect_samples_in(int dev, CUcontext ctx, gmt_event_t *ev, int max)
 {
 	const gmt_drv_t *d = gmt_drv();
 	CUmemoryPool pl[MAX_SAMPLED_POOLS + 1];
@@ -694,6 +694,22 @@ static int collect_samples(int dev, CUcontext ctx, gmt_event_t *ev, int max)
 		ev[n++] = (gmt_event_t){ .addr = uc, .size = uh, .stream = (uint64_t)(uintptr_t)pl[i],
 					 .type = GMT_EV_POOL_USED, .device = (int16_t)dev };
 	}
+	return n;
+}
+
+/* The same, in relaxed capture mode: while some thread captures a stream
+ * in global mode, a thread in global mode may make no "potentially unsafe"
+ * call without invalidating that capture. The driver's own way out for a
+ * library is to switch the calling thread to relaxed mode around its calls. */
+static int collect_samples(int dev, CUcontext ctx, gmt_event_t *ev, int max)
+{
+	const gmt_drv_t *d = gmt_drv();
+	CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+	const int exchanged = d->exchange_capture_mode != NULL &&
+			      d->exchange_capture_mode(&mode) == CUDA_SUCCESS;
+	int n = collect_samples_in(dev, ctx, ev, max);
+	if (exchanged)
+		d->exchange_capture_mode(&mode);
 	return n;
 }
 

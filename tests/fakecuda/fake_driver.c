@@ -75,6 +75,8 @@ struct CUgraph_st {
 	uint32_t magic;
 	int device;
 	uint64_t live, peak, escape;
+	int global;             /* captured in CU_STREAM_CAPTURE_MODE_GLOBAL */
+	uint64_t unsafe_at;     /* S.unsafe_calls when the capture began */
 };
 
 struct CUgraphExec_st {
@@ -148,6 +150,11 @@ static struct {
 	/* each device's graph memory pool (cuDeviceGetGraphMemAttribute) */
 	uint64_t graph_reserved[FK_MAX_DEV], graph_reserved_high[FK_MAX_DEV];
 	uint64_t graph_used[FK_MAX_DEV], graph_used_high[FK_MAX_DEV];
+	/* captures in global mode going on, and "potentially unsafe" calls
+	 * made meanwhile by a thread not in relaxed mode (each invalidates
+	 * them) */
+	int global_captures;
+	uint64_t unsafe_calls;
 	struct CUctx_st primary[FK_MAX_DEV];
 	struct CUmemPoolHandle_st *default_pool[FK_MAX_DEV], *cur_pool[FK_MAX_DEV];
 	struct CUmemPoolHandle_st *pools;
@@ -1354,7 +1361,35 @@ CUresult cuStreamSynchronize_ptsz(CUstream s) { return stream_sync(s, 1); }
 
 CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph g, unsigned long long flags);
 
-static CUresult begin_capture(CUstream s)
+/* A thread's capture mode (cuThreadExchangeStreamCaptureMode), global by
+ * default as in the driver. */
+static __thread CUstreamCaptureMode tls_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+	CUstreamCaptureMode old = tls_capture_mode;
+
+	if (!mode)
+		return CUDA_ERROR_INVALID_VALUE;
+	tls_capture_mode = *mode;
+	*mode = old;
+	return CUDA_SUCCESS;
+}
+
+/* A "potentially unsafe" call while a capture in global mode goes on, from a
+ * thread not in relaxed mode: refused, and the captures are invalidated, as
+ * the driver does. The double counts cuMemGetInfo among those calls (the
+ * driver's list is not published in full): whatever the preload calls on
+ * its own must not break a program's capture. Called locked. */
+static CUresult unsafe_call(void)
+{
+	if (S.global_captures == 0 || tls_capture_mode == CU_STREAM_CAPTURE_MODE_RELAXED)
+		return CUDA_SUCCESS;
+	S.unsafe_calls++;
+	return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+}
+
+static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode)
 {
 	CUresult r = CUDA_SUCCESS;
 	struct CUgraph_st *g;
@@ -1371,16 +1406,19 @@ static CUresult begin_capture(CUstream s)
 	else {
 		g->magic = MAGIC_GRAPH;
 		g->device = s->device;
+		g->global = mode == CU_STREAM_CAPTURE_MODE_GLOBAL;
+		g->unsafe_at = S.unsafe_calls;
+		S.global_captures += g->global;
 		s->capture = g;
 	}
 	unlock();
 	return r;
 }
 
-CUresult cuStreamBeginCapture(CUstream s) { return begin_capture(s); }
-CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode) { (void)mode; return begin_capture(s); }
-CUresult cuStreamBeginCapture_ptsz(CUstream s) { return begin_capture(s); }
-CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode) { (void)mode; return begin_capture(s); }
+CUresult cuStreamBeginCapture(CUstream s) { return begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL); }
+CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode) { return begin_capture(s, mode); }
+CUresult cuStreamBeginCapture_ptsz(CUstream s) { return begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL); }
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode) { return begin_capture(s, mode); }
 
 static CUresult end_capture(CUstream s, CUgraph *pg)
 {
@@ -1396,9 +1434,18 @@ static CUresult end_capture(CUstream s, CUgraph *pg)
 	else if (!s->capture)
 		r = CUDA_ERROR_ILLEGAL_STATE;
 	else {
-		s->capture->escape = s->capture->live;
-		*pg = s->capture;
+		struct CUgraph_st *g = s->capture;
+
 		s->capture = NULL;
+		S.global_captures -= g->global;
+		if (g->global && S.unsafe_calls != g->unsafe_at) {
+			g->magic = 0;
+			free(g);
+			r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+		} else {
+			g->escape = g->live;
+			*pg = g;
+		}
 	}
 	unlock();
 	return r;
@@ -1785,10 +1832,13 @@ CUresult cuMemGetInfo_v2(size_t *free_, size_t *total)
 	if (d < 0)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	lock();
-	*free_ = S.total - S.used[d];
-	*total = S.total;
+	CUresult r = unsafe_call();
+	if (r == CUDA_SUCCESS) {
+		*free_ = S.total - S.used[d];
+		*total = S.total;
+	}
 	unlock();
-	return CUDA_SUCCESS;
+	return r;
 }
 
 /* The mapping of a virtual-memory address, or NULL. Caller holds the lock. */
@@ -2253,7 +2303,7 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuin
 	X(cuStreamEndCapture_ptsz) X(cuStreamIsCapturing) X(cuStreamIsCapturing_ptsz) \
 	X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphLaunch_ptsz) \
 	X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuDeviceGetGraphMemAttribute) \
-	X(cuDeviceGraphMemTrim)
+	X(cuDeviceGraphMemTrim) X(cuThreadExchangeStreamCaptureMode)
 FK_FUNCS(FK_ALIAS)
 
 struct fk_proc {
@@ -2368,6 +2418,7 @@ static const struct fk_proc procs[] = {
 	P("cuGraphDestroy", 10000, cuGraphDestroy)
 	P("cuDeviceGetGraphMemAttribute", 11040, cuDeviceGetGraphMemAttribute)
 	P("cuDeviceGraphMemTrim", 11040, cuDeviceGraphMemTrim)
+	P("cuThreadExchangeStreamCaptureMode", 10010, cuThreadExchangeStreamCaptureMode)
 };
 #undef P
 #undef PP

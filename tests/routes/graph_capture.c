@@ -1,8 +1,10 @@
 /*
  * graph_capture - CUDA graphs' memory nodes (tests/cases/graph_capture.sh).
  * On a created stream s of device 0's primary context:
- *   capture: A 8 MiB and B 4 MiB stream-ordered on s, A freed on s (B
- *     outlives the graph); nothing is backed yet
+ *   capture (global mode): A 8 MiB and B 4 MiB stream-ordered on s, A
+ *     freed on s (B outlives the graph); nothing is backed yet; the phase
+ *     "capture" opens in the middle: its boundary samples the device while
+ *     the capture goes on, which must not invalidate it
  *   the graph runs: the device's graph memory pool reserves the 12 MiB the
  *     graph needs at once; B (4 MiB) stays in use after it
  *   phase "graph" begins; B freed (back to the pool) and synchronised;
@@ -56,11 +58,15 @@ int main(void)
 	ROUTE_CHECK("cuStreamIsCapturing", cuStreamIsCapturing(s, &st), CUDA_SUCCESS);
 	ROUTE_CHECK("capturing", st, CU_STREAM_CAPTURE_STATUS_ACTIVE);
 	ROUTE_CHECK("cuMemAllocAsync A", cuMemAllocAsync(&a, 8 * MiB, s), CUDA_SUCCESS);
+	if (begin)
+		begin("capture");
 	ROUTE_CHECK("cuMemAllocAsync B", cuMemAllocAsync(&b, 4 * MiB, s), CUDA_SUCCESS);
 	route_name("a", a);
 	route_name("b", b);
 	ROUTE_CHECK("cuMemFreeAsync A", cuMemFreeAsync(a, s), CUDA_SUCCESS);
 	ROUTE_CHECK("cuStreamEndCapture", cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+	if (end)
+		end("capture");
 	ROUTE_CHECK("used after the capture", used(), 0);
 
 	ROUTE_CHECK("cuGraphInstantiate", cuGraphInstantiate(&x, g, 0), CUDA_SUCCESS);
