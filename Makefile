@@ -248,7 +248,8 @@ GPU_DIR := $(BUILD)/gpu
 GPU_EXTRA ?=
 GPU_LIBS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -Wl,-rpath,'$$ORIGIN/lib'
 .PHONY: gpu-progs
-gpu-progs: $(GPU_DIR)/demo_workload $(GPU_DIR)/ballast $(GPU_DIR)/gpu_reset $(GPU_DIR)/lib/libcudart.so.13
+gpu-progs: $(GPU_DIR)/demo_workload $(GPU_DIR)/ballast $(GPU_DIR)/gpu_reset $(GPU_DIR)/gpu_graph \
+	$(GPU_DIR)/lib/libcudart.so.13
 $(GPU_DIR)/demo_workload: tests/routes/demo_workload.c
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
@@ -257,6 +258,10 @@ $(GPU_DIR)/gpu_reset: tests/routes/gpu_reset.c
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(CUDA_INC) $(GPU_EXTRA) -o $@ $< $(GPU_LIBS) -lcudart -lcuda
+$(GPU_DIR)/gpu_graph: tests/routes/gpu_graph.c
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) $(CUDA_INC) $(GPU_EXTRA) -o $@ $< $(GPU_LIBS) -lcuda -ldl
 $(GPU_DIR)/ballast: tests/gpu/ballast.c
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)

@@ -3,12 +3,13 @@
 # table (check, expected, measured, PASS/FAIL/SKIP/INFO, reason): rows 0-8
 # (the foundation: routes, allocators, NCCL, out of memory, overhead),
 # rows 9-14 (issue 3: what jobs measured of themselves per phase against
-# `gpumemtrace-analyze phases`) and row 15 (what cudaDeviceReset takes). docs/gpu-validation.md says how to run it on
+# `gpumemtrace-analyze phases`), row 15 (what cudaDeviceReset takes) and row
+# 16 (CUDA graphs' memory nodes). docs/gpu-validation.md says how to run it on
 # the device machine and what each row means.
 #
 #   sh scripts/gpu-check.sh [--doubles] [--budget SECONDS]
 #
-#   --doubles     checks 1 and 15 on the CUDA/NCCL test doubles instead of a GPU: a
+#   --doubles     checks 1, 15 and 16 on the CUDA/NCCL test doubles instead of a GPU: a
 #                 self-test of this script and of tests/gpu/gpu_eval.py on a
 #                 machine without one (the PyTorch rows are skipped)
 #   --budget S    start no step after S seconds (default 400); each step has
@@ -22,7 +23,7 @@
 #
 # Environment: BUILD (default build), PYTHON (default python3), CUDA_HOME
 # (default /usr/local/cuda). The programs it runs: $BUILD/gpu/demo_workload,
-# $BUILD/gpu/gpu_reset and $BUILD/gpu/ballast (make gpu-progs: built here and carried, or built
+# $BUILD/gpu/gpu_reset, $BUILD/gpu/gpu_graph and $BUILD/gpu/ballast (make gpu-progs: built here and carried, or built
 # on the spot when absent and a compiler is there), tests/gpu/gpu_torch.py
 # (PyTorch), scripts/examples/gmt_example.py measure (PyTorch),
 # tests/gpu/gpu_eval.py (judges, standard library only).
@@ -92,7 +93,7 @@ evaluate() {
 	demo) _id=1 ;; alloc-native) _id=2 ;; alloc-expandable) _id=3 ;; alloc-async) _id=4 ;;
 	nccl) _id=5 ;; oom) _id=6 ;; train) _id=7 ;; context) _id=8 ;; measure) _id=9 ;;
 	phases-native) _id=10 ;; phases-expandable) _id=11 ;; phases-async) _id=12 ;;
-	nccl-phases) _id=13 ;; oom-phase) _id=14 ;; reset) _id=15 ;; *) _id="-" ;;
+	nccl-phases) _id=13 ;; oom-phase) _id=14 ;; reset) _id=15 ;; graph) _id=16 ;; *) _id="-" ;;
 	esac
 	if [ "$HAVE_PY" = 0 ]; then
 		row "$_id" "$1" "-" "-" SKIP "no python3 to evaluate with ($PYTHON)"
@@ -185,7 +186,7 @@ setup() {
 
 	# The GPU programs: carried, else built here against this machine's CUDA.
 	if [ "$DOUBLES" = 0 ] && { [ ! -x "$BUILD/gpu/demo_workload" ] || [ ! -x "$BUILD/gpu/ballast" ] ||
-		[ ! -x "$BUILD/gpu/gpu_reset" ]; }; then
+		[ ! -x "$BUILD/gpu/gpu_reset" ] || [ ! -x "$BUILD/gpu/gpu_graph" ]; }; then
 		if have make && have "${CC:-cc}" && [ -e "$CUDA_HOME/lib64/libcudart.so.13" ] && [ -n "$NCCL_DIR" ]; then
 			inc=$(dirname "$NCCL_DIR")/include
 			say "building gpu-progs here (NCCL from $NCCL_DIR)"
@@ -330,6 +331,28 @@ check_reset() {
 	evaluate reset
 }
 
+# 16: CUDA graphs' memory nodes (tests/routes/gpu_graph.c): captured
+# allocations kept apart, and the graph memory pool the program reads itself
+# against the sample the tracer takes right after
+check_graph() {
+	D=$WORK/graph
+	mkdir -p "$D/traces"
+	if [ "$DOUBLES" = 1 ]; then
+		prog=$BUILD/tests/gpu_graph ld=$BUILD/fakecuda
+		echo "the test doubles (--doubles)" > "$D/on"
+	else
+		prog=$BUILD/gpu/gpu_graph ld=$GPU_LD
+	fi
+	if [ ! -x "$prog" ]; then
+		echo "$prog missing (make gpu-progs)" > "$D/skip"
+		row 16 graph "-" "-" FAIL "$prog missing: build it with make gpu-progs and carry build/"
+		publish
+		return
+	fi
+	run_pair graph "$D" "$ld" 60 "$prog"
+	evaluate graph
+}
+
 check_alloc() {	# NAME CONF
 	D=$WORK/$1
 	torch_skip "$D" || {
@@ -446,6 +469,7 @@ main() {
 	setup
 	check_demo
 	check_reset
+	check_graph
 	check_alloc alloc-native ""
 	evaluate context
 	check_alloc alloc-expandable "expandable_segments:True"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # scripts/gpu-check.sh --doubles: the one prepared GPU script runs its
-# self-test on the test doubles (rows 0, 1 and 15 PASS, the PyTorch rows
+# self-test on the test doubles (rows 0, 1, 15 and 16 PASS, the PyTorch rows
 # SKIP), and row 15's evaluator fails when the driver's measurement and the
 # analyzer disagree (a driver that took the VMM allocation with the reset).
 . "$ROOT/tests/lib.sh"
@@ -10,12 +10,14 @@ OUT="$TESTDIR/out" TMPDIR="$TESTDIR/tmp" BUILD="$BUILD" sh "$ROOT/scripts/gpu-ch
 	{ cat console.txt >&2; fail "gpu-check.sh --doubles exit status $?"; }
 [ -s out/rows.tsv ] || { cat console.txt >&2; fail "no rows.tsv"; }
 status() { awk -F'\t' -v id="$1" '$1 == id { print $5 }' out/rows.tsv; }
-for id in 0 1 15; do
+for id in 0 1 15 16; do
 	assert_eq PASS "$(status $id)" "row $id on the doubles: $(awk -F'\t' -v id=$id '$1 == id' out/rows.tsv)"
 done
 assert_eq SKIP "$(status 2)" "row 2 (PyTorch) on the doubles"
 assert_eq "peak 320 MiB; reset released 256 MiB in 1 block(s); after it the analyzer holds 64 MiB, the driver 64 MiB (V); destroyed 1" \
 	"$(awk -F'\t' '$1 == 15 { print $4 }' out/rows.tsv)" "row 15 measured"
+assert_eq "program: reserved 96 MiB (high 96 MiB), used 32 MiB (high 96 MiB); trace: 96 MiB 96 MiB 32 MiB 96 MiB" \
+	"$(awk -F'\t' '$1 == 16 { print $4 }' out/rows.tsv)" "row 16 measured"
 # The same work directory, as if the driver had taken V with the reset.
 W="$TESTDIR/tmp/gmt-gpu-check"
 [ -d "$W/reset" ] || fail "no work directory $W/reset"

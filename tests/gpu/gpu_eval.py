@@ -7,7 +7,8 @@
 CHECK: demo, alloc-native, alloc-expandable, alloc-async, nccl, oom, train,
 context, and issue 3's phase checks measure (A), phases-native,
 phases-expandable, phases-async (B), nccl-phases (C), oom-phase (D); E is
-train; reset (15: what cudaDeviceReset takes). Each reads the files the script left in WORK/<dir>/ (see
+train; reset (15: what cudaDeviceReset takes); graph (16: CUDA graphs'
+memory nodes). Each reads the files the script left in WORK/<dir>/ (see
 gpu-check.sh), runs the analyzer (BUILD/gpumemtrace-analyze summary --json)
 (or `phases --json` for the phase checks) and the dumper
 (BUILD/tests/tools/gmt-dump) on the trace, compares, and
@@ -399,6 +400,67 @@ def check_reset(work, build):
         row.note("the driver released the VMM allocation with the reset: the analyzer keeps "
                  "VMM handles through a context's destruction (docs/analyzer.md, Contexts); "
                  "change ev_ctx in analyzer/gmt_replay.c")
+    return row
+
+
+def check_graph(work, build):
+    """16: CUDA graphs' memory nodes (tests/routes/gpu_graph.c)."""
+    d = os.path.join(work, "graph")
+    on = read(os.path.join(d, "on")).strip() or "real driver"
+    row = Row("16", "CUDA graph memory nodes, " + on,
+              "same stdout+exit with/without tracer; 2 captured allocations (A 64 + B 32 MiB) "
+              "in no device total; the graph pool sample at the boundary after the launch == "
+              "what the program read itself (reserved, its high, used, its high)")
+    plain_rc = read(os.path.join(d, "plain.rc")).strip()
+    if plain_rc == "":
+        raise Skip(read(os.path.join(d, "skip"), "graph not run").strip())
+    if plain_rc == "125":
+        raise Skip("not started: the time budget was spent")
+    plain_out = read(os.path.join(d, "plain.out"))
+    if plain_rc != "0":
+        raise Fail("without the tracer the program already fails (exit %s): %s" % (
+            plain_rc, first_line(read(os.path.join(d, "plain.err")) or plain_out)))
+    row.eq("exit status with the tracer", plain_rc, read(os.path.join(d, "traced.rc")).strip(),
+           show=str)
+    row.true("same stdout with the tracer", plain_out == read(os.path.join(d, "traced.out")))
+    own = None
+    for line in plain_out.splitlines():
+        if line.startswith("graph pool after the launch: "):
+            own = [int(x) for x in line.split(":", 1)[1].split()]
+    if own is None or len(own) != 4:
+        raise Fail("the program printed no graph pool reading")
+    trace = find_trace(d)
+    t = analyze(build, trace, d)
+    evs = dump_events(build, trace, d)
+    trace_sane(row, t)
+    dv = dev0(t)
+    gm = dv.get("graph_memory") or {}
+    row.eq("captured allocations", 2, gm.get("captured_allocations"), show=str)
+    row.eq("captured bytes (A + B)", 96 * MiB, gm.get("captured_bytes"))
+    row.eq("stream-ordered bytes in the device totals", 0, dv["independent_maxima"]["by_kind"]["stream_ordered"]["bytes"])
+    row.true("captured allocations flagged in the dump (flags=2)",
+             len(count(evs, type="alloc", kind="stream_ordered", flags=2)) == 2,
+             str(count(evs, type="alloc", kind="stream_ordered"))[:200])
+    sample = None
+    last = None
+    for e in evs:
+        if e["type"] == "graph_mem":
+            last = e
+        elif e["type"] == "range_begin":
+            sample = last
+            break
+        else:
+            last = None
+    got = None
+    if sample:
+        got = [int(sample["addr"], 0), int(sample["size"]), int(sample["stream"], 0), int(sample["aux"])]
+    row.eq("graph pool sampled at the boundary (reserved, high, used, high) == the program's reading",
+           own, got, show=str)
+    row.measured = "program: reserved %s (high %s), used %s (high %s); trace: %s" % (
+        fmt(own[0]), fmt(own[1]), fmt(own[2]), fmt(own[3]),
+        "none" if got is None else "%s %s %s %s" % tuple(fmt(v) for v in got))
+    if own[1] < 96 * MiB:
+        row.note("the driver reserved less than the graph's 96 MiB at its peak: %s" % fmt(own[1]))
     return row
 
 
@@ -1068,11 +1130,12 @@ def check_oom_phase(work, build):
 
 CHECKS = {"demo": check_demo, "nccl": check_nccl, "oom": check_oom, "train": check_train,
           "context": check_context, "measure": check_measure,
-          "nccl-phases": check_nccl_phases, "oom-phase": check_oom_phase, "reset": check_reset}
+          "nccl-phases": check_nccl_phases, "oom-phase": check_oom_phase, "reset": check_reset,
+          "graph": check_graph}
 CHECK_IDS = {"demo": "1", "alloc-native": "2", "alloc-expandable": "3", "alloc-async": "4",
              "nccl": "5", "oom": "6", "train": "7", "context": "8", "measure": "9",
              "phases-native": "10", "phases-expandable": "11", "phases-async": "12",
-             "nccl-phases": "13", "oom-phase": "14", "reset": "15"}
+             "nccl-phases": "13", "oom-phase": "14", "reset": "15", "graph": "16"}
 CHECK_DIRS = {"context": "alloc-native", "nccl-phases": "nccl", "oom-phase": "oom"}
 MAX_REASONS = 8
 
