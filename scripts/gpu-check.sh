@@ -309,49 +309,37 @@ check_demo() {
 	evaluate demo
 }
 
-# 15: what cudaDeviceReset takes with it (tests/routes/gpu_reset.c): the
-# program measures the device memory the driver still holds, the analyzer
-# must agree
-check_reset() {
-	D=$WORK/reset
+# A row whose program is built for the GPU (make gpu-progs) and for the
+# doubles (a route program): run once without and once with the tracer.
+# check_program ID NAME PROGRAM
+check_program() {
+	D=$WORK/$2
 	mkdir -p "$D/traces"
 	if [ "$DOUBLES" = 1 ]; then
-		prog=$BUILD/tests/gpu_reset ld=$BUILD/fakecuda
+		prog=$BUILD/tests/$3 ld=$BUILD/fakecuda
 		echo "the test doubles (--doubles)" > "$D/on"
 	else
-		prog=$BUILD/gpu/gpu_reset ld=$GPU_LD
+		prog=$BUILD/gpu/$3 ld=$GPU_LD
 	fi
 	if [ ! -x "$prog" ]; then
 		echo "$prog missing (make gpu-progs)" > "$D/skip"
-		row 15 reset "-" "-" FAIL "$prog missing: build it with make gpu-progs and carry build/"
+		row "$1" "$2" "-" "-" FAIL "$prog missing: build it with make gpu-progs and carry build/"
 		publish
 		return
 	fi
-	run_pair reset "$D" "$ld" 60 "$prog"
-	evaluate reset
+	run_pair "$2" "$D" "$ld" 60 "$prog"
+	evaluate "$2"
 }
+
+# 15: what cudaDeviceReset takes with it (tests/routes/gpu_reset.c): the
+# program measures the device memory the driver still holds, the analyzer
+# must agree
+check_reset() { check_program 15 reset gpu_reset; }
 
 # 16: CUDA graphs' memory nodes (tests/routes/gpu_graph.c): captured
 # allocations kept apart, and the graph memory pool the program reads itself
 # against the sample the tracer takes right after
-check_graph() {
-	D=$WORK/graph
-	mkdir -p "$D/traces"
-	if [ "$DOUBLES" = 1 ]; then
-		prog=$BUILD/tests/gpu_graph ld=$BUILD/fakecuda
-		echo "the test doubles (--doubles)" > "$D/on"
-	else
-		prog=$BUILD/gpu/gpu_graph ld=$GPU_LD
-	fi
-	if [ ! -x "$prog" ]; then
-		echo "$prog missing (make gpu-progs)" > "$D/skip"
-		row 16 graph "-" "-" FAIL "$prog missing: build it with make gpu-progs and carry build/"
-		publish
-		return
-	fi
-	run_pair graph "$D" "$ld" 60 "$prog"
-	evaluate graph
-}
+check_graph() { check_program 16 graph gpu_graph; }
 
 check_alloc() {	# NAME CONF
 	D=$WORK/$1

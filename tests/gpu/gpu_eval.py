@@ -343,17 +343,13 @@ def printed(out, label):
     return None
 
 
-def check_reset(work, build):
-    """15: what cudaDeviceReset takes (tests/routes/gpu_reset.c)."""
-    d = os.path.join(work, "reset")
-    on = read(os.path.join(d, "on")).strip() or "real cudart and driver"
-    row = Row("15", "cudaDeviceReset, " + on,
-              "same stdout+exit with/without tracer; peak 320 MiB (A 256 plain + V 64 "
-              "vmm); the reset releases A (256 MiB, 1 block); right after it the analyzer "
-              "holds what the driver still held (V, as the program measured)")
+def ran_both(row, d, name):
+    """A program gpu-check.sh ran without and with the tracer (run_pair):
+    Skip if it did not run, Fail if it failed without the tracer; the row
+    compares the exit status and stdout of both runs. Returns the stdout."""
     plain_rc = read(os.path.join(d, "plain.rc")).strip()
     if plain_rc == "":
-        raise Skip(read(os.path.join(d, "skip"), "reset not run").strip())
+        raise Skip(read(os.path.join(d, "skip"), "%s not run" % name).strip())
     if plain_rc == "125":
         raise Skip("not started: the time budget was spent")
     plain_out = read(os.path.join(d, "plain.out"))
@@ -363,6 +359,18 @@ def check_reset(work, build):
     row.eq("exit status with the tracer", plain_rc, read(os.path.join(d, "traced.rc")).strip(),
            show=str)
     row.true("same stdout with the tracer", plain_out == read(os.path.join(d, "traced.out")))
+    return plain_out
+
+
+def check_reset(work, build):
+    """15: what cudaDeviceReset takes (tests/routes/gpu_reset.c)."""
+    d = os.path.join(work, "reset")
+    on = read(os.path.join(d, "on")).strip() or "real cudart and driver"
+    row = Row("15", "cudaDeviceReset, " + on,
+              "same stdout+exit with/without tracer; peak 320 MiB (A 256 plain + V 64 "
+              "vmm); the reset releases A (256 MiB, 1 block); right after it the analyzer "
+              "holds what the driver still held (V, as the program measured)")
+    plain_out = ran_both(row, d, "reset")
     for call in ("cudaMalloc A 256 MiB", "cuMemCreate V 64 MiB", "cuMemMap", "cudaDeviceReset",
                  "cudaMalloc B 128 MiB"):
         row.eq("%s returned" % call, 0, printed(plain_out, call), show=str)
@@ -411,18 +419,7 @@ def check_graph(work, build):
               "same stdout+exit with/without tracer; 2 captured allocations (A 64 + B 32 MiB) "
               "in no device total; the graph pool sample at the boundary after the launch == "
               "what the program read itself (reserved, its high, used, its high)")
-    plain_rc = read(os.path.join(d, "plain.rc")).strip()
-    if plain_rc == "":
-        raise Skip(read(os.path.join(d, "skip"), "graph not run").strip())
-    if plain_rc == "125":
-        raise Skip("not started: the time budget was spent")
-    plain_out = read(os.path.join(d, "plain.out"))
-    if plain_rc != "0":
-        raise Fail("without the tracer the program already fails (exit %s): %s" % (
-            plain_rc, first_line(read(os.path.join(d, "plain.err")) or plain_out)))
-    row.eq("exit status with the tracer", plain_rc, read(os.path.join(d, "traced.rc")).strip(),
-           show=str)
-    row.true("same stdout with the tracer", plain_out == read(os.path.join(d, "traced.out")))
+    plain_out = ran_both(row, d, "graph")
     own = None
     for line in plain_out.splitlines():
         if line.startswith("graph pool after the launch: "):
