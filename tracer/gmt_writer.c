@@ -109,7 +109,17 @@ static struct writer {
 
 /* ---- file --------------------------------------------------------------- */
 
-/* Expands a GPUMEMTRACE_OUTPUT pattern: %p pid, %n program, %h host, %%. */
+/* The job's rank for file names: RANK (torchrun, most launchers) when it
+ * is a plain decimal number of at most 9 digits, else NULL. */
+static const char *rank_for_name(void)
+{
+	const char *r = getenv("RANK");
+	size_t n = r ? strspn(r, "0123456789") : 0;
+	return n > 0 && n <= 9 && r[n] == 0 ? r : NULL;
+}
+
+/* Expands a GPUMEMTRACE_OUTPUT pattern: %p pid, %n program, %h host,
+ * %r rank (empty without one), %%. */
 static int expand_pattern(const char *pat, char *out, size_t cap)
 {
 	char host[256] = "";
@@ -124,6 +134,7 @@ static int expand_pattern(const char *pat, char *out, size_t cap)
 			case 'p': snprintf(tmp, sizeof(tmp), "%d", (int)getpid()); break;
 			case 'n': add = program_invocation_short_name; break;
 			case 'h': add = host; break;
+			case 'r': add = rank_for_name(); add = add ? add : ""; break;
 			case '%': add = "%"; break;
 			default: snprintf(tmp, sizeof(tmp), "%%%c", *p); break;
 			}
@@ -150,8 +161,12 @@ int gmt_file_create(const char *output, char **pathp)
 	if ((stat(out, &sb) == 0 && S_ISDIR(sb.st_mode)) || out[ol - 1] == '/') {
 		while (ol > 1 && out[ol - 1] == '/')
 			ol--;
-		if ((size_t)snprintf(base, sizeof(base), "%.*s/gpumemtrace.%s.%d.gmt", (int)ol, out,
-				     program_invocation_short_name, (int)getpid()) >= sizeof(base))
+		/* gpumemtrace.<program>[.rank<R>].<pid>.gmt: a torchrun job's
+		 * directory reads at a glance. */
+		const char *rank = rank_for_name();
+		if ((size_t)snprintf(base, sizeof(base), "%.*s/gpumemtrace.%s.%s%s%s%d.gmt", (int)ol, out,
+				     program_invocation_short_name, rank ? "rank" : "", rank ? rank : "",
+				     rank ? "." : "", (int)getpid()) >= sizeof(base))
 			return -ENAMETOOLONG;
 	} else if (expand_pattern(out, base, sizeof(base)) < 0) {
 		return -ENAMETOOLONG;
