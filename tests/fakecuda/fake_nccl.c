@@ -25,6 +25,7 @@
 #pragma GCC diagnostic pop
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,7 +211,15 @@ ncclResult_t ncclGetVersion(int *version)
 {
 	if (!version)
 		return ncclInvalidArgument;
-	*version = NCCL_VERSION_CODE;
+	/* GMT_FAKE_NCCL_VERSION (default: the installed nccl.h's code), so that
+	 * a test can run two "versions". */
+	const char *s = getenv("GMT_FAKE_NCCL_VERSION");
+	char *end;
+	long v;
+
+	errno = 0;
+	v = s && *s ? strtol(s, &end, 10) : 0;
+	*version = s && *s && !errno && !*end && v > 0 && v <= INT_MAX ? (int)v : NCCL_VERSION_CODE;
 	return ncclSuccess;
 }
 

@@ -17,11 +17,29 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
 
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fakecuda_internal.h"
+
+/* GMT_FAKE_RUNTIME_VERSION (default CUDART_VERSION): what this runtime says
+ * it is, so that a test can run two "versions"; read at each call. */
+static int runtime_version(void)
+{
+	const char *s = getenv("GMT_FAKE_RUNTIME_VERSION");
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return CUDART_VERSION;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || *end || v <= 0 || v > INT_MAX ? CUDART_VERSION : (int)v;
+}
 
 /* Driver entry points, resolved once (see drv_init). */
 static struct {
@@ -124,8 +142,8 @@ static void drv_init(void)
 		init_error = cudaErrorInsufficientDriver;
 		return;
 	}
-	/* A 13.x runtime refuses an older driver, as the real one does. */
-	if (D.DriverGetVersion(&version) != CUDA_SUCCESS || version < CUDART_VERSION) {
+	/* A runtime refuses a driver older than itself, as the real one does. */
+	if (D.DriverGetVersion(&version) != CUDA_SUCCESS || version < runtime_version()) {
 		init_error = cudaErrorInsufficientDriver;
 		return;
 	}
@@ -613,7 +631,7 @@ cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
 	if (!runtimeVersion)
 		return ret(cudaErrorInvalidValue);
-	*runtimeVersion = CUDART_VERSION;
+	*runtimeVersion = runtime_version();
 	return cudaSuccess;
 }
 
