@@ -169,6 +169,7 @@ static void emit_past(uint32_t fw, const gpumemtrace_fw_event_t *ev, size_t n, s
 
 GMT_EXPORT int gpumemtrace_fw_register(const char *name)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	uint32_t id = gmt_fw_id(name);
 	if (id == 0 || id > INT32_MAX)
@@ -206,6 +207,7 @@ GMT_EXPORT int gpumemtrace_fw_events(int fw, const gpumemtrace_fw_event_t *ev, s
 {
 	size_t n_past = 0;
 
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	if (!fw_is_known(fw) || (n && !ev))
 		return -1;
@@ -231,6 +233,7 @@ GMT_EXPORT void gpumemtrace_fw_counters(int fw, int device, uint64_t allocated,
 					uint64_t allocated_peak, uint64_t reserved,
 					uint64_t reserved_peak)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	if (!fw_is_known(fw))
 		return;
@@ -240,6 +243,7 @@ GMT_EXPORT void gpumemtrace_fw_counters(int fw, int device, uint64_t allocated,
 
 GMT_EXPORT void gpumemtrace_fw_lost(int fw, int device, uint64_t n)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	if (!fw_is_known(fw) || n == 0)
 		return;
@@ -248,6 +252,7 @@ GMT_EXPORT void gpumemtrace_fw_lost(int fw, int device, uint64_t n)
 
 GMT_EXPORT uint32_t gpumemtrace_stack(const char *const *frames, size_t n)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	if (n && !frames)
 		return 0;
@@ -256,6 +261,7 @@ GMT_EXPORT uint32_t gpumemtrace_stack(const char *const *frames, size_t n)
 
 GMT_EXPORT void gpumemtrace_meta(const char *key, const char *value)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	if (!key || !*key || !value)
 		return;

@@ -16,7 +16,8 @@
 
 _Atomic(void *) gmt_real_slots[GMT_HOOK_COUNT];
 
-/* The common shape of every hook. The call record carries the wrapper's
+/* The common shape of every hook. errno is the program's on return
+ * (GMT_KEEP_ERRNO). The call record carries the wrapper's
  * return address: the immediate caller decides the owner (libnccl,
  * libcublas, libcudnn or not). The body is never a tail call (&call
  * escapes), so the wrapper's frame is always there for the stack skip
@@ -24,6 +25,7 @@ _Atomic(void *) gmt_real_slots[GMT_HOOK_COUNT];
 #define GMT_HOOK(lib, name, ret, params, args, minver, body, flg, req)                  \
 	ret gmt_w_##name GMT_PROTO params                                              \
 	{                                                                              \
+		GMT_KEEP_ERRNO;                                                        \
 		gmt_call_t call = { GMT_ID_##name, (flg), __builtin_return_address(0) }; \
 		__typeof__(name) *real;                                                \
 		gmt_preload_ensure_init();                                             \

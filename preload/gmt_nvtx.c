@@ -296,6 +296,7 @@ static nvtxStringHandle_t h_register_w(nvtxDomainHandle_t d, const wchar_t *s)
  * since another copy may still use one its creator destroyed. */
 static nvtxDomainHandle_t domain_create(const char *name)
 {
+	GMT_KEEP_ERRNO;
 	gmt_nvtx_domain_t *d;
 
 	if (!name)
@@ -370,6 +371,7 @@ GMT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_tabl
 	NvtxFunctionTable t = NULL;
 	unsigned n = 0;
 
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	pthread_once(&settings_once, settings_read);
 	if (!nvtx_enabled || !get_export_table)

@@ -227,6 +227,7 @@ static mem_heap_t *heap_lookup(const void *handle)
 
 static nvtxMemHeapHandle_t cb_heap_register(nvtxDomainHandle_t domain, nvtxMemHeapDesc_t const *desc)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	mem_heap_t *h = calloc(1, sizeof(*h));
 	if (!h || !desc) {
@@ -255,6 +256,7 @@ static nvtxMemHeapHandle_t cb_heap_register(nvtxDomainHandle_t domain, nvtxMemHe
 
 static void cb_heap_unregister(nvtxDomainHandle_t domain, nvtxMemHeapHandle_t heap)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	pthread_mutex_lock(&mem_lock);
 	mem_heap_t *h = heap_lookup(heap);
@@ -274,6 +276,7 @@ static void cb_heap_unregister(nvtxDomainHandle_t domain, nvtxMemHeapHandle_t he
 
 static void cb_heap_reset(nvtxDomainHandle_t domain, nvtxMemHeapHandle_t heap)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	pthread_mutex_lock(&mem_lock);
 	if (heap == NVTX_MEM_HEAP_HANDLE_PROCESS_WIDE)
@@ -285,6 +288,7 @@ static void cb_heap_reset(nvtxDomainHandle_t domain, nvtxMemHeapHandle_t heap)
 
 static void cb_regions_register(nvtxDomainHandle_t domain, nvtxMemRegionsRegisterBatch_t const *b)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	if (!b)
 		return;
@@ -320,6 +324,7 @@ static void cb_regions_register(nvtxDomainHandle_t domain, nvtxMemRegionsRegiste
 
 static void cb_regions_resize(nvtxDomainHandle_t domain, nvtxMemRegionsResizeBatch_t const *b)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	if (!b || b->regionType != NVTX_MEM_TYPE_VIRTUAL_ADDRESS ||
 	    b->regionDescElementSize < sizeof(nvtxMemVirtualRangeDesc_t))
@@ -341,6 +346,7 @@ static void cb_regions_resize(nvtxDomainHandle_t domain, nvtxMemRegionsResizeBat
 
 static void cb_regions_unregister(nvtxDomainHandle_t domain, nvtxMemRegionsUnregisterBatch_t const *b)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	if (!b || b->refElementSize < sizeof(nvtxMemRegionRef_t) ||
 	    (b->refType != NVTX_MEM_REGION_REF_TYPE_POINTER &&
@@ -372,6 +378,7 @@ GMT_EXPORT int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *mi);
  * 0 would mark the injection as failed for that module. */
 GMT_EXPORT int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *mi)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	if (!mi || mi->moduleId != NVTX_EXT_MODULEID_MEM || mi->compatId != NVTX_EXT_COMPATID_MEM)
 		return 1;

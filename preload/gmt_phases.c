@@ -51,6 +51,7 @@ static uint64_t name_hash(const char *s, size_t *len)
 
 uint32_t gmt_phase_string(const char *text)
 {
+	GMT_KEEP_ERRNO;
 	if (!text || !*text)
 		return 0;
 	size_t len;
@@ -78,6 +79,7 @@ uint32_t gmt_phase_string(const char *text)
 
 uint32_t gmt_phase_domain_id(void)
 {
+	GMT_KEEP_ERRNO;
 	static _Atomic uint32_t id;
 	uint32_t v = atomic_load_explicit(&id, memory_order_relaxed);
 	if (GMT_LIKELY(v))
@@ -93,6 +95,7 @@ uint32_t gmt_phase_domain_id(void)
 void gmt_range_emit(unsigned type, unsigned source, uint64_t id, uint64_t depth,
 		    uint32_t name, uint32_t domain)
 {
+	GMT_KEEP_ERRNO;
 	const gmt_event_t ev = {
 		.ts = 0, .addr = id, .size = depth, .stream = source,
 		.aux = (uint64_t)name | (uint64_t)domain << 32,
@@ -136,6 +139,7 @@ uint32_t gmt_range_pop(unsigned source, uint32_t name, uint32_t domain)
 
 GMT_EXPORT void gpumemtrace_phase_begin(const char *name)
 {
+	GMT_KEEP_ERRNO;
 	if (!name || !*name)
 		return;
 	gmt_preload_ensure_init();
@@ -144,12 +148,14 @@ GMT_EXPORT void gpumemtrace_phase_begin(const char *name)
 
 GMT_EXPORT void gpumemtrace_phase_end(const char *name)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	gmt_range_pop(GMT_RANGE_API, gmt_phase_string(name), gmt_phase_domain_id());
 }
 
 GMT_EXPORT void gpumemtrace_mark(const char *name)
 {
+	GMT_KEEP_ERRNO;
 	if (!name || !*name)
 		return;
 	gmt_preload_ensure_init();

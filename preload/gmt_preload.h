@@ -3,11 +3,12 @@
  *
  * The hooks (hooks.def) are expanded here into ids, typed accessors of the
  * real functions and the prototypes of the hand-written bodies. A wrapper
- * (generated in gmt_hooks_table.c) does the common part: make sure the
- * preload is initialised, find the real function (or return the library's
- * "not found" error), pass straight through when the re-entry guard is set,
- * and otherwise call gmt_do_<body>(real, &call, args...), which calls the
- * real function and records what happened.
+ * (generated in gmt_hooks_table.c) does the common part: keep the
+ * program's errno (GMT_KEEP_ERRNO), make sure the preload is initialised,
+ * find the real function (or return the library's "not found" error), pass
+ * straight through when the re-entry guard is set, and otherwise call
+ * gmt_do_<body>(real, &call, args...), which calls the real function and
+ * records what happened.
  */
 #ifndef GMT_PRELOAD_H
 #define GMT_PRELOAD_H
@@ -23,6 +24,7 @@
 #include <nccl.h>
 #pragma GCC diagnostic pop
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -31,6 +33,21 @@
 #define GMT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define GMT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define GMT_EXPORT      __attribute__((visibility("default")))
+
+/* errno as the program left it, put back when the enclosing scope ends,
+ * on every return path: the first statement of every wrapper and of every
+ * other entry point of the preload (the public API, NVTX's callbacks).
+ * Inside, libunwind's memory probe (EAGAIN), the driver's helper calls and
+ * the tracer's system calls may change errno; the program never sees it.
+ * The real function's own errno, which CUDA and NCCL do not define, is
+ * not passed on either: errno is exactly what it was before the call. Not
+ * in dlsym/dlvsym, whose tail call must stay one (gmt_interpose.c). */
+static inline void gmt_errno_restore(const int *saved)
+{
+	errno = *saved;
+}
+#define GMT_KEEP_ERRNO \
+	const int gmt_saved_errno_ __attribute__((cleanup(gmt_errno_restore))) = errno
 
 /* ---- the hook table ------------------------------------------------------ */
 

@@ -8,6 +8,7 @@
 
 GMT_EXPORT int gpumemtrace_flush(void)
 {
+	GMT_KEEP_ERRNO;
 	gmt_preload_ensure_init();
 	if (!gmt_tracer_active())
 		return gmt_tracer_path() == NULL ? 0 : -1;
@@ -21,5 +22,6 @@ GMT_EXPORT const char *gpumemtrace_version(void)
 
 GMT_EXPORT const char *gpumemtrace_trace_path(void)
 {
+	GMT_KEEP_ERRNO;
 	return gmt_tracer_path();
 }
