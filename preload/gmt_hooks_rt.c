@@ -17,7 +17,8 @@
  * (at the first collective), outside any wrapper: gmt_owner() recognises
  * those by their caller's address in libnccl's text (gmt_lib_note()).
  * Neither kind sets the re-entry guard: the driver calls made inside must
- * be recorded.
+ * be recorded. Both tell gmt_versions_note() which library answered (its
+ * version goes into the trace once).
  */
 #include "gmt_preload.h"
 
@@ -40,6 +41,7 @@ static inline unsigned api_enter(unsigned api)
 		cudaError_t r;                                                          \
 		if (saved == GMT_API_DRIVER)                                            \
 			gmt_tls.rt_owner = gmt_lib_note(call->caller);                  \
+		gmt_versions_note((const void *)real, GMT_LIB_RT);                      \
 		r = real args;                                                          \
 		gmt_tls.api = saved;                                                    \
 		gmt_tls.rt_owner = saved_owner;                                         \
@@ -77,6 +79,7 @@ static nccl_scope_t nccl_enter(unsigned ncall, unsigned api, uint64_t comm, uint
 	nccl_scope_t s = { ncall, api_enter(api), gmt_tls.nccl_depth++ == 0 };
 
 	gmt_lib_note(real); /* the real function lies in libnccl's text */
+	gmt_versions_note(real, GMT_LIB_NCCL);
 	if (s.outer)
 		gmt_rec(GMT_EV_NCCL_BEGIN, -1, comm, size, 0, ncall, 0);
 	return s;

@@ -235,6 +235,12 @@ unsigned gmt_owner(const gmt_call_t *call);
 unsigned gmt_lib_note(const void *addr);
 #define GMT_OWNER_LIBS 16
 
+/* The runtime or NCCL library whose function fn is (lib: GMT_LIB_RT or
+ * GMT_LIB_NCCL) is recorded, with its version, as a META record the first
+ * time one of its functions is about to be called (gmt_versions.c). A scan
+ * of the few functions seen so far; one dladdr for a new one. */
+void gmt_versions_note(const void *fn, int lib);
+
 /* aux of an allocation-like event: kind | api | owner | flags. */
 uint64_t gmt_aux(unsigned kind, const gmt_call_t *call);
 

@@ -911,7 +911,9 @@ void gmt_tracer_meta(const char *const *keys, const char *const *values, int n)
 		pack_str(&b.pk, keys[i]);
 		pack_str(&b.pk, values[i]);
 	}
-	gmt_meta_push(rb_finish(&b), 0);
+	/* persist: metadata describes the process (library versions, the
+	 * job's dimensions), which a fork child's own file describes too. */
+	gmt_meta_push(rb_finish(&b), 1);
 }
 
 void gmt_tracer_get_stats(gmt_tracer_stats_t *st)

@@ -124,7 +124,8 @@ uint32_t gmt_tracer_string(const char *text);
  * return the same id. 0 on failure or when tracing is off. n may be 0. */
 uint32_t gmt_tracer_text_stack(const char *const *frames, size_t n);
 
-/* Free-form metadata (a META record): keys and values are strings. */
+/* Free-form metadata (a META record): keys and values are strings. The
+ * record is written again at the start of a fork child's own file. */
 void gmt_tracer_meta(const char *const *keys, const char *const *values, int n);
 
 /* Counters for tests and the end record. */
