@@ -114,8 +114,12 @@ void gpumemtrace_fw_counters(int fw, int device, uint64_t allocated,
  * framework are incomplete from here. */
 void gpumemtrace_fw_lost(int fw, int device, uint64_t n);
 
-/* A key/value pair of metadata for the trace (torch version, allocator
- * backend, ...). */
+/* A key/value pair of metadata for the trace (a META record): the
+ * dimensions this run tests ("batch", "8"), which the analyzer's card
+ * shows, or what the PyTorch companion knows (torch_version, ...; the keys
+ * gpumemtrace writes itself are listed in schemas/trace-format.md). A
+ * forked child's trace repeats it. Starts the trace file if there was none
+ * yet. */
 void gpumemtrace_meta(const char *key, const char *value);
 
 #ifdef __cplusplus

@@ -154,10 +154,16 @@ def stack(frames):
     return _f["stack"](ctypes.cast(argv, ctypes.c_void_p), len(frames))
 
 
-def meta(key, value):
-    """A key/value pair of metadata for the trace."""
-    if _f is not None and key:
-        _f["meta"](_bytes(key), _bytes(value))
+def meta(key=None, value=None, **dims):
+    """Metadata for the trace: the dimensions this run tests, as
+    gpumemtrace.meta("batch", 8) or gpumemtrace.meta(batch=8, context=4096)
+    (values become strings). The analyzer's card shows them. Recording one
+    starts the trace file if this process had none yet."""
+    if _f is None:
+        return
+    pairs = ([(key, value)] if key else []) + sorted(dims.items())
+    for k, v in pairs:
+        _f["meta"](_bytes(k), _bytes("" if v is None else v))
 
 
 # ---- phase boundaries -------------------------------------------------------
