@@ -123,3 +123,11 @@ $(BUILD)/tests/sites_phase_workload: tests/routes/lib/sites_phase.c $(FAKE)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(SITES_CFLAGS) -o $@ $< -L$(BUILD)/fakecuda -Wl,-rpath-link,$(BUILD)/fakecuda -lcudart -ldl
+
+# Out-of-memory failures known by construction (tests/cases/oom_*.sh):
+# oom_workload, built like sites_workload.
+EXTRA_TARGETS += $(BUILD)/tests/oom_workload
+$(BUILD)/tests/oom_workload: tests/routes/lib/oom_main.c preload/gpumemtrace.h $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(SITES_CFLAGS) -Ipreload -o $@ $< -L$(BUILD)/fakecuda -Wl,-rpath-link,$(BUILD)/fakecuda -lcudart -ldl
