@@ -11,7 +11,8 @@
 # Layout rules (who may include what): preload/ uses tracer/gmt_tracer.h and
 # the CUDA headers; tracer/ knows no CUDA header; analyzer/ uses only
 # tracer/gmt_decode.h, tracer/gmt_format.h and schemas/; nothing depends on
-# analyzer/. tests/fakecuda/ are the CUDA/NCCL test doubles.
+# analyzer/. web/ (the report page's assets and shell writer) uses nothing
+# of the others. tests/fakecuda/ are the CUDA/NCCL test doubles.
 
 BUILD    ?= build
 CUDA_HOME ?= /usr/local/cuda
@@ -178,6 +179,7 @@ $(BUILD)/tests/%: tests/routes/%.c $(FAKE) $(wildcard tests/routes/*.h)
 # Extra artefacts some tests need (shared libraries for constructor tests,
 # a C++ program); see tests/extra.mk.
 -include tests/extra.mk
+include web/web.mk
 $(BUILD)/extra.stamp: $(EXTRA_TARGETS)
 	$(Q)touch $@
 
