@@ -91,16 +91,18 @@ typedef struct gmt_global {
 	/* buffer-full drops (hot path, rare) */
 	_Atomic uint64_t drop_count, drop_first, drop_last;
 
-	/* the file */
+	/* the file: fd is ours only while it is still the file we created
+	 * (file_dev, file_ino), see gmt_fd.c; abs_path reopens it */
 	int fd;
-	char *path;
+	char *path, *abs_path;
+	uint64_t file_dev, file_ino;
 	uint64_t file_off;                /* end of the last good frame         */
 	long write_calls;
 
 	/* the writer */
 	pthread_t writer;
 	int writer_running;
-	int wake_fd;                      /* eventfd                            */
+	_Atomic uint32_t wake;            /* futex word: bumped to wake the writer */
 	_Atomic int stop;
 	_Atomic uint64_t flush_target;    /* write everything with ts <= this   */
 	_Atomic uint64_t done_ts;         /* everything published <= this is written */
@@ -145,6 +147,20 @@ int64_t gmt_thread_index(void);
  * with .1 .2 ... suffixes on collision. Returns the fd and sets *path
  * (malloc'd), or a negative errno. */
 int gmt_file_create(const char *output, char **path);
+
+/* ---- descriptors (gmt_fd.c) --------------------------------------------- */
+/* Moves fd to a number far above those a program uses, close-on-exec, and
+ * returns it (fd itself closed); fd unchanged (made close-on-exec) when
+ * there is no room. errno unchanged. */
+int gmt_fd_high(int fd);
+/* Remembers fd as the trace file (device, inode, absolute path). */
+void gmt_fd_own_file(int fd, const char *path);
+/* The trace file's descriptor if it is still ours, else the file reopened
+ * by its absolute path (a new high descriptor), else -1: the descriptor
+ * the program closed or reused is never touched again. Warns once. */
+int gmt_fd_trace_file(void);
+/* Closes the trace file if the descriptor is still ours; fd = -1. */
+void gmt_fd_close_trace_file(void);
 
 /* ---- writer (gmt_writer.c) ---------------------------------------------- */
 int gmt_writer_start(void);        /* header record queued, preamble written */

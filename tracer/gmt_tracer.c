@@ -43,7 +43,6 @@ gmt_global_t gmt_g = {
 	.pool_lock = PTHREAD_MUTEX_INITIALIZER,
 	.wait_lock = PTHREAD_MUTEX_INITIALIZER,
 	.fd = -1,
-	.wake_fd = -1,
 	.meta_tail = &gmt_g.meta_head,
 	.persist_tail = &gmt_g.persist_head,
 };
@@ -497,9 +496,9 @@ static void fork_child(void)
 	gmt_g.fd = -1;
 	free(gmt_g.path);
 	gmt_g.path = NULL;
-	if (gmt_g.wake_fd >= 0)
-		close(gmt_g.wake_fd);
-	gmt_g.wake_fd = -1;
+	free(gmt_g.abs_path);
+	gmt_g.abs_path = NULL;
+	atomic_store(&gmt_g.wake, 0);
 	gmt_g.writer_running = 0;
 	gmt_writer_reset_child();
 
@@ -625,7 +624,9 @@ int gmt_tracer_init(const gmt_config_t *cfg)
 		pthread_mutex_unlock(&gmt_g.init_lock);
 		return fd;
 	}
-	gmt_g.fd = fd;
+	/* Out of the program's way (gmt_fd.c). */
+	gmt_g.fd = gmt_fd_high(fd);
+	gmt_fd_own_file(gmt_g.fd, gmt_g.path);
 	int rc = gmt_writer_start();
 	if (rc < 0) {
 		gmt_log(1, "cannot start the trace writer: %s; tracing is off", strerror(-rc));

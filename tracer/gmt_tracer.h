@@ -141,6 +141,11 @@ void gmt_tracer_get_stats(gmt_tracer_stats_t *st);
 /* Path of the trace file being written, or NULL. */
 const char *gmt_tracer_path(void);
 
+/* Moves a descriptor the tracer's side keeps (libunwind's pipe) to a high
+ * number, close-on-exec, out of the program's way; returns the new number
+ * (the old one is closed), or fd itself when there is no room. */
+int gmt_tracer_fd_high(int fd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -32,17 +32,25 @@
  * are counted as dropped (DROPS "write_error"), its metadata and stacks go
  * back into the queue for the next frame, and draining goes on: the program
  * never waits for the disk. One warning goes to stderr.
+ *
+ * Before each write the descriptor is checked to be still the trace file
+ * (gmt_fd_trace_file): a program that closed it, or got its number back
+ * from open(), never sees our bytes; the file is reopened by its path.
+ *
+ * The writer sleeps on a futex word (gmt_g.wake), not on a descriptor: a
+ * wake-up is an atomic increment and a FUTEX_WAKE, async-signal-safe, and
+ * there is nothing for the program to close under us.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <linux/futex.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -448,10 +456,13 @@ static int file_write(const void *buf, size_t len)
 	gmt_g.write_calls++;
 	int err = write_injected();
 	gmt_log(3, "write %ld: %zu bytes%s", gmt_g.write_calls, len, err ? " (injected failure)" : "");
+	int fd = err ? gmt_g.fd : gmt_fd_trace_file();
+	if (!err && fd < 0)
+		return -EBADF;   /* the file is gone (said once): every frame is lost */
 	if (!err) {
 		ssize_t r;
 		do
-			r = pwrite(gmt_g.fd, buf, len, (off_t)gmt_g.file_off);
+			r = pwrite(fd, buf, len, (off_t)gmt_g.file_off);
 		while (r < 0 && errno == EINTR);
 		if (r == (ssize_t)len) {
 			gmt_g.file_off += len;
@@ -459,7 +470,7 @@ static int file_write(const void *buf, size_t len)
 		}
 		err = r < 0 ? errno : ENOSPC;
 	}
-	if (ftruncate(gmt_g.fd, (off_t)gmt_g.file_off) < 0) {
+	if (fd >= 0 && ftruncate(fd, (off_t)gmt_g.file_off) < 0) {
 		/* nothing more to do: the reader stops at the cut frame */
 	}
 	gmt_warn_once(&w.warned, "writing %s failed (%s): events are dropped and counted "
@@ -842,6 +853,7 @@ static void *writer_main(void *arg)
 	(void)arg;
 	gmt_tls_in_writer = 1;
 	for (;;) {
+		uint32_t seen = atomic_load(&gmt_g.wake);
 		int stop = atomic_load(&gmt_g.stop);
 		uint64_t sreq = atomic_load(&gmt_g.sig_req);
 		int sig = sreq != atomic_load(&gmt_g.sig_done);
@@ -858,12 +870,9 @@ static void *writer_main(void *arg)
 			if (ms < timeout)
 				timeout = ms;
 		}
-		struct pollfd pfd = { .fd = gmt_g.wake_fd, .events = POLLIN };
-		if (poll(&pfd, 1, timeout) > 0) {
-			uint64_t v;
-			ssize_t r = read(gmt_g.wake_fd, &v, sizeof(v));
-			(void)r;
-		}
+		/* Returns at once if woken since the round began (seen). */
+		struct timespec ts = { timeout / 1000, (long)(timeout % 1000) * 1000000L };
+		syscall(SYS_futex, &gmt_g.wake, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
 	}
 	writer_end();
 	return NULL;
@@ -873,11 +882,10 @@ static void *writer_main(void *arg)
 
 void gmt_writer_wake(void)
 {
-	if (gmt_g.wake_fd >= 0) {
-		uint64_t one = 1;
-		ssize_t r = write(gmt_g.wake_fd, &one, sizeof(one));
-		(void)r;
-	}
+	int saved = errno;
+	atomic_fetch_add(&gmt_g.wake, 1);
+	syscall(SYS_futex, &gmt_g.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	errno = saved;
 }
 
 int gmt_writer_start(void)
@@ -913,20 +921,14 @@ int gmt_writer_start(void)
 	if (file_write(pre, sizeof(pre)) == 0)
 		w.preamble_done = 1;
 
-	gmt_g.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (gmt_g.wake_fd < 0)
-		return -errno;
 	atomic_store(&gmt_g.stop, 0);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&gmt_g.writer, NULL, writer_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc) {
-		close(gmt_g.wake_fd);
-		gmt_g.wake_fd = -1;
+	if (rc)
 		return -rc;
-	}
 	gmt_g.writer_running = 1;
 	return 0;
 }
@@ -940,10 +942,7 @@ void gmt_writer_stop(void)
 	pthread_join(gmt_g.writer, NULL);
 	gmt_g.writer_running = 0;
 	atomic_store(&gmt_g.done_ts, UINT64_MAX);
-	close(gmt_g.fd);
-	gmt_g.fd = -1;
-	close(gmt_g.wake_fd);
-	gmt_g.wake_fd = -1;
+	gmt_fd_close_trace_file();
 }
 
 void *gmt_writer_parent_state;

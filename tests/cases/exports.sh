@@ -1,6 +1,7 @@
 #!/bin/sh
 # The preload exports exactly the hooks of preload/hooks.def, dlsym, dlvsym,
-# NVTX's InitializeInjectionNvtx2 and the public API (nothing of the tracer,
+# NVTX's InitializeInjectionNvtx2, the public API and the C library functions
+# of preload/gmt_libc.c (nothing of the tracer,
 # zstd, msgpack-c or libunwind), and preload/exports.map lists the same set.
 # Also run directly by `make check-exports` (without tests/run.sh).
 : "${ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}" "${BUILD:=$ROOT/build}"
@@ -15,7 +16,7 @@ n=$(wc -l < hooks.txt)
 { cat hooks.txt; printf '%s\n' dlsym dlvsym gpumemtrace_flush gpumemtrace_version gpumemtrace_trace_path \
 	gpumemtrace_phase_begin gpumemtrace_phase_end gpumemtrace_mark InitializeInjectionNvtx2 \
 	gpumemtrace_fw_register gpumemtrace_fw_events gpumemtrace_fw_counters gpumemtrace_fw_lost gpumemtrace_stack \
-	gpumemtrace_meta InitializeInjectionNvtxExtension _exit _Exit; } |
+	gpumemtrace_meta InitializeInjectionNvtxExtension _exit _Exit pipe2; } |
 	sort > expected.txt
 nm -D --defined-only "$PRELOAD" | awk '{ print $3 }' | sed 's/@.*//' | sort > actual.txt
 diff expected.txt actual.txt > diff.txt || { cat diff.txt >&2; fail "nm -D differs from hooks.def (< missing, > extra)"; }
