@@ -131,3 +131,23 @@ $(BUILD)/tests/oom_workload: tests/routes/lib/oom_main.c preload/gpumemtrace.h $
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(SITES_CFLAGS) -Ipreload -o $@ $< -L$(BUILD)/fakecuda -Wl,-rpath-link,$(BUILD)/fakecuda -lcudart -ldl
+
+# Two runs to compare (tests/cases/diff_*.sh): diff_workload, built like
+# sites_workload, and libdiffws.so built twice, the second with other code
+# and an explicit build id: the library rebuilt between the runs.
+EXTRA_TARGETS += $(BUILD)/tests/diff_workload $(BUILD)/tests/diff_v1/libdiffws.so \
+                 $(BUILD)/tests/diff_v2/libdiffws.so
+$(BUILD)/tests/diff_workload: tests/routes/lib/diff_main.c $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(SITES_CFLAGS) -o $@ $< -L$(BUILD)/fakecuda -Wl,-rpath-link,$(BUILD)/fakecuda \
+	    -lcudart -lnccl -ldl
+$(BUILD)/tests/diff_v1/libdiffws.so: tests/routes/lib/diffws_lib.c $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(SITES_CFLAGS) -fPIC -shared -o $@ $< -L$(BUILD)/fakecuda -lcudart
+$(BUILD)/tests/diff_v2/libdiffws.so: tests/routes/lib/diffws_lib.c $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(SITES_CFLAGS) -DDIFFWS_TAG=1 -fPIC -shared \
+	    -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 -o $@ $< -L$(BUILD)/fakecuda -lcudart
