@@ -11,7 +11,8 @@
 # Layout rules (who may include what): preload/ uses tracer/gmt_tracer.h and
 # the CUDA headers; tracer/ knows no CUDA header; analyzer/ uses only
 # tracer/gmt_decode.h, tracer/gmt_format.h and schemas/; nothing depends on
-# analyzer/. web/ (the report page's assets and shell writer) uses nothing
+# analyzer/. web/ (the report page's assets and shell writer) and export/
+# (writers and engines of the page and the exports) use nothing
 # of the others. tests/fakecuda/ are the CUDA/NCCL test doubles.
 
 BUILD    ?= build
@@ -180,6 +181,7 @@ $(BUILD)/tests/%: tests/routes/%.c $(FAKE) $(wildcard tests/routes/*.h)
 # a C++ program); see tests/extra.mk.
 -include tests/extra.mk
 include web/web.mk
+include export/export.mk
 $(BUILD)/extra.stamp: $(EXTRA_TARGETS)
 	$(Q)touch $@
 

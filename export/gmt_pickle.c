@@ -1,0 +1,253 @@
+/*
+ * gmt_pickle.c - the pickle writer of gmt_pickle.h. The opcodes and their
+ * encodings are those of Python's pickle protocol (Lib/pickletools.py
+ * documents each); only the plain-value subset the header lists is written.
+ *
+ * A container's items are pushed after a MARK and collected by one APPENDS
+ * (list) or SETITEMS (dict) per batch: the writer opens a batch with MARK at
+ * the first item and closes it after GMT_PICKLE_BATCH items (pairs, in a
+ * dict) or at the container's end.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmt_pickle.h"
+
+enum {
+	OP_MARK = '(', OP_STOP = '.', OP_BININT = 'J', OP_BININT1 = 'K', OP_BININT2 = 'M',
+	OP_NONE = 'N', OP_BINUNICODE = 'X', OP_APPENDS = 'e', OP_BINFLOAT = 'G',
+	OP_EMPTY_LIST = ']', OP_EMPTY_DICT = '}', OP_SETITEMS = 'u', OP_PROTO = 0x80,
+	OP_LONG1 = 0x8a, OP_NEWTRUE = 0x88, OP_NEWFALSE = 0x89, OP_SHORT_BINUNICODE = 0x8c,
+};
+
+struct level {
+	char kind;        /* 'd' or 'l' */
+	size_t in_batch;  /* values pushed since the batch's MARK */
+};
+
+struct gmt_pickle {
+	FILE *out;
+	int protocol;
+	int err;
+	unsigned depth;
+	size_t top_values;
+	struct level lv[GMT_PICKLE_MAX_DEPTH];
+};
+
+gmt_pickle_t *gmt_pickle_open(FILE *out, int protocol)
+{
+	if (protocol < 2 || protocol > 4) {
+		errno = EINVAL;
+		return NULL;
+	}
+	gmt_pickle_t *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->out = out;
+	p->protocol = protocol;
+	fputc(OP_PROTO, out);
+	fputc(protocol, out);
+	return p;
+}
+
+static void put(gmt_pickle_t *p, const void *b, size_t n)
+{
+	if (!p->err && fwrite(b, 1, n, p->out) != n)
+		p->err = -EIO;
+}
+
+static void op(gmt_pickle_t *p, unsigned char c)
+{
+	put(p, &c, 1);
+}
+
+static void le(gmt_pickle_t *p, uint64_t v, unsigned n)
+{
+	unsigned char b[8];
+	for (unsigned i = 0; i < n; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	put(p, b, n);
+}
+
+/* Before a value: a container's batch starts with a MARK. */
+static int value_begin(gmt_pickle_t *p)
+{
+	if (p->err)
+		return -1;
+	if (!p->depth) {
+		if (p->top_values) {
+			p->err = -EINVAL;
+			return -1;
+		}
+		return 0;
+	}
+	struct level *l = &p->lv[p->depth - 1];
+	if (!l->in_batch)
+		op(p, OP_MARK);
+	return 0;
+}
+
+/* After a value: a full batch is collected. */
+static void value_end(gmt_pickle_t *p)
+{
+	if (!p->depth) {
+		p->top_values++;
+		return;
+	}
+	struct level *l = &p->lv[p->depth - 1];
+	l->in_batch++;
+	size_t items = l->kind == 'd' ? l->in_batch / 2 : l->in_batch;
+	if (items >= GMT_PICKLE_BATCH && (l->kind == 'l' || l->in_batch % 2 == 0)) {
+		op(p, l->kind == 'd' ? OP_SETITEMS : OP_APPENDS);
+		l->in_batch = 0;
+	}
+}
+
+static void begin(gmt_pickle_t *p, char kind)
+{
+	if (value_begin(p))
+		return;
+	if (p->depth == GMT_PICKLE_MAX_DEPTH) {
+		p->err = -EINVAL;
+		return;
+	}
+	op(p, kind == 'd' ? OP_EMPTY_DICT : OP_EMPTY_LIST);
+	p->lv[p->depth++] = (struct level){ kind, 0 };
+}
+
+static void end(gmt_pickle_t *p, char kind)
+{
+	if (p->err)
+		return;
+	if (!p->depth || p->lv[p->depth - 1].kind != kind) {
+		p->err = -EINVAL;
+		return;
+	}
+	struct level *l = &p->lv[p->depth - 1];
+	if (kind == 'd' && l->in_batch % 2) {
+		p->err = -EINVAL;
+		return;
+	}
+	if (l->in_batch)
+		op(p, kind == 'd' ? OP_SETITEMS : OP_APPENDS);
+	p->depth--;
+	value_end(p);
+}
+
+void gmt_pickle_dict_begin(gmt_pickle_t *p) { begin(p, 'd'); }
+void gmt_pickle_dict_end(gmt_pickle_t *p) { end(p, 'd'); }
+void gmt_pickle_list_begin(gmt_pickle_t *p) { begin(p, 'l'); }
+void gmt_pickle_list_end(gmt_pickle_t *p) { end(p, 'l'); }
+
+void gmt_pickle_str_n(gmt_pickle_t *p, const char *s, size_t n)
+{
+	if (value_begin(p))
+		return;
+	if (n < 256 && p->protocol >= 4) {
+		op(p, OP_SHORT_BINUNICODE);
+		op(p, (unsigned char)n);
+	} else if (n <= UINT32_MAX) {
+		op(p, OP_BINUNICODE);
+		le(p, n, 4);
+	} else {
+		p->err = -EINVAL;
+		return;
+	}
+	put(p, s, n);
+	value_end(p);
+}
+
+void gmt_pickle_str(gmt_pickle_t *p, const char *s)
+{
+	gmt_pickle_str_n(p, s, strlen(s));
+}
+
+void gmt_pickle_int(gmt_pickle_t *p, int64_t v)
+{
+	if (value_begin(p))
+		return;
+	if (v >= 0 && v < 256) {
+		op(p, OP_BININT1);
+		le(p, (uint64_t)v, 1);
+	} else if (v >= 0 && v < 65536) {
+		op(p, OP_BININT2);
+		le(p, (uint64_t)v, 2);
+	} else if (v >= INT32_MIN && v <= INT32_MAX) {
+		op(p, OP_BININT);
+		le(p, (uint64_t)v, 4);
+	} else {
+		/* the fewest little-endian two's complement bytes that hold v */
+		unsigned n = 1;
+		while (n < 8) {
+			int64_t lo = -((int64_t)1 << (8 * n - 1)), hi = ((int64_t)1 << (8 * n - 1)) - 1;
+			if (v >= lo && v <= hi)
+				break;
+			n++;
+		}
+		op(p, OP_LONG1);
+		op(p, (unsigned char)n);
+		le(p, (uint64_t)v, n);
+	}
+	value_end(p);
+}
+
+void gmt_pickle_uint(gmt_pickle_t *p, uint64_t v)
+{
+	if (v <= INT64_MAX) {
+		gmt_pickle_int(p, (int64_t)v);
+		return;
+	}
+	if (value_begin(p))
+		return;
+	op(p, OP_LONG1);
+	op(p, 9);  /* eight bytes and a zero sign byte */
+	le(p, v, 8);
+	op(p, 0);
+	value_end(p);
+}
+
+void gmt_pickle_float(gmt_pickle_t *p, double v)
+{
+	uint64_t bits;
+	unsigned char b[8];
+	if (value_begin(p))
+		return;
+	memcpy(&bits, &v, sizeof(bits));
+	for (unsigned i = 0; i < 8; i++)
+		b[i] = (unsigned char)(bits >> (56 - 8 * i));  /* big-endian */
+	op(p, OP_BINFLOAT);
+	put(p, b, 8);
+	value_end(p);
+}
+
+void gmt_pickle_bool(gmt_pickle_t *p, int v)
+{
+	if (value_begin(p))
+		return;
+	op(p, v ? OP_NEWTRUE : OP_NEWFALSE);
+	value_end(p);
+}
+
+void gmt_pickle_none(gmt_pickle_t *p)
+{
+	if (value_begin(p))
+		return;
+	op(p, OP_NONE);
+	value_end(p);
+}
+
+int gmt_pickle_close(gmt_pickle_t *p)
+{
+	int rc = p->err;
+	if (!rc && (p->depth || p->top_values != 1))
+		rc = -EINVAL;
+	if (!rc) {
+		op(p, OP_STOP);
+		rc = p->err;
+	}
+	if (!rc && ferror(p->out))
+		rc = -EIO;
+	free(p);
+	return rc;
+}
