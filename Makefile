@@ -9,8 +9,9 @@
 #           OPT=-O2      optimisation flags
 #
 # Layout rules (who may include what): preload/ uses tracer/gmt_tracer.h and
-# the CUDA headers; tracer/ knows no CUDA header; analyzer/ uses only
-# tracer/gmt_decode.h, tracer/gmt_format.h and schemas/; nothing depends on
+# the CUDA headers; tracer/ (the writer) knows no CUDA header; reader/ (the
+# trace reader) uses only tracer/gmt_format.h; analyzer/ uses only
+# reader/gmt_decode.h, tracer/gmt_format.h and schemas/; nothing depends on
 # analyzer/. web/ (the report page's assets and shell writer) and export/
 # (writers and engines of the page and the exports) use nothing
 # of the others. tests/fakecuda/ are the CUDA/NCCL test doubles.
@@ -48,8 +49,8 @@ CUDA_INC := -I$(CUDA_HOME)/include
 LIBDIR := /usr/lib/x86_64-linux-gnu
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
-DECODE_SRC := tracer/gmt_decode.c tracer/gmt_names.c
-TRACER_SRC := $(filter-out $(DECODE_SRC),$(wildcard tracer/*.c))
+DECODE_SRC := $(wildcard reader/*.c)
+TRACER_SRC := $(wildcard tracer/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
 ANALYZER_SRC := $(wildcard analyzer/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -88,15 +89,20 @@ $(BUILD)/obj/tracer/%.o: tracer/%.c $(wildcard tracer/*.h) | $(DEPS_OK)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
+$(BUILD)/obj/reader/%.o: reader/%.c $(wildcard reader/*.h) tracer/gmt_format.h | $(DEPS_OK)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) -Ireader -Itracer -c $< -o $@
+
 $(BUILD)/obj/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def tracer/*.h) | $(DEPS_OK)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) $(CUDA_INC) -Itracer -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
-$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h tracer/gmt_decode.h tracer/gmt_format.h) | $(DEPS_OK)
+$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h reader/gmt_decode.h tracer/gmt_format.h) | $(DEPS_OK)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Itracer -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ireader -Itracer -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
 # The preload carries zstd and msgpack-c statically (the GPU machine has no
 # package manager); libunwind is dlopen()ed RTLD_LOCAL at run time (its
@@ -159,14 +165,14 @@ $(BUILD)/fakecuda/libnccl.so.2: tests/fakecuda/fake_nccl.c $(wildcard tests/fake
 $(BUILD)/tests/%: tests/unit/%.c $(CORE_LIB) $(wildcard tests/unit/*.h)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Itracer -Itests/unit -o $@ $< $(CORE_LIB) \
+	$(Q)$(CC) $(CFLAGS_BASE) -Ireader -Itracer -Itests/unit -o $@ $< $(CORE_LIB) \
 	    $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -ldl -lpthread -lm
 
 # Test tools (trace dumper, workload generators) link the core and decoder.
 $(BUILD)/tests/tools/%: tests/tools/%.c $(CORE_LIB)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Itracer -o $@ $< $(CORE_LIB) \
+	$(Q)$(CC) $(CFLAGS_BASE) -Ireader -Itracer -o $@ $< $(CORE_LIB) \
 	    $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -ldl -lpthread -lm
 
 # Route programs: plain CUDA programs linked against the doubles, run with
@@ -226,7 +232,7 @@ $(ANALYZE_LIB): $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJ))
 $(ANALYZE_UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_LIB) $(DECODE_OBJ) $(wildcard tests/unit/*.h analyzer/*.h)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Itracer -Itests/unit -DGMT_VERSION='"$(VERSION)"' -o $@ $< \
+	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Ireader -Itracer -Itests/unit -DGMT_VERSION='"$(VERSION)"' -o $@ $< \
 	    $(ANALYZE_LIB) $(DECODE_OBJ) $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -lm
 
 # libFuzzer target for the trace reader (clang): make fuzz [FUZZ_SECS=60].
@@ -236,7 +242,7 @@ FUZZ_SECS ?= 60
 fuzz:
 	$(Q)mkdir -p build-fuzz/corpus
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-	    -Itracer -o build-fuzz/fuzz_decode tests/fuzz/fuzz_decode.c $(DECODE_SRC) \
+	    -Ireader -Itracer -o build-fuzz/fuzz_decode tests/fuzz/fuzz_decode.c $(DECODE_SRC) \
 	    $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a
 	$(Q)cp -n tests/fuzz/corpus/* build-fuzz/corpus/ 2>/dev/null || true
 	$(Q)ASAN_OPTIONS=allocator_may_return_null=0 build-fuzz/fuzz_decode \

@@ -3,7 +3,7 @@
  * analyzer/ and its unit tests).
  *
  * A replay consumes one trace through the decoder's visitor callbacks
- * (tracer/gmt_decode.h) and rebuilds what each device held over time; the
+ * (reader/gmt_decode.h) and rebuilds what each device held over time; the
  * result is a gmt_summary_t that the renderers (gmt_report.c) print as text
  * or JSON. The accounting rules are written down in docs/analyzer.md.
  *

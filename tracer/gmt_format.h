@@ -1,6 +1,6 @@
 /*
  * gmt_format.h - constants of the trace format shared by the writer (tracer/)
- * and the reader (tracer/gmt_decode.c, used by analyzer/ and tests/).
+ * and the reader (reader/gmt_decode.c, used by analyzer/ and tests/).
  *
  * schemas/trace-format.md is normative; this header only names its numbers.
  * Knows no CUDA header: CUDA-specific meanings (kind, api) are plain numbers.

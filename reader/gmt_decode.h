@@ -1,7 +1,8 @@
 /*
  * gmt_decode.h - streaming reader of gpumemtrace traces (format 1.x).
  *
- * The only part of the tracer that the analyzer and the tests share. It reads
+ * The trace reader (reader/: the analyzer and the tests use it, the preload
+ * does not; it shares only tracer/gmt_format.h with the writer). It reads
  * frame by frame with memory bounded by one frame, calls a visitor for each
  * record, and stops at the first damage with a message naming the file, the
  * byte offset (in the file, of the frame or record at fault) and what was
@@ -121,7 +122,7 @@ int gmt_decode_file(const char *path, const gmt_visitor_t *v, gmt_decode_result_
 int gmt_decode_buffer(const void *data, size_t len, const char *name,
 		      const gmt_visitor_t *v, gmt_decode_result_t *res);
 
-/* Printable names (tracer/gmt_names.c); "?" for numbers out of range.
+/* Printable names (reader/gmt_names.c); "?" for numbers out of range.
  * Kinds: unknown plain stream_ordered vmm_physical managed host_pinned;
  * owners: application nccl cublas cudnn; apis: driver cudaMalloc ... (gmt_api order). */
 const char *gmt_ev_type_name(unsigned type);
