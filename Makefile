@@ -73,8 +73,10 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
 DEPS_OK := $(BUILD)/.deps-ok
 
 # Everything that runs inside the traced process is position independent
-# and hidden; the preload exports only what preload/exports.map names.
-PIC := -fPIC -fvisibility=hidden
+# and hidden; the preload exports only what preload/exports.map names. It
+# keeps frame pointers: a stack capture walks through the tracer's own
+# frames before it reaches the program's (tracer/gmt_stack.c).
+PIC := -fPIC -fvisibility=hidden -fno-omit-frame-pointer
 
 .PHONY: all test demo bench asan tsan clean deps check-exports
 all: $(PRELOAD) $(ANALYZE) $(LAUNCHER) $(BUILD)/python.stamp $(FAKE) $(UNIT_BIN) $(ROUTE_BIN) $(TOOL_BIN) $(BUILD)/extra.stamp

@@ -6,6 +6,8 @@
 #   route_next + libroute_next_{a,b}.so  route 8: RTLD_NEXT stays caller-relative
 #   route_cxx_throw                 route 9: C++ exceptions under the preload
 #   route_nocuda                    a program without libcuda calling our exports
+#   unit_stack_walk_{fp,nofp} + libstack_nofp.so  the frame-pointer walk against libunwind
+#   bench_cuda_fp, bench_malloc_fp  make bench's workloads built with frame pointers
 
 RT_EXTRA := $(BUILD)/tests/route_ctor $(BUILD)/tests/libroute_ctor.so \
             $(BUILD)/tests/route_next $(BUILD)/tests/libroute_next_a.so \
@@ -52,6 +54,37 @@ $(BUILD)/tests/route_nocuda: tests/routes/lib/nocuda.c
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(RT_CFLAGS) -o $@ $< -ldl
+
+# Stack capture (tests/unit/lib/stack_walk.c): the frame-pointer walk checked
+# frame by frame against libunwind, in a program built with frame pointers
+# and in one built without, both calling through a library that has none.
+SW_LIBS := -L$(BUILD)/tests -lstack_nofp -Wl,-rpath,'$$ORIGIN' $(CORE_LIB) \
+           $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -ldl -lpthread -lm
+EXTRA_TARGETS += $(BUILD)/tests/libstack_nofp.so $(BUILD)/tests/unit_stack_walk_fp \
+                 $(BUILD)/tests/unit_stack_walk_nofp
+
+$(BUILD)/tests/libstack_nofp.so: tests/unit/lib/stack_nofp_lib.c | $(DEPS_OK)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) -fomit-frame-pointer -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/unit_stack_walk_fp: tests/unit/lib/stack_walk.c $(CORE_LIB) $(BUILD)/tests/libstack_nofp.so
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_BASE) -fno-omit-frame-pointer -DSTACK_WALK_FP -Itracer -Itests/unit -o $@ $< $(SW_LIBS)
+
+$(BUILD)/tests/unit_stack_walk_nofp: tests/unit/lib/stack_walk.c $(CORE_LIB) $(BUILD)/tests/libstack_nofp.so
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_BASE) -fomit-frame-pointer -Itracer -Itests/unit -o $@ $< $(SW_LIBS)
+
+# make bench: the hot-path workloads built with frame pointers too (the
+# stack walk's case; scripts/bench.sh runs both builds).
+EXTRA_TARGETS += $(BUILD)/tests/bench_cuda_fp $(BUILD)/tests/bench_malloc_fp
+$(BUILD)/tests/bench_cuda_fp: tests/routes/bench_cuda.c tests/routes/bench_workload.h $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_BASE) -fno-omit-frame-pointer $(CUDA_INC) -Itests/routes -o $@ $< $(ROUTE_LIBS)
+$(BUILD)/tests/bench_malloc_fp: tests/routes/bench_malloc.c tests/routes/bench_workload.h
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_BASE) -fno-omit-frame-pointer -o $@ $<
 
 # Phases (tests/cases/nvtx_*.sh): a second NVTX instance, a library built
 # with the NVTX3 headers that tests/routes/phase_nvtx.c dlopen()s.

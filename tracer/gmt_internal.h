@@ -170,7 +170,8 @@ void gmt_writer_reset_child(void); /* forget writer state in a fork child    */
 extern void *gmt_writer_parent_state; /* what the child set aside (see there) */
 
 /* ---- stacks (gmt_stack.c) ---------------------------------------------- */
-void gmt_stack_init(int depth);                /* dlopen libunwind */
+/* dlopen libunwind; method: enum gmt_stack_method (gmt_tracer.h). */
+void gmt_stack_init(int depth, int method);
 /* Captures the caller's stack (skip more of the caller's frames) and
  * returns its id (>= 1), or 0 when stacks are off or the table is full. */
 uint32_t gmt_stack_capture(int skip);
@@ -178,6 +179,12 @@ uint32_t gmt_stack_capture(int skip);
 const uint64_t *gmt_stack_frames(uint32_t id, uint32_t *n);
 uint64_t gmt_stack_count(void);
 int gmt_stack_available(void);                 /* libunwind loaded, depth > 0 */
+typedef struct gmt_stack_stats {
+	uint64_t unwound;     /* captures libunwind answered (checks included) */
+	uint64_t checked;     /* frame-pointer walks checked against libunwind */
+	uint64_t walk_wrong;  /* ... that libunwind contradicted                */
+} gmt_stack_stats_t;
+void gmt_stack_get_stats(gmt_stack_stats_t *st);
 
 /* ---- modules (gmt_modules.c) ------------------------------------------- */
 /* Returns MODULE / MODULE_UNLOAD records (a list) for the objects loaded or

@@ -91,6 +91,13 @@ void gmt_config_from_env(gmt_config_t *c)
 	c->output = o && *o ? o : NULL;
 	c->stack_depth = (int)env_long("GPUMEMTRACE_STACK_DEPTH", 20, 0, 128);
 	c->free_stacks = (int)env_long("GPUMEMTRACE_FREE_STACKS", 0, 0, 1);
+	const char *sm = getenv("GPUMEMTRACE_STACK_METHOD");
+	if (sm && *sm && strcmp(sm, "auto")) {
+		if (!strcmp(sm, "libunwind"))
+			c->stack_method = GMT_STACK_LIBUNWIND;
+		else
+			gmt_log(1, "GPUMEMTRACE_STACK_METHOD=%s: expected auto or libunwind; using auto", sm);
+	}
 	c->buffer_bytes = (size_t)env_long("GPUMEMTRACE_BUFFER_MB", 64, 1, 1 << 20) << 20;
 	c->flush_ms = (int)env_long("GPUMEMTRACE_FLUSH_MS", 10, 1, 100);
 	c->zstd_level = (int)env_long("GPUMEMTRACE_ZSTD_LEVEL", 3, -7, 19);
@@ -610,7 +617,7 @@ int gmt_tracer_init(const gmt_config_t *cfg)
 		gmt_g.chunks_max = 2;
 
 	gmt_clock_setup();
-	gmt_stack_init(c->stack_depth);
+	gmt_stack_init(c->stack_depth, c->stack_method);
 	stacks_on = gmt_stack_available();
 	if (!stacks_on)
 		c->stack_depth = 0;
@@ -929,6 +936,9 @@ void gmt_tracer_get_stats(gmt_tracer_stats_t *st)
 	st->dropped = atomic_load(&gmt_g.dropped) + atomic_load(&gmt_g.drop_count);
 	st->late = atomic_load(&gmt_g.late);
 	st->stacks = gmt_stack_count();
+	gmt_stack_stats_t ss;
+	gmt_stack_get_stats(&ss);
+	st->stacks_unwound = ss.unwound;
 }
 
 /* The calling thread's index in the trace (registering the thread, and

@@ -35,12 +35,18 @@ typedef struct gmt_event {
 	int16_t  device;  /* device ordinal, -1 = none                 */
 } gmt_event_t;
 
+/* How stacks are captured (GPUMEMTRACE_STACK_METHOD). auto: a frame-pointer
+ * walk wherever it was checked to give libunwind's frames for the same call
+ * path, libunwind elsewhere; libunwind: libunwind only. */
+enum gmt_stack_method { GMT_STACK_AUTO = 0, GMT_STACK_LIBUNWIND = 1 };
+
 /* Settings; gmt_config_from_env() fills them from GPUMEMTRACE_* variables
  * (documented in docs/configuration.md). */
 typedef struct gmt_config {
 	const char *output;       /* dir or file pattern; NULL = "."              */
 	int stack_depth;          /* frames per stack, 0 = stacks off (default 20)*/
 	int free_stacks;          /* capture stacks on frees too (default 0)      */
+	int stack_method;         /* enum gmt_stack_method (default auto)         */
 	size_t buffer_bytes;      /* cap on buffered events (default 64 MiB)      */
 	int flush_ms;             /* writer period (default 10 ms)                */
 	int zstd_level;           /* default 3                                     */
@@ -135,6 +141,8 @@ typedef struct gmt_tracer_stats {
 	uint64_t dropped;     /* events lost (buffer full, write error) */
 	uint64_t late;        /* events written after a later one  */
 	uint64_t stacks;      /* distinct stacks                   */
+	uint64_t stacks_unwound; /* captures libunwind answered (the rest: the
+	                            frame-pointer walk)             */
 } gmt_tracer_stats_t;
 void gmt_tracer_get_stats(gmt_tracer_stats_t *st);
 
