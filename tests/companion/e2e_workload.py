@@ -12,6 +12,15 @@ main, S = 0x7f0000000000, D = 0x7f1000000000:
   (none) | pop (boundary) | d1 segment_alloc D 20 MiB, alloc D 4096 |
   gpumemtrace phase boundary | OOM on d1: 1 TiB, 1 MiB free | d1
   free_requested D 4096 | exit (boundary).
+
+retry (with FAKE_TORCH_CUDART, the runtime double, GMT_FAKE_MEM_BYTES =
+1 GiB): the fake caching allocator on device 0, MiB = 2^20 B:
+  phase "load": W 512 MiB (a segment of its own) |
+  phase "train": C 256 MiB, freed (C's segment cached) | R1 384 MiB: no
+  cached room, cudaMalloc fails (256 MiB free), C's segment is given back,
+  the retry works (recovered) | R2 256 MiB: cudaMalloc fails (128 MiB
+  free), nothing to give back, the retry fails: oom (request 256 MiB, free
+  128 MiB), OutOfMemoryError out of the phase; exit status 1.
 """
 
 import sys
@@ -57,6 +66,20 @@ elif mode == "stacks":
         forward(i)  # site: loop
     cuda._fake(0, "alloc", S + 1024, 1536, 7)  # site: top
     cuda.nvtx.range_pop()
+elif mode == "retry":
+    MiB = 1 << 20
+    with gpumemtrace.phase("load"):
+        w = cuda._fake_malloc(0, 512 * MiB)
+    try:
+        with gpumemtrace.phase("train"):
+            c = cuda._fake_malloc(0, 256 * MiB)
+            cuda._fake_free(c)
+            r1 = cuda._fake_malloc(0, 384 * MiB)
+            print("recovered: retries=%d" % cuda.memory_stats(0)["num_alloc_retries"])
+            r2 = cuda._fake_malloc(0, 256 * MiB)
+    except cuda.OutOfMemoryError as e:
+        print("out of memory: %s; ooms=%d" % (e, cuda.memory_stats(0)["num_ooms"]))
+        sys.exit(1)
 elif mode == "overflow":
     cuda._fake(0, "segment_alloc", S, 2 << 20)
     cuda.nvtx.mark("start")

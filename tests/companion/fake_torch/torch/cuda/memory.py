@@ -10,7 +10,8 @@ _rings = [[], []]
 _max_entries = 0
 _history_kwargs = None
 _stats = [{"allocated_bytes.all.current": 0, "allocated_bytes.all.peak": 0,
-           "reserved_bytes.all.current": 0, "reserved_bytes.all.peak": 0} for _ in range(2)]
+           "reserved_bytes.all.current": 0, "reserved_bytes.all.peak": 0,
+           "num_alloc_retries": 0, "num_ooms": 0} for _ in range(2)]
 
 
 def get_allocator_backend():

@@ -1,0 +1,46 @@
+#!/bin/sh
+# The PyTorch companion at out-of-memory, on the FAKE torch's caching
+# allocator driving the runtime double (tests/companion/e2e_workload.py
+# "retry"): the history's cache release and the retried segment of the
+# failure PyTorch recovered from, then the "oom" entry of the one it did not
+# (request 256 MiB, 128 MiB free), moved into the trace beside the driver
+# level's failed cudaMalloc calls (one for the recovered request, two, the
+# attempt and the retry, for the last).
+. "$ROOT/tests/lib.sh"
+cd "$TESTDIR"
+command -v python3 > /dev/null || fail "python3 is needed"
+MiB=1048576
+PY="$ROOT/python"
+GMT_FAKE_MEM_BYTES=1073741824 FAKE_TORCH_CUDART="$FAKE/libcudart.so.13" \
+	PYTHONPATH="$PY/gpumemtrace_companion:$PY:$ROOT/tests/companion/fake_torch" \
+	run_traced python3 "$ROOT/tests/companion/e2e_workload.py" retry > out.txt 2> err.txt
+assert_eq 1 $? "exit status"
+[ -s err.txt ] && fail "stderr: $(cat err.txt)"
+assert_contains out.txt "recovered: retries=1"
+assert_contains out.txt "out of memory: CUDA out of memory. Tried to allocate $((256 * MiB)) bytes (fake torch); ooms=1"
+"$BUILD/tests/tools/gmt-dump" "$(the_trace)" > dump.txt || fail "gmt-dump"
+python3 - dump.txt <<'PY' || fail "events"
+import sys
+MiB = 1 << 20
+side, fails = [], []
+for l in open(sys.argv[1]):
+    f = l.split()
+    if f[0] != "EV":
+        continue
+    v = dict(x.split("=", 1) for x in f[2:] if "=" in x)
+    size = int(v["size"]) // MiB
+    if f[-1] == "side":
+        side.append("%s %d%s" % (f[1], size, " free=%d" % (int(v["addr"], 16) // MiB)
+                                 if f[1] == "fw_oom" else ""))
+    elif f[1] == "alloc_fail":
+        fails.append(size)
+want = ["fw_segment_alloc 512", "fw_alloc 512",
+        "fw_segment_alloc 256", "fw_alloc 256", "fw_free_requested 256", "fw_free_completed 256",
+        "fw_segment_free 256", "fw_segment_alloc 384", "fw_alloc 384",
+        "fw_oom 256 free=128"]
+if side != want:
+    sys.exit("side events:\n  got  %s\n  want %s" % (side, want))
+if fails != [384, 256, 256]:
+    sys.exit("driver failures: %s" % fails)
+PY
+exit 0
