@@ -152,10 +152,11 @@ $(BUILD)/fakecuda/libcuda.so.1: tests/fakecuda/fake_driver.c $(wildcard tests/fa
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) -fPIC $(CUDA_INC) -shared -Wl,-soname,libcuda.so.1 -o $@ $< -ldl -lpthread
 	$(Q)ln -sf libcuda.so.1 $(BUILD)/fakecuda/libcuda.so
-$(BUILD)/fakecuda/libcudart.so.13: tests/fakecuda/fake_runtime.c $(wildcard tests/fakecuda/*.h) | $(DEPS_OK)
+$(BUILD)/fakecuda/libcudart.so.13: tests/fakecuda/fake_runtime.c tests/fakecuda/cudart13.map $(wildcard tests/fakecuda/*.h) | $(DEPS_OK)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -fPIC $(CUDA_INC) -shared -Wl,-soname,libcudart.so.13 -o $@ $< -ldl -lpthread
+	$(Q)$(CC) $(CFLAGS_BASE) -fPIC $(CUDA_INC) -shared -Wl,-soname,libcudart.so.13 \
+	    -Wl,--version-script=tests/fakecuda/cudart13.map -o $@ $< -ldl -lpthread
 	$(Q)ln -sf libcudart.so.13 $(BUILD)/fakecuda/libcudart.so
 $(BUILD)/fakecuda/libnccl.so.2: tests/fakecuda/fake_nccl.c $(wildcard tests/fakecuda/*.h) | $(DEPS_OK)
 	$(call msg,LD,$@)

@@ -1,12 +1,25 @@
 /*
- * gmt_hooks_table.c - the exported wrappers and the name -> {wrapper, real}
- * table, both expanded from hooks.def.
+ * gmt_hooks_table.c - the wrappers and the name -> {wrapper, real} table,
+ * all expanded from hooks.def.
  *
- * Each wrapper is a hidden function gmt_w_<name> plus an exported alias
- * <name> redeclared with the header's own prototype (so a parameter list in
- * hooks.def that differs from the CUDA/NCCL headers does not compile). The
- * table refers to the hidden function, whose address is the exported
- * symbol's, without going through the GOT.
+ * Every wrapper has ONE shape (GMT_WRAPPER below): what differs between
+ * them is only where the real function comes from.
+ *
+ * - A driver hook (lib DRV) has one wrapper, gmt_w_<name>, exported as
+ *   <name> (an alias redeclared with the header's own prototype, so a
+ *   parameter list in hooks.def that differs from the CUDA headers does not
+ *   compile). Its real function is the driver's, one per process
+ *   (gmt_real(), found lazily by gmt_resolve()).
+ * - A runtime or NCCL hook (lib RT, NCCL) is NOT exported: a process may
+ *   hold several runtimes and NCCLs (a renamed libcudart-<hash>.so.12 of a
+ *   wheel, two runtime majors, a vendored NCCL), and each caller must reach
+ *   its own. It has GMT_TARGETS wrappers gmt_w_<name>_<k>, wrapper k calling
+ *   the k-th distinct real function seen for that name (gmt_targets[][k]).
+ *   gmt_bind.c points callers' GOT entries at them; our dlsym hands them out
+ *   for look-ups on a real handle (gmt_interpose.c).
+ *
+ * The table refers to the hidden functions, whose addresses are the
+ * exported symbols', without going through the GOT.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,38 +28,65 @@
 #include "gmt_preload.h"
 
 _Atomic(void *) gmt_real_slots[GMT_HOOK_COUNT];
+_Atomic(void *) gmt_targets[GMT_HOOK_COUNT][GMT_TARGETS];
 
-/* The common shape of every hook. errno is the program's on return
- * (GMT_KEEP_ERRNO). The call record carries the wrapper's
- * return address: the immediate caller decides the owner (libnccl,
- * libcublas, libcudnn or not). The body is never a tail call (&call
- * escapes), so the wrapper's frame is always there for the stack skip
- * count. */
-#define GMT_HOOK(lib, name, ret, params, args, minver, body, flg, req)                  \
-	ret gmt_w_##name GMT_PROTO params                                              \
-	{                                                                              \
-		GMT_KEEP_ERRNO;                                                        \
-		gmt_call_t call = { GMT_ID_##name, (flg), __builtin_return_address(0) }; \
-		__typeof__(name) *real;                                                \
-		gmt_preload_ensure_init();                                             \
-		real = real_##name();                                                  \
-		if (GMT_UNLIKELY(real == NULL)) {                                      \
-			real = (__typeof__(name) *)gmt_resolve(GMT_ID_##name);         \
-			if (real == NULL)                                              \
-				return GMT_MISSING_##lib;                              \
-		}                                                                      \
-		if (gmt_tls.guard)                                                     \
-			return real args;                                              \
-		return gmt_do_##body(real, &call GMT_TAIL args);                       \
-	}                                                                              \
-	extern __typeof__(name) name                                                   \
+/* The one shape of every hook's wrapper. errno is the program's on return
+ * (GMT_KEEP_ERRNO). The call record carries the
+ * wrapper's return address: the immediate caller decides the owner
+ * (libnccl, libcublas, libcudnn or not). The body is never a tail call
+ * (&call escapes), so the wrapper's frame is always there for the stack
+ * skip count. get_real yields the real function or NULL (the library's
+ * "not found" error is then returned). */
+#define GMT_WRAPPER(fn, lib, name, ret, params, args, body, flg, get_real)                \
+	ret fn GMT_PROTO params                                                          \
+	{                                                                                \
+		GMT_KEEP_ERRNO;                                                          \
+		gmt_call_t call = { GMT_ID_##name, (flg), __builtin_return_address(0) };   \
+		__typeof__(name) *real;                                                  \
+		gmt_preload_ensure_init();                                               \
+		real = (__typeof__(name) *)(get_real);                                   \
+		if (GMT_UNLIKELY(real == NULL))                                          \
+			return GMT_MISSING_##lib;                                        \
+		if (gmt_tls.guard)                                                       \
+			return real args;                                                \
+		return gmt_do_##body(real, &call GMT_TAIL args);                         \
+	}
+
+/* The driver's function, resolved the first time it is needed. */
+static inline void *real_or_resolve(int id)
+{
+	void *p = gmt_real(id);
+	return GMT_LIKELY(p != NULL) ? p : gmt_resolve(id);
+}
+
+/* Per library: DRV exports one wrapper; RT and NCCL get GMT_TARGETS. */
+#define GMT_WRAPPERS_DRV(name, ret, params, args, body, flg)                              \
+	GMT_WRAPPER(gmt_w_##name, DRV, name, ret, params, args, body, flg,              \
+		    real_or_resolve(GMT_ID_##name))                                      \
+	extern __typeof__(name) name                                                     \
 		__attribute__((alias("gmt_w_" #name), visibility("default")));
+#define GMT_TARGET_WRAPPER(k, lib, name, ret, params, args, body, flg)                    \
+	static GMT_WRAPPER(gmt_w_##name##_##k, lib, name, ret, params, args, body, flg,  \
+			   gmt_target(GMT_ID_##name, k))
+#define GMT_TARGET_WRAPPERS(lib, name, ret, params, args, body, flg)                      \
+	GMT_FOR_TARGETS(GMT_TARGET_WRAPPER, lib, name, ret, params, args, body, flg)      \
+	static void *const gmt_tw_##name[GMT_TARGETS] = {                                \
+		GMT_FOR_TARGETS(GMT_TARGET_ADDR, name) };
+#define GMT_TARGET_ADDR(k, name) (void *)gmt_w_##name##_##k,
+#define GMT_WRAPPERS_RT(...)   GMT_TARGET_WRAPPERS(RT, __VA_ARGS__)
+#define GMT_WRAPPERS_NCCL(...) GMT_TARGET_WRAPPERS(NCCL, __VA_ARGS__)
+
+#define GMT_HOOK(lib, name, ret, params, args, minver, body, flg, req) \
+	GMT_WRAPPERS_##lib(name, ret, params, args, body, flg)
 #include "hooks.def"
 #undef GMT_HOOK
 
+#define GMT_WRAPPER_OF_DRV(name)  (void *)gmt_w_##name, NULL
+#define GMT_WRAPPER_OF_RT(name)   NULL, gmt_tw_##name
+#define GMT_WRAPPER_OF_NCCL(name) NULL, gmt_tw_##name
 const gmt_hook_t gmt_hooks[GMT_HOOK_COUNT] = {
 #define GMT_HOOK(lib, name, ret, params, args, minver, body, flg, req) \
-	[GMT_ID_##name] = { #name, (void *)gmt_w_##name, #body, (minver), \
+	[GMT_ID_##name] = { #name, GMT_WRAPPER_OF_##lib(name), #body, (minver), \
 			    GMT_LIB_OF_##lib, (flg), GMT_REQ_##req },
 #include "hooks.def"
 #undef GMT_HOOK
@@ -99,4 +139,40 @@ int gmt_real_offer(int id, void *p)
 						    memory_order_acq_rel, memory_order_acquire))
 		return 1;
 	return expected == p;
+}
+
+int gmt_target_index(int id, const void *p)
+{
+	const gmt_hook_t *hk = &gmt_hooks[id];
+
+	if (hk->targets == NULL || p == NULL)
+		return -1;
+	for (int k = 0; k < GMT_TARGETS; k++)
+		if (hk->targets[k] == p)
+			return k;
+	return -1;
+}
+
+static _Atomic unsigned char targets_full[GMT_HOOK_COUNT];
+
+void *gmt_target_wrapper(int id, void *real)
+{
+	const gmt_hook_t *hk = &gmt_hooks[id];
+
+	if (hk->targets == NULL || real == NULL)
+		return NULL;
+	if (gmt_target_index(id, real) >= 0)
+		return real; /* already one of ours */
+	for (int k = 0; k < GMT_TARGETS; k++) {
+		void *expected = NULL;
+		if (atomic_compare_exchange_strong_explicit(&gmt_targets[id][k], &expected, real,
+							    memory_order_acq_rel, memory_order_acquire) ||
+		    expected == real)
+			return hk->targets[k];
+	}
+	if (!atomic_exchange(&targets_full[id], 1))
+		gmt_pl_log(1, "more than %d %s libraries in this process: calls of the others to "
+			   "%s reach them untraced by name", GMT_TARGETS,
+			   hk->lib == GMT_LIB_NCCL ? "NCCL" : "CUDA runtime", hk->name);
+	return NULL;
 }

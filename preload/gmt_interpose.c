@@ -2,14 +2,16 @@
  * gmt_interpose.c - how calls to the CUDA driver reach our wrappers.
  *
  * A program reaches a driver function by one of three routes, and each must
- * end in our wrapper for the exact implementation the program asked for:
+ * end in our wrapper for the exact implementation the program asked for
+ * (the runtime's and NCCL's functions take a fourth, route 4 below):
  *
  * 1. The exported symbol. A program or library linked against libcuda calls
  *    cuMemAlloc_v2 through its PLT; LD_PRELOAD puts our export first in the
  *    global scope, so the dynamic linker binds it to us. Our wrapper finds
  *    the real function lazily with dlsym(RTLD_NEXT, name), i.e. the next
  *    definition after the preload (or, when libcuda was loaded RTLD_LOCAL,
- *    in libcuda's own handle).
+ *    in libcuda's own handle). There is one driver per process, so one real
+ *    function per name is right. Only driver names are exported.
  *
  * 2. dlsym on a handle. libcudart, NCCL's static runtime and PyTorch
  *    dlopen("libcuda.so.1") and dlsym() on that handle: symbol interposition
@@ -24,10 +26,14 @@
  *    forever in an experiment). So for those two, the very first thing our
  *    dlsym does is a tail call (a jmp, checked by tests/cases/
  *    preload_tailcall.sh): glibc sees the original return address. Nothing
- *    is lost: RTLD_DEFAULT finds our exports anyway, we are in the global
- *    scope. A real-handle look-up of a hooked name or of cuGetProcAddress*
- *    also tells the owners' table who asked (gmt_lib_note(): that is how the
- *    static runtimes inside NCCL, cuBLAS and cuDNN make themselves known).
+ *    of the driver is lost: RTLD_DEFAULT finds our driver exports anyway,
+ *    we are in the global scope (a runtime or NCCL function found that way
+ *    is called untraced by name; its driver calls are traced). A real-handle
+ *    look-up of a hooked name or of cuGetProcAddress* also tells the owners'
+ *    table who asked (gmt_lib_note(): that is how the static runtimes
+ *    inside NCCL, cuBLAS and cuDNN make themselves known). A real-handle
+ *    look-up of a runtime or NCCL name returns our wrapper of exactly the
+ *    function found, i.e. of that handle's library.
  *
  * 3. cuGetProcAddress / cuGetProcAddress_v2 (the runtime gets every entry
  *    point this way after dlsym'ing cuGetProcAddress_v2 itself, which route
@@ -46,6 +52,17 @@
  *    change. Anything else passes through untouched. A look-up of
  *    "cuGetProcAddress" itself returns the real look-up function, which we
  *    recognise like any other and replace by our wrapper.
+ *
+ * 4. The runtime and NCCL (cudaMalloc, ncclMemAlloc, ...), whose hooks only
+ *    name the API and the owner of the driver calls made under them. These
+ *    are NOT exported: a process may hold several runtimes and NCCLs (a
+ *    wheel's renamed libcudart-<hash>.so.12 loaded RTLD_LOCAL, two runtime
+ *    majors, a vendored NCCL), an export can forward to only one of them,
+ *    and an export answers presence probes (dlsym(RTLD_DEFAULT, ...), weak
+ *    references) "present" where nothing is. Instead each calling module's
+ *    GOT entries for those names are bound to per-target wrappers, each of
+ *    which calls the very function ld.so had bound that entry to: see
+ *    gmt_bind.c (and docs/interception.md).
  *
  * Bootstrapping glibc's dlsym. We export dlsym and dlvsym, so any reference
  * to them from this library binds to our own exports (an unversioned
@@ -255,6 +272,7 @@ static __attribute__((noinline)) void *wrap_lookup(void *p, const char *name, co
 {
 	int id;
 
+	gmt_bind_check();
 	if (p == NULL)
 		return NULL;
 	id = gmt_hook_find(name);
@@ -262,7 +280,15 @@ static __attribute__((noinline)) void *wrap_lookup(void *p, const char *name, co
 					 strcmp(name, "cuGetProcAddress_v2") == 0 ||
 					 strcmp(name, "cuGetProcAddress_v2_ptsz") == 0)))
 		gmt_lib_note(caller);
-	if (id >= 0 && gmt_real_offer(id, p))
+	if (id < 0)
+		return p;
+	/* A runtime or NCCL function: our wrapper of exactly this one (the
+	 * handle's library, whichever copy it is). */
+	if (gmt_hooks[id].targets != NULL) {
+		void *w = gmt_target_wrapper(id, p);
+		return w != NULL ? w : p;
+	}
+	if (gmt_real_offer(id, p))
 		return gmt_hooks[id].wrapper;
 	return p;
 }
@@ -289,17 +315,15 @@ GMT_EXPORT GMT_TAILCALL_FN void *dlvsym(void *restrict handle, const char *restr
 
 /* ---- finding a hook's real function --------------------------------------- */
 
-static const char *const lib_names[3][4] = {
-	[GMT_LIB_DRV] = { "libcuda.so.1", "libcuda.so", NULL },
-	[GMT_LIB_RT] = { "libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL },
-	[GMT_LIB_NCCL] = { "libnccl.so.2", "libnccl.so", NULL },
-};
+/* The driver's names (runtime and NCCL hooks never look for their library
+ * by name: each wrapper knows its own, gmt_bind.c). */
+static const char *const driver_names[] = { "libcuda.so.1", "libcuda.so", NULL };
 
-/* A handle of an already loaded library (never loads one: NOLOAD). */
-static void *lib_handle(int lib)
+/* A handle of the already loaded driver (never loads one: NOLOAD). */
+static void *driver_lib_handle(void)
 {
-	for (int i = 0; lib_names[lib][i] != NULL; i++) {
-		void *h = dlopen(lib_names[lib][i], RTLD_LAZY | RTLD_NOLOAD);
+	for (int i = 0; driver_names[i] != NULL; i++) {
+		void *h = dlopen(driver_names[i], RTLD_LAZY | RTLD_NOLOAD);
 		if (h != NULL)
 			return h;
 	}
@@ -315,7 +339,7 @@ void *gmt_driver_handle(void)
 
 	if (h != NULL)
 		return h;
-	h = lib_handle(GMT_LIB_DRV);
+	h = driver_lib_handle();
 	/* A driver under another name: the module of a real driver function. */
 	for (int id = 0; h == NULL && id < GMT_HOOK_COUNT; id++) {
 		void *p = gmt_real(id);
@@ -341,12 +365,12 @@ void *gmt_resolve(int id)
 
 	gmt_preload_ensure_init();
 	p = gmt_real(id);
-	if (p != NULL)
+	if (p != NULL || hk->lib != GMT_LIB_DRV)
 		return p;
 	sym = real_dlsym_fn();
 	p = sym(RTLD_NEXT, hk->name);
 	if (p == NULL || p == hk->wrapper) {
-		h = hk->lib == GMT_LIB_DRV ? gmt_driver_handle() : lib_handle(hk->lib);
+		h = gmt_driver_handle();
 		p = h != NULL ? sym(h, hk->name) : NULL;
 	}
 	if (p != NULL)
@@ -356,8 +380,8 @@ void *gmt_resolve(int id)
 	 * caller gets "not found"). Loaded but without the symbol: an older
 	 * driver; worth one warning if every supported version has it. */
 	if (p == NULL && h != NULL && !atomic_exchange(&resolve_warned[id], 1))
-		gmt_pl_log(hk->required ? 1 : 3, "%s: not in this %s (needs version %d)", hk->name,
-			   hk->lib == GMT_LIB_NCCL ? "NCCL" : "CUDA library", hk->min_version);
+		gmt_pl_log(hk->required ? 1 : 3, "%s: not in this CUDA driver (needs version %d)",
+			   hk->name, hk->min_version);
 	return p;
 }
 
@@ -435,11 +459,11 @@ void *gmt_substitute(void *fn, const char *requested)
 		if (gmt_hooks[id].wrapper == fn)
 			return fn; /* already ours (the driver used our dlsym) */
 	for (id = 0; id < GMT_HOOK_COUNT; id++)
-		if (gmt_real(id) == fn)
+		if (gmt_hooks[id].lib == GMT_LIB_DRV && gmt_real(id) == fn)
 			return gmt_hooks[id].wrapper;
 	if (dladdr(fn, &info) && info.dli_sname != NULL && info.dli_saddr == fn) {
 		id = gmt_hook_find(info.dli_sname);
-		if (id >= 0 && gmt_real_offer(id, fn))
+		if (id >= 0 && gmt_hooks[id].lib == GMT_LIB_DRV && gmt_real_offer(id, fn))
 			return gmt_hooks[id].wrapper;
 	}
 	if (requested != NULL) {
@@ -463,6 +487,7 @@ CUresult gmt_do_cuGetProcAddress_v2(__typeof__(cuGetProcAddress_v2) *real, const
 {
 	CUresult r = real(symbol, pfn, cudaVersion, flags, symbolStatus);
 
+	gmt_bind_check();
 	gmt_lib_note(call->caller);
 	if (r == CUDA_SUCCESS && pfn != NULL && *pfn != NULL)
 		*pfn = gmt_substitute(*pfn, symbol);
@@ -474,6 +499,7 @@ CUresult gmt_do_cuGetProcAddress(__typeof__(cuGetProcAddress) *real, const gmt_c
 {
 	CUresult r = real(symbol, pfn, cudaVersion, flags);
 
+	gmt_bind_check();
 	gmt_lib_note(call->caller);
 	if (r == CUDA_SUCCESS && pfn != NULL && *pfn != NULL)
 		*pfn = gmt_substitute(*pfn, symbol);

@@ -58,7 +58,9 @@ enum gmt_hook_lib { GMT_LIB_DRV = 0, GMT_LIB_RT = 1, GMT_LIB_NCCL = 2 };
 #define GMT_REQ_REQ 1
 #define GMT_REQ_OPT 0
 
-/* What a wrapper returns when the real function does not exist. */
+/* What a wrapper returns when the real function does not exist (only a
+ * driver wrapper can lack one: a runtime or NCCL wrapper is handed out
+ * only together with its real function). */
 #define GMT_MISSING_DRV  CUDA_ERROR_NOT_FOUND
 #define GMT_MISSING_RT   cudaErrorSymbolNotFound
 #define GMT_MISSING_NCCL ncclSystemError
@@ -72,7 +74,10 @@ enum gmt_hook_id {
 
 typedef struct gmt_hook {
 	const char *name;       /* exact exported / implementation name       */
-	void *wrapper;          /* our wrapper (the exported symbol's address) */
+	void *wrapper;          /* DRV: our wrapper (the exported symbol's
+				 * address); RT, NCCL: NULL                    */
+	void *const *targets;   /* RT, NCCL: the GMT_TARGETS per-target
+				 * wrappers (gmt_targets[id][k]); DRV: NULL    */
 	const char *body;       /* the body's base name                        */
 	int min_version;
 	uint8_t lib;            /* enum gmt_hook_lib                           */
@@ -91,6 +96,28 @@ static inline void *gmt_real(int id)
 	return atomic_load_explicit(&gmt_real_slots[id], memory_order_acquire);
 }
 
+/* Runtime and NCCL hooks: up to GMT_TARGETS distinct real functions per
+ * name (one per copy of the library in the process), set once each (first
+ * writer wins) by gmt_target_wrapper(); wrapper k of a hook calls
+ * gmt_targets[id][k]. Driver hooks leave their rows empty. */
+#define GMT_TARGETS 16
+extern _Atomic(void *) gmt_targets[GMT_HOOK_COUNT][GMT_TARGETS];
+
+static inline void *gmt_target(int id, int k)
+{
+	return atomic_load_explicit(&gmt_targets[id][k], memory_order_acquire);
+}
+
+/* Our wrapper of runtime/NCCL hook id that calls real (claiming the next
+ * free target for it), or NULL when real is NULL or the hook's targets are
+ * all taken by others (said once). A wrapper of ours is returned as is. */
+void *gmt_target_wrapper(int id, void *real);
+/* k when p is hook id's k-th per-target wrapper, else -1. */
+int gmt_target_index(int id, const void *p);
+
+/* X(k, ...) for k = 0 .. GMT_TARGETS-1. */
+#define GMT_FOR_TARGETS(X, ...)                                                          	X(0, __VA_ARGS__) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)           	X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__)           	X(8, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__)         	X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__)
+
 /* Typed accessors of the real functions: real_cuMemAlloc_v2() etc. */
 #define GMT_HOOK(lib, name, ret, params, args, minver, body, flags, req) \
 	static inline __typeof__(name) *real_##name(void)                 \
@@ -105,9 +132,9 @@ static inline void *gmt_real(int id)
  * holds another function (p must then be passed through untouched). */
 int gmt_real_offer(int id, void *p);
 
-/* Finds hook id's real function when nobody has offered one yet:
- * dlsym(RTLD_NEXT), then the library's own handle. NULL when it does not
- * exist (an old driver): the wrapper then returns GMT_MISSING_<lib>. */
+/* Finds driver hook id's real function when nobody has offered one yet:
+ * dlsym(RTLD_NEXT), then the driver's own handle. NULL when it does not
+ * exist (an old driver): the wrapper then returns GMT_MISSING_DRV. */
 void *gmt_resolve(int id);
 
 /* Index of the hook whose name is exactly `name`, or -1. */
@@ -175,6 +202,12 @@ void gmt_pl_log(int level, const char *fmt, ...) __attribute__((format(printf, 2
 extern void *(*_Atomic gmt_real_dlsym)(void *, const char *);
 extern void *(*_Atomic gmt_real_dlvsym)(void *, const char *, const char *);
 int gmt_interpose_boot(void);
+
+/* Binds the runtime and NCCL calls of modules loaded since the last time
+ * (gmt_bind.c): cheap when nothing was loaded (one dl_iterate_phdr step). */
+void gmt_bind_check(void);
+/* The first scan, at initialisation. */
+void gmt_bind_init(void);
 
 /* A handle of the loaded driver (libcuda), or NULL. */
 void *gmt_driver_handle(void);

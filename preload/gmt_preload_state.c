@@ -36,6 +36,8 @@ static void init_run(void)
 	if (gmt_interpose_boot() != 0)
 		gmt_pl_log(1, "glibc's dlsym was not found: dlopen'ed CUDA is not traced");
 	atomic_store_explicit(&gmt_preload_ready, 1, memory_order_release);
+	/* The runtime and NCCL calls of every module loaded so far. */
+	gmt_bind_init();
 }
 
 void gmt_preload_init_slow(void)
@@ -782,6 +784,8 @@ void gmt_sample_sync(int device, CUcontext ctx)
 	if (!atomic_compare_exchange_strong(&last_sample[device], &last, now))
 		return;
 	emit_samples(device, ctx, 0);
+	/* A library loaded since: its runtime calls are named from now on. */
+	gmt_bind_check();
 }
 
 /* ---- samples at phase boundaries ----------------------------------------- */

@@ -12,6 +12,8 @@ have_hdr gelf.h || need="$need libelf-dev"
 have_lib libz.a || need="$need zlib1g-dev"
 have_lib liblzma.a || need="$need liblzma-dev"
 have_lib libbz2.a || need="$need libbz2-dev"
+# The tests' renamed runtime and NCCL copies (tests/extra.mk), as auditwheel makes them.
+command -v patchelf >/dev/null 2>&1 || need="$need patchelf"
 [ -e "${CUDA_HOME:-/usr/local/cuda}/include/cuda.h" ] || {
 	echo "gpumemtrace: the CUDA toolkit headers are missing: ${CUDA_HOME:-/usr/local/cuda}/include/cuda.h (set CUDA_HOME)" >&2
 	exit 1

@@ -184,3 +184,81 @@ $(BUILD)/tests/diff_v2/libdiffws.so: tests/routes/lib/diffws_lib.c $(FAKE)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(SITES_CFLAGS) -DDIFFWS_TAG=1 -fPIC -shared \
 	    -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 -o $@ $< -L$(BUILD)/fakecuda -lcudart
+
+# Runtime and NCCL hooks answer each caller with its own library
+# (tests/cases/route_rtlocal.sh, route_majors.sh; preload/gmt_bind.c).
+#   rtlocal/libcudart-<hash>.so.13   renamed copies of the runtime double (two)
+#   rtlocal/libnccl-<hash>.so.2      a renamed copy of the NCCL double
+#   rtlocal/libext_{a,b,nccl}.so     extensions linked against them (RUNPATH $ORIGIN)
+#   rtlocal/real/libcudart-<hash>.so.13 + libext_real.so: the toolkit's REAL runtime, renamed
+#   rtlocal/vendor/libext_nccl_real.so  linked as libnccl.so.2; the test copies the
+#                                    REAL libnccl.so.2 (over 200 MiB) beside it, renamed
+#   route_rtlocal                    loads them RTLD_LOCAL, then probes for the names
+#   rt12/libcudart.so.12 + libmajors12.so + route_majors: two runtime majors
+#                                    (route_majors dlopens libmajors12.so RTLD_GLOBAL)
+#   real/route_real_rt               linked directly against the REAL runtime (RPATH)
+RTL := $(BUILD)/tests/rtlocal
+RTL_EXT_CFLAGS = $(RT_CFLAGS) -fPIC -shared -Wl,-rpath,'$$ORIGIN'
+RTLOCAL_EXTRA := $(BUILD)/tests/route_rtlocal $(RTL)/libext_a.so $(RTL)/libext_b.so $(RTL)/libext_nccl.so \
+                 $(RTL)/real/libext_real.so $(RTL)/vendor/libext_nccl_real.so \
+                 $(BUILD)/tests/route_majors $(BUILD)/tests/real/route_real_rt
+EXTRA_TARGETS += $(RTLOCAL_EXTRA)
+
+$(BUILD)/tests/route_rtlocal: tests/routes/lib/rtlocal_main.c preload/hooks.def
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(RT_CFLAGS) -Ipreload -o $@ $< -ldl
+
+# A renamed copy, as auditwheel makes one: file and soname libX-<hash>.
+$(RTL)/libcudart-5e1f7c2a.so.13 $(RTL)/libcudart-0b9d4e61.so.13: $(BUILD)/fakecuda/libcudart.so.13
+	$(call msg,PATCHELF,$@)
+	$(Q)mkdir -p $(dir $@) && cp $< $@ && patchelf --set-soname $(notdir $@) $@
+$(RTL)/libnccl-9c8b7a6d.so.2: $(BUILD)/fakecuda/libnccl.so.2
+	$(call msg,PATCHELF,$@)
+	$(Q)mkdir -p $(dir $@) && cp $< $@ && patchelf --set-soname $(notdir $@) $@
+$(RTL)/real/libcudart-3c7a2f90.so.13: $(CUDA_HOME)/lib64/libcudart.so.13
+	$(call msg,PATCHELF,$@)
+	$(Q)mkdir -p $(dir $@) && cp -L $< $@ && patchelf --set-soname $(notdir $@) $@
+
+$(RTL)/libext_a.so: tests/routes/lib/rtlocal_ext.c $(RTL)/libcudart-5e1f7c2a.so.13
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(RTL_EXT_CFLAGS) -DEXT_BYTES=3145728 -DEXT_LIB='"libcudart-5e1f7c2a.so.13"' -o $@ $< \
+	    -L$(RTL) -l:libcudart-5e1f7c2a.so.13 -ldl
+$(RTL)/libext_b.so: tests/routes/lib/rtlocal_ext.c $(RTL)/libcudart-0b9d4e61.so.13
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(RTL_EXT_CFLAGS) -DEXT_BYTES=5242880 -DEXT_LIB='"libcudart-0b9d4e61.so.13"' -o $@ $< \
+	    -L$(RTL) -l:libcudart-0b9d4e61.so.13 -ldl
+$(RTL)/libext_nccl.so: tests/routes/lib/rtlocal_ext.c $(RTL)/libnccl-9c8b7a6d.so.2
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(RTL_EXT_CFLAGS) -DEXT_NCCL -DEXT_BYTES=3145728 -DEXT_LIB='"libnccl-9c8b7a6d.so.2"' -o $@ $< \
+	    -L$(RTL) -l:libnccl-9c8b7a6d.so.2 -ldl
+$(RTL)/real/libext_real.so: tests/routes/lib/rtlocal_ext.c $(RTL)/real/libcudart-3c7a2f90.so.13
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(RTL_EXT_CFLAGS) -DEXT_BYTES=3145728 -DEXT_LIB='"libcudart-3c7a2f90.so.13"' -o $@ $< \
+	    -L$(RTL)/real -l:libcudart-3c7a2f90.so.13 -ldl
+$(RTL)/vendor/libext_nccl_real.so: tests/routes/lib/rtlocal_ext.c $(BUILD)/fakecuda/libnccl.so.2
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(RTL_EXT_CFLAGS) -DEXT_NCCL -DEXT_BYTES=3145728 -DEXT_LIB='"libnccl-1a2b3c4d.so.2"' -o $@ $< \
+	    -L$(BUILD)/fakecuda -l:libnccl.so.2 -ldl
+
+$(BUILD)/tests/rt12/libcudart.so.12: tests/fakecuda/fake_runtime.c tests/fakecuda/cudart12.map $(wildcard tests/fakecuda/*.h)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) -fPIC $(CUDA_INC) -shared -DFK_RUNTIME_VERSION=12080 -Wl,-soname,libcudart.so.12 \
+	    -Wl,--version-script=tests/fakecuda/cudart12.map -o $@ $< -ldl -lpthread
+$(BUILD)/tests/libmajors12.so: tests/routes/lib/majors_lib.c $(BUILD)/tests/rt12/libcudart.so.12
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(RT_CFLAGS) -fPIC -shared -o $@ $< -L$(BUILD)/tests/rt12 -l:libcudart.so.12 \
+	    -Wl,-rpath,'$$ORIGIN/rt12'
+$(BUILD)/tests/route_majors: tests/routes/lib/majors_main.c $(BUILD)/tests/libmajors12.so $(FAKE)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(RT_CFLAGS) -o $@ $< $(ROUTE_LIBS)
+
+$(BUILD)/tests/real/lib/libcudart.so.13: $(CUDA_HOME)/lib64/libcudart.so.13
+	$(call msg,CP,$@)
+	$(Q)mkdir -p $(dir $@) && cp -L $< $@
+$(BUILD)/tests/real/route_real_rt: tests/routes/lib/real_rt.c $(BUILD)/tests/real/lib/libcudart.so.13
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(RT_CFLAGS) -o $@ $< -L$(BUILD)/tests/real/lib -l:libcudart.so.13 \
+	    -Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/lib'

@@ -26,8 +26,15 @@
 
 #include "fakecuda_internal.h"
 
-/* GMT_FAKE_RUNTIME_VERSION (default CUDART_VERSION): what this runtime says
- * it is, so that a test can run two "versions"; read at each call. */
+/* The runtime version this build is (cudaRuntimeGetVersion, the driver it
+ * needs): the headers' by default; the libcudart.so.12 build (two runtime
+ * majors in one process, tests/cases/route_majors.sh) says 12080. */
+#ifndef FK_RUNTIME_VERSION
+#define FK_RUNTIME_VERSION CUDART_VERSION
+#endif
+
+/* GMT_FAKE_RUNTIME_VERSION (default FK_RUNTIME_VERSION): what this runtime
+ * says it is, so that a test can run two "versions"; read at each call. */
 static int runtime_version(void)
 {
 	const char *s = getenv("GMT_FAKE_RUNTIME_VERSION");
@@ -35,10 +42,10 @@ static int runtime_version(void)
 	long v;
 
 	if (!s || !*s)
-		return CUDART_VERSION;
+		return FK_RUNTIME_VERSION;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	return errno || *end || v <= 0 || v > INT_MAX ? CUDART_VERSION : (int)v;
+	return errno || *end || v <= 0 || v > INT_MAX ? FK_RUNTIME_VERSION : (int)v;
 }
 
 /* Driver entry points, resolved once (see drv_init). */
