@@ -10,8 +10,8 @@
 #
 # Layout rules (who may include what): preload/ uses tracer/gmt_tracer.h and
 # the CUDA headers; tracer/ (the writer) knows no CUDA header; reader/ (the
-# trace reader) uses only tracer/gmt_format.h; analyzer/ uses only
-# reader/gmt_decode.h, tracer/gmt_format.h and schemas/; nothing depends on
+# trace reader) uses only tracer/gmt_format.h (.def); analyzer/ uses only
+# reader/gmt_decode.h, tracer/gmt_format.h (.def) and schemas/; nothing depends on
 # analyzer/. web/ (the report page's assets and shell writer) and export/
 # (writers and engines of the page and the exports) use nothing
 # of the others. tests/fakecuda/ are the CUDA/NCCL test doubles.
@@ -86,22 +86,22 @@ $(DEPS_OK): scripts/deps.sh
 	$(Q)sh scripts/deps.sh
 	$(Q)touch $@
 
-$(BUILD)/obj/tracer/%.o: tracer/%.c $(wildcard tracer/*.h) | $(DEPS_OK)
+$(BUILD)/obj/tracer/%.o: tracer/%.c $(wildcard tracer/*.h) tracer/gmt_format.def | $(DEPS_OK)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
-$(BUILD)/obj/reader/%.o: reader/%.c $(wildcard reader/*.h) tracer/gmt_format.h | $(DEPS_OK)
+$(BUILD)/obj/reader/%.o: reader/%.c $(wildcard reader/*.h) tracer/gmt_format.h tracer/gmt_format.def | $(DEPS_OK)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) -Ireader -Itracer -c $< -o $@
 
-$(BUILD)/obj/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def tracer/*.h) | $(DEPS_OK)
+$(BUILD)/obj/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def tracer/*.h) tracer/gmt_format.def | $(DEPS_OK)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) $(CUDA_INC) -Itracer -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
-$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h reader/gmt_decode.h tracer/gmt_format.h) | $(DEPS_OK)
+$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h reader/gmt_decode.h tracer/gmt_format.h) tracer/gmt_format.def | $(DEPS_OK)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) -Ireader -Itracer -DGMT_VERSION='"$(VERSION)"' -c $< -o $@

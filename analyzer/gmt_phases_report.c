@@ -13,8 +13,6 @@
 #define GMT_VERSION "0.0.0"
 #endif
 
-/* JSON keys and text names of the owner indices (gmt_downer()). */
-static const char *const owner_key[GMT_DOWNERS] = { "application", "nccl", "cublas", "cudnn", "other" };
 
 static const char bound_note[] =
 	"a sum or difference of maxima reached at different instants: a bound that "
@@ -276,7 +274,7 @@ static void t_pdev(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, cons
 		char label[32];
 		if (!m[0].v.outside_owner[o] && !m[1].v.outside_owner[o])
 			continue;
-		snprintf(label, sizeof label, "    of it %s", owner_key[o]);
+		snprintf(label, sizeof label, "    of it %s", gmt_downer_key(o));
 		t_mval(f, label, m, (char)('0' + o));
 	}
 	t_mval(f, "max gap (reserved - allocated)", BOTH(max_gap), 'g');
@@ -411,12 +409,12 @@ void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
 			info.outliers[0], info.outliers[1]);
 		for (int o = 2; o < GMT_DOWNERS; o++)
 			if (info.outliers[o])
-				fprintf(f, ", %s %" PRIu64, owner_key[o], info.outliers[o]);
+				fprintf(f, ", %s %" PRIu64, gmt_downer_key(o), info.outliers[o]);
 		fprintf(f, ")\n");
 		for (size_t k = 0; k < info.n_top; k++) {
 			const gmt_outlier_t *o = &info.top[k];
 			fprintf(f, "  %s %s %s %s 0x%" PRIx64 ", allocated at %+.9f s, ", gmt_fmt_bytes(b, sizeof(b), o->size),
-				owner_key[o->owner < GMT_DOWNERS ? o->owner : GMT_DOWNER_OTHER], gmt_kind_name(o->kind),
+				gmt_downer_key(o->owner < GMT_DOWNERS ? o->owner : GMT_DOWNER_OTHER), gmt_kind_name(o->kind),
 				o->is_handle ? "handle" : "at", o->addr, since_s(s, o->ts));
 			if (o->freed_ts)
 				fprintf(f, "freed at %+.9f s", since_s(s, o->freed_ts));
@@ -529,7 +527,7 @@ static void j_vals(FILE *f, const gmt_lv_vals_t *v)
 	jk(f, &q, "outside_by_owner");
 	fputc('{', f);
 	for (int o = 0; o < GMT_DOWNERS; o++)
-		fprintf(f, "%s\"%s\":%" PRIu64, o ? "," : "", owner_key[o], v->outside_owner[o]);
+		fprintf(f, "%s\"%s\":%" PRIu64, o ? "," : "", gmt_downer_key(o), v->outside_owner[o]);
 	fputc('}', f);
 	ju(f, &q, "held_bytes", v->held);
 	if (v->has_used) {
@@ -855,7 +853,7 @@ void gmt_phases_report_json(FILE *f, gmt_phases_t *ph, int first)
 			jk(f, &w, "count_by_owner");
 			fputc('{', f);
 			for (int o = 0; o < GMT_DOWNERS; o++)
-				fprintf(f, "%s\"%s\":%" PRIu64, o ? "," : "", owner_key[o], info.outliers[o]);
+				fprintf(f, "%s\"%s\":%" PRIu64, o ? "," : "", gmt_downer_key(o), info.outliers[o]);
 			fputc('}', f);
 			jk(f, &w, "largest");
 			fputc('[', f);
@@ -864,7 +862,7 @@ void gmt_phases_report_json(FILE *f, gmt_phases_t *ph, int first)
 				int z = 1;
 				fputs(k ? ",{" : "{", f);
 				ju(f, &z, "bytes", o->size);
-				js(f, &z, "owner", owner_key[o->owner < GMT_DOWNERS ? o->owner : GMT_DOWNER_OTHER]);
+				js(f, &z, "owner", gmt_downer_key(o->owner < GMT_DOWNERS ? o->owner : GMT_DOWNER_OTHER));
 				js(f, &z, "kind", gmt_kind_name(o->kind));
 				ju(f, &z, o->is_handle ? "handle" : "address", o->addr);
 				ji(f, &z, "device", o->dev);

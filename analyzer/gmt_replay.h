@@ -32,6 +32,19 @@ static inline unsigned gmt_downer(unsigned owner)
 	return owner <= GMT_OWNER_MAX ? owner : GMT_DOWNER_OTHER;
 }
 
+/* JSON keys and text names of the report indices: a device kind's is the
+ * format's (tracer/gmt_format.def); an owner index's is the format's, or
+ * "other". */
+static inline const char *gmt_dkind_key(unsigned k)
+{
+	return gmt_kind_name(k);
+}
+
+static inline const char *gmt_downer_key(unsigned o)
+{
+	return o == GMT_DOWNER_OTHER ? "other" : gmt_owner_name(o);
+}
+
 /* Device bytes at one instant, split two ways (each split sums to total). */
 typedef struct gmt_composition {
 	uint64_t total;

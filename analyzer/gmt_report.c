@@ -13,11 +13,6 @@
 #define GMT_VERSION "0.0.0"
 #endif
 
-static const char *const dkind_key[GMT_DKINDS] = {
-	"unknown", "plain", "stream_ordered", "vmm_physical", "managed",
-};
-/* JSON keys and text names of the owner indices (gmt_downer()). */
-static const char *const downer_key[GMT_DOWNERS] = { "application", "nccl", "cublas", "cudnn", "other" };
 
 const char *gmt_curesult_name(unsigned code)
 {
@@ -182,7 +177,7 @@ static void t_comp(FILE *f, const char *indent, const gmt_composition_t *c)
 	fprintf(f, "%sby kind: ", indent);
 	int any = 0;
 	for (int k = 1; k < GMT_DKINDS; k++)
-		fprintf(f, "%s%s %s", any++ ? ", " : "", dkind_key[k], gmt_fmt_bytes(b, sizeof(b), c->kind[k]));
+		fprintf(f, "%s%s %s", any++ ? ", " : "", gmt_dkind_key(k), gmt_fmt_bytes(b, sizeof(b), c->kind[k]));
 	if (c->kind[0])
 		fprintf(f, ", unknown %s", gmt_fmt_bytes(b, sizeof(b), c->kind[0]));
 	/* application and nccl always; the others only when they hold bytes. */
@@ -190,7 +185,7 @@ static void t_comp(FILE *f, const char *indent, const gmt_composition_t *c)
 	fprintf(f, ", nccl %s", gmt_fmt_bytes(b, sizeof(b), c->owner[1]));
 	for (int o = 2; o < GMT_DOWNERS; o++)
 		if (c->owner[o])
-			fprintf(f, ", %s %s", downer_key[o], gmt_fmt_bytes(b, sizeof(b), c->owner[o]));
+			fprintf(f, ", %s %s", gmt_downer_key(o), gmt_fmt_bytes(b, sizeof(b), c->owner[o]));
 	fputc('\n', f);
 }
 
@@ -229,7 +224,7 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 		sum += d->kind_max[k];
 		if (k == 0 && !d->kind_max[0])
 			continue;
-		fprintf(f, "    %-15s %s", dkind_key[k], gmt_fmt_bytes(b, sizeof(b), d->kind_max[k]));
+		fprintf(f, "    %-15s %s", gmt_dkind_key(k), gmt_fmt_bytes(b, sizeof(b), d->kind_max[k]));
 		if (d->kind_max[k])
 			fprintf(f, " at %+.9f s", since_s(s, d->kind_max_ts[k]));
 		fputc('\n', f);
@@ -267,7 +262,7 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 	for (int k = 0; k < GMT_DKINDS; k++) {
 		if (k == 0 && !d->n_alloc[0] && !d->n_free[0] && !d->n_fail[0])
 			continue;
-		fprintf(f, "    %-15s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", dkind_key[k],
+		fprintf(f, "    %-15s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", gmt_dkind_key(k),
 			d->n_alloc[k], d->n_free[k], d->n_fail[k]);
 	}
 	if (d->meminfo_samples) {
@@ -561,7 +556,7 @@ static void j_kinds(FILE *f, const uint64_t *k)
 {
 	fputc('{', f);
 	for (int i = 0; i < GMT_DKINDS; i++)
-		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", dkind_key[i], k[i]);
+		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", gmt_dkind_key(i), k[i]);
 	fputc('}', f);
 }
 
@@ -571,7 +566,7 @@ static void j_comp(FILE *f, const gmt_composition_t *c)
 	j_kinds(f, c->kind);
 	fputs(",\"by_owner\":{", f);
 	for (int i = 0; i < GMT_DOWNERS; i++)
-		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", downer_key[i], c->owner[i]);
+		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", gmt_downer_key(i), c->owner[i]);
 	fputc('}', f);
 }
 
@@ -629,7 +624,7 @@ static void j_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 	for (int k = 0; k < GMT_DKINDS; k++) {
 		int m = 1;
 		sum += d->kind_max[k];
-		fprintf(f, "%s\"%s\":{", k ? "," : "", dkind_key[k]);
+		fprintf(f, "%s\"%s\":{", k ? "," : "", gmt_dkind_key(k));
 		ju64(f, &m, "bytes", d->kind_max[k]);
 		if (d->kind_max[k])
 			ju64(f, &m, "ts_ns", d->kind_max_ts[k]);
@@ -648,7 +643,7 @@ static void j_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 	fputc('{', f);
 	for (int k = 0; k < GMT_DKINDS; k++)
 		fprintf(f, "%s\"%s\":{\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"failed\":%" PRIu64 "}",
-			k ? "," : "", dkind_key[k], d->n_alloc[k], d->n_free[k], d->n_fail[k]);
+			k ? "," : "", gmt_dkind_key(k), d->n_alloc[k], d->n_free[k], d->n_fail[k]);
 	fputc('}', f);
 
 	jkey(f, &fi, "contexts");
@@ -786,9 +781,14 @@ void gmt_report_json(FILE *f, const gmt_summary_t *s, int first)
 		jkey(f, &e, "by_type");
 		fputc('{', f);
 		int t = 1;
-		for (unsigned i = 1; i <= GMT_EV_TYPE_MAX; i++)
-			ju64(f, &t, gmt_ev_type_name(i), s->by_type[i]);
-		ju64(f, &t, "unknown", s->by_type[0] + s->by_type[GMT_EV_TYPE_MAX + 1]);
+		uint64_t unknown = s->by_type[GMT_EV_TYPE_MAX + 1];
+		for (unsigned i = 0; i <= GMT_EV_TYPE_MAX; i++) {
+			if (gmt_ev_type_known(i))
+				ju64(f, &t, gmt_ev_type_name(i), s->by_type[i]);
+			else
+				unknown += s->by_type[i];
+		}
+		ju64(f, &t, "unknown", unknown);
 		fputs("}}", f);
 	}
 

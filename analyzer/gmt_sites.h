@@ -10,14 +10,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Owner decided from a stack, beyond the format's owners. */
+#include "gmt_format.h"
+
+/* Owner decided from a stack: the format's owners (tracer/gmt_format.def),
+ * then two more. */
 enum gmt_stack_owner {
-	GMT_SOWNER_APPLICATION = 0,
-	GMT_SOWNER_NCCL,
-	GMT_SOWNER_CUBLAS,
-	GMT_SOWNER_CUDNN,
-	GMT_SOWNER_FRAMEWORK,   /* libc10_cuda, libtorch*                       */
-	GMT_SOWNER_UNKNOWN      /* no frame outside the CUDA libraries and ours */
+#define GMT_OWNER(name, number, key) GMT_SOWNER_##name = (number),
+#include "gmt_format.def"
+	GMT_SOWNER_FRAMEWORK = GMT_OWNER_MAX + 1, /* libc10_cuda, libtorch*   */
+	GMT_SOWNER_UNKNOWN                        /* no frame outside the CUDA
+						     libraries and ours        */
 };
 
 /* The owner named by a module's file name (a path or a base name):

@@ -4,15 +4,14 @@
  */
 #include <string.h>
 
+#include "gmt_decode.h"
 #include "gmt_sites.h"
-
-static const char *const sowner_names[] = {
-	"application", "nccl", "cublas", "cudnn", "framework", "unknown",
-};
 
 const char *gmt_stack_owner_name(enum gmt_stack_owner o)
 {
-	return (unsigned)o <= GMT_SOWNER_UNKNOWN ? sowner_names[o] : "unknown";
+	if ((unsigned)o <= GMT_OWNER_MAX)
+		return gmt_owner_name(o);
+	return o == GMT_SOWNER_FRAMEWORK ? "framework" : "unknown";
 }
 
 static int prefix(const char *s, const char *p)
@@ -34,6 +33,6 @@ enum gmt_stack_owner gmt_module_owner(const char *path)
 		return GMT_SOWNER_CUBLAS;
 	if (prefix(b, "libcudnn"))
 		return GMT_SOWNER_CUDNN;
-	return GMT_SOWNER_APPLICATION;
+	return GMT_SOWNER_APP;
 }
 

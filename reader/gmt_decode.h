@@ -122,14 +122,15 @@ int gmt_decode_file(const char *path, const gmt_visitor_t *v, gmt_decode_result_
 int gmt_decode_buffer(const void *data, size_t len, const char *name,
 		      const gmt_visitor_t *v, gmt_decode_result_t *res);
 
-/* Printable names (reader/gmt_names.c); "?" for numbers out of range.
- * Kinds: unknown plain stream_ordered vmm_physical managed host_pinned;
- * owners: application nccl cublas cudnn; apis: driver cudaMalloc ... (gmt_api order). */
+/* Printable names (reader/gmt_names.c): the keys of tracer/gmt_format.def;
+ * "?" for numbers not in its lists. */
 const char *gmt_ev_type_name(unsigned type);
 const char *gmt_kind_name(unsigned kind);
 const char *gmt_api_name(unsigned api);
 const char *gmt_owner_name(unsigned owner);
 const char *gmt_sync_name(unsigned kind);
+/* Whether an event type is in the list (0, NONE, is not). */
+int gmt_ev_type_known(unsigned type);
 
 #ifdef __cplusplus
 }

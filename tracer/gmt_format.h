@@ -3,6 +3,8 @@
  * and the reader (reader/gmt_decode.c, used by analyzer/ and tests/).
  *
  * schemas/trace-format.md is normative; this header only names its numbers.
+ * The event types, kinds, APIs and owners are listed in gmt_format.def, from
+ * which the enums below (and the reader's names) are expanded.
  * Knows no CUDA header: CUDA-specific meanings (kind, api) are plain numbers.
  */
 #ifndef GMT_FORMAT_H
@@ -35,75 +37,22 @@ enum gmt_rec_tag {
 	GMT_REC_TAG_MAX       = 12
 };
 
-/* Event types (column "type", one byte). */
+/* Event types (column "type", one byte), kinds, APIs and owners: the lists
+ * are in gmt_format.def (one line each: number, name, key, meaning). */
 /* TEXT_STACK ids start here, so an event's stack column tells the two kinds
  * apart: native STACK ids count up from 1 and never get this far. */
 #define GMT_TEXT_STACK_ID_BASE 0x80000000u
 #define GMT_STACK_IS_TEXT(id)  ((uint32_t)(id) >= GMT_TEXT_STACK_ID_BASE)
 
 enum gmt_ev_type {
-	GMT_EV_NONE          = 0,
-	GMT_EV_ALLOC         = 1,  /* addr, size, stream(async), aux=kind|api|owner */
-	GMT_EV_FREE          = 2,  /* addr, stream(async), aux=kind|api|owner       */
-	GMT_EV_ALLOC_FAIL    = 3,  /* size requested, stream, aux incl. result      */
-	GMT_EV_FREE_FAIL     = 4,  /* addr: the free recorded before it failed      */
-	GMT_EV_VMM_CREATE    = 5,  /* addr=handle, size (physical bytes)            */
-	GMT_EV_VMM_RELEASE   = 6,  /* addr=handle                                   */
-	GMT_EV_VMM_RESERVE   = 7,  /* addr=va, size (address space only)            */
-	GMT_EV_VMM_ADDR_FREE = 8,  /* addr=va, size                                 */
-	GMT_EV_VMM_MAP       = 9,  /* addr=va, size, stream=handle, aux=offset      */
-	GMT_EV_VMM_UNMAP     = 10, /* addr=va, size                                 */
-	GMT_EV_POOL_CREATE   = 11, /* stream=pool                                   */
-	GMT_EV_POOL_DESTROY  = 12, /* stream=pool                                   */
-	GMT_EV_POOL_TRIM     = 13, /* stream=pool, size=bytes to keep               */
-	GMT_EV_SYNC          = 14, /* ts=end, addr=begin ts, stream=stream|event,
-	                              aux=sync kind | result<<32                    */
-	GMT_EV_CTX_CREATE    = 15, /* addr=context                                  */
-	GMT_EV_CTX_DESTROY   = 16, /* addr=context (0: a primary one), aux=gmt_ctx_flags
-	                              (1.3): what the driver destroyed, and with it
-	                              every allocation made in the context          */
-	GMT_EV_PRIMARY_RETAIN  = 17, /* addr=context                                */
-	GMT_EV_PRIMARY_RELEASE = 18,
-	GMT_EV_MEMINFO       = 19, /* addr=free bytes, size=total bytes             */
-	GMT_EV_POOL_RESERVED = 20, /* stream=pool, addr=current, size=high          */
-	GMT_EV_POOL_USED     = 21, /* stream=pool, addr=current, size=high          */
-	GMT_EV_NCCL_BEGIN    = 22, /* addr=communicator (0 before it exists),
-	                              aux=nccl call                                 */
-	GMT_EV_NCCL_END      = 23, /* addr=communicator, aux=call | result<<32      */
-	GMT_EV_VMM_MAP_FAIL  = 24, /* like VMM_MAP, aux = offset low 32 | result<<32 */
-	GMT_EV_VMM_RETAIN    = 25, /* addr=handle, stream=the address it was
-	                              retained from (cuMemRetainAllocationHandle) */
-	/* Phases (1.1): aux = name string id | domain string id << 32 (domain 0 =
-	 * NVTX's default domain), stream = gmt_range_source. */
-	GMT_EV_RANGE_BEGIN   = 26, /* addr=range id (NVTX start/end) or 0,
-	                              size=nesting depth on the thread (0 = outermost) */
-	GMT_EV_RANGE_END     = 27, /* same fields; name id 0 when unknown (NVTX pop) */
-	GMT_EV_MARK          = 28,
-	/* A framework allocator's own view (1.1): device, addr, size, stream;
-	 * aux = framework string id | gmt_fw_flags << 32. */
-	GMT_EV_FW_ALLOC          = 29, /* a block handed to the program          */
-	GMT_EV_FW_FREE_REQUESTED = 30, /* the program let go of it               */
-	GMT_EV_FW_FREE_COMPLETED = 31, /* reusable (other streams done with it)  */
-	GMT_EV_FW_SEGMENT_ALLOC  = 32, /* memory the framework took from CUDA    */
-	GMT_EV_FW_SEGMENT_FREE   = 33,
-	GMT_EV_FW_SEGMENT_MAP    = 34, /* expandable segment grew (mapped pages) */
-	GMT_EV_FW_SEGMENT_UNMAP  = 35,
-	GMT_EV_FW_OOM            = 36, /* size=requested, addr=device free bytes */
-	GMT_EV_FW_ALLOCATED      = 37, /* checkpoint: addr=current, size=peak    */
-	GMT_EV_FW_RESERVED       = 38, /* checkpoint: addr=current, size=peak    */
-	GMT_EV_FW_LOST           = 39, /* size = framework events lost (its ring
-	                                  buffer overflowed), addr = 0           */
-	GMT_EV_FW_REGISTER       = 40, /* (1.3) a framework registered (once per
-	                                  name): aux = its string id, device -1;
-	                                  from here it reports its segments    */
-	GMT_EV_CTX_CURRENT   = 41, /* (1.3) the thread's current context as a traced
-	                              call found it: addr = context, device; written
-	                              when it changed since the thread's last one */
-	GMT_EV_GRAPH_MEM     = 42, /* (1.3) the device's graph memory pool
-	                              (cuDeviceGetGraphMemAttribute): addr = reserved
-	                              current, size = reserved high, stream = used
-	                              current, aux = used high                    */
-	GMT_EV_TYPE_MAX      = 42
+#define GMT_EV(name, number, key) GMT_EV_##name = (number),
+#include "gmt_format.def"
+};
+/* The largest number (the table's last: gmt_names.c checks it is the
+ * largest). */
+enum { GMT_EV_TYPE_MAX = 0
+#define GMT_EV(name, number, key) * 0 + (number)
+#include "gmt_format.def"
 };
 
 /* aux of CTX_DESTROY (1.3). A context created with cuCtxCreate has no flag;
@@ -127,41 +76,36 @@ enum gmt_ctx_flags {
 #define GMT_AUX_WITH_RESULT(a, r) (((a) & 0xffffffffull) | (uint64_t)(uint32_t)(r) << 32)
 
 enum gmt_kind {
-	GMT_KIND_UNKNOWN = 0,
-	GMT_KIND_PLAIN   = 1,   /* cuMemAlloc, cuMemAllocPitch            */
-	GMT_KIND_ASYNC   = 2,   /* stream-ordered: cuMemAllocAsync/FromPool */
-	GMT_KIND_VMM     = 3,   /* cuMemCreate physical bytes             */
-	GMT_KIND_MANAGED = 4,   /* cuMemAllocManaged                      */
-	GMT_KIND_HOST    = 5,   /* pinned host: never in device totals    */
-	GMT_KIND_MAX     = 5
+#define GMT_KIND(name, number, key) GMT_KIND_##name = (number),
+#include "gmt_format.def"
+};
+/* The largest number (the table's last: gmt_names.c checks it is the
+ * largest). */
+enum { GMT_KIND_MAX = 0
+#define GMT_KIND(name, number, key) * 0 + (number)
+#include "gmt_format.def"
 };
 
-/* Which API the program called; set by the runtime-level wrappers. */
 enum gmt_api {
-	GMT_API_DRIVER = 0,     /* the driver call itself, no runtime call around it */
-	GMT_API_CUDA_MALLOC = 1,
-	GMT_API_CUDA_FREE = 2,
-	GMT_API_CUDA_MALLOC_ASYNC = 3,
-	GMT_API_CUDA_FREE_ASYNC = 4,
-	GMT_API_CUDA_MALLOC_MANAGED = 5,
-	GMT_API_CUDA_MALLOC_HOST = 6,
-	GMT_API_CUDA_FREE_HOST = 7,
-	GMT_API_CUDA_HOST_ALLOC = 8,
-	GMT_API_CUDA_MALLOC_PITCH = 9,
-	GMT_API_CUDA_MALLOC_FROM_POOL_ASYNC = 10,
-	GMT_API_NCCL_MEM_ALLOC = 11,
-	GMT_API_NCCL_MEM_FREE = 12,
-	GMT_API_MAX = 12
+#define GMT_API(name, number, key) GMT_API_##name = (number),
+#include "gmt_format.def"
+};
+/* The largest number (the table's last: gmt_names.c checks it is the
+ * largest). */
+enum { GMT_API_MAX = 0
+#define GMT_API(name, number, key) * 0 + (number)
+#include "gmt_format.def"
 };
 
-/* Who made a driver-level allocation: the library whose code called (or,
- * for NCCL, inside whose entry point it happened); else the application. */
 enum gmt_owner {
-	GMT_OWNER_APP = 0,
-	GMT_OWNER_NCCL = 1,
-	GMT_OWNER_CUBLAS = 2,   /* libcublas, libcublasLt */
-	GMT_OWNER_CUDNN = 3,    /* libcudnn* */
-	GMT_OWNER_MAX = 3
+#define GMT_OWNER(name, number, key) GMT_OWNER_##name = (number),
+#include "gmt_format.def"
+};
+/* The largest number (the table's last: gmt_names.c checks it is the
+ * largest). */
+enum { GMT_OWNER_MAX = 0
+#define GMT_OWNER(name, number, key) * 0 + (number)
+#include "gmt_format.def"
 };
 
 /* aux flags (bits 24-31 of aux) */
