@@ -36,7 +36,7 @@ static void level_free(gmt_bucket_level_t *l, unsigned n)
 	for (unsigned s = 0; l->series && s < n; s++) {
 		gmt_bucket_series_t *x = &l->series[s];
 		free(x->value); free(x->known); free(x->min); free(x->max); free(x->last);
-		free(x->min_at); free(x->max_at); free(x->has);
+		free(x->min_at); free(x->max_at); free(x->last_at); free(x->has);
 	}
 	free(l->series);
 }
@@ -63,12 +63,13 @@ static int level_alloc(gmt_bucket_level_t *l, unsigned n, uint64_t bucket_ns, si
 		x->last = calloc(count, sizeof(*x->last));
 		x->min_at = malloc(count * sizeof(*x->min_at));
 		x->max_at = malloc(count * sizeof(*x->max_at));
+		x->last_at = malloc(count * sizeof(*x->last_at));
 		x->has = calloc(count, 1);
 		if (!x->value || !x->known || !x->min || !x->max || !x->last || !x->min_at ||
-		    !x->max_at || !x->has)
+		    !x->max_at || !x->last_at || !x->has)
 			return -ENOMEM;
 		for (size_t i = 0; i < count; i++)
-			x->min_at[i] = x->max_at[i] = GMT_BUCKET_BEFORE;
+			x->min_at[i] = x->max_at[i] = x->last_at[i] = GMT_BUCKET_BEFORE;
 	}
 	return 0;
 }
@@ -181,6 +182,7 @@ int gmt_buckets_add(gmt_buckets_t *b, uint64_t t_ns, const uint64_t *value, cons
 			x->max_at[i] = off;
 		}
 		x->last[i] = value[s];
+		x->last_at[i] = off;
 		b->cur_value[s] = value[s];
 		b->cur_known[s] = 1;
 	}
@@ -222,16 +224,20 @@ static void merge(gmt_bucket_level_t *p, const gmt_bucket_level_t *c, unsigned n
 				const gmt_bucket_series_t *y = &c->series[s];
 				if (!y->has[k])
 					continue;
-				if (!x->has[i] || y->min[k] < x->min[i]) {
+				int had = x->has[i];
+				if (!had || y->min[k] < x->min[i]) {
 					x->min[i] = y->min[k];
 					x->min_at[i] = up(y->min_at[k], k, first, c->bucket_ns);
 				}
-				if (!x->has[i] || y->max[k] > x->max[i]) {
+				if (!had || y->max[k] > x->max[i]) {
 					x->max[i] = y->max[k];
 					x->max_at[i] = up(y->max_at[k], k, first, c->bucket_ns);
 				}
 				x->has[i] = 1;
 				x->last[i] = y->last[k];
+				/* held from before the child: set in an earlier one */
+				if (!had || y->last_at[k] != GMT_BUCKET_BEFORE)
+					x->last_at[i] = up(y->last_at[k], k, first, c->bucket_ns);
 			}
 		}
 	}

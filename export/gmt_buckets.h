@@ -34,6 +34,7 @@ typedef struct gmt_bucket_series {
 	uint8_t *known;    /* value known at the top instant */
 	uint64_t *min, *max, *last;  /* over the known values; last: at the bucket's end */
 	int64_t *min_at, *max_at;    /* offsets of the first min / max */
+	int64_t *last_at;            /* offset of the instant that set last */
 	uint8_t *has;      /* any known value in the bucket (else min, max, last are 0) */
 } gmt_bucket_series_t;
 

@@ -36,6 +36,7 @@ static void test_by_hand(void)
 	CHECK_EQ_U64(100, l->at[0]); CHECK_EQ_U64(50, l->top[0]); CHECK_EQ_U64(5, l->low[0]);
 	CHECK_EQ_U64(50, s->value[0]); CHECK_EQ_U64(5, s->min[0]); CHECK_EQ_U64(101, s->min_at[0]);
 	CHECK_EQ_U64(50, s->max[0]); CHECK_EQ_U64(100, s->max_at[0]); CHECK_EQ_U64(5, s->last[0]);
+	CHECK_EQ_U64(101, s->last_at[0]);
 	CHECK(l->at[1] == GMT_BUCKET_BEFORE); CHECK_EQ_U64(5, l->top[1]); CHECK_EQ_U64(5, l->low[1]);
 	CHECK_EQ_U64(44, l->at[2]); CHECK_EQ_U64(20, l->top[2]); CHECK_EQ_U64(5, l->low[2]);
 	CHECK(s->min_at[2] == GMT_BUCKET_BEFORE); CHECK_EQ_U64(20, s->last[2]);
@@ -53,6 +54,8 @@ static void test_by_hand(void)
 	CHECK_EQ_U64(101, s->min_at[0]); CHECK_EQ_U64(20, s->last[0]);
 	CHECK(l->at[1] == GMT_BUCKET_BEFORE); CHECK_EQ_U64(20, l->top[1]); CHECK_EQ_U64(7, l->low[1]);
 	CHECK_EQ_U64(487, s->min_at[1]);  /* 3 * 128 + 103 */
+	CHECK_EQ_U64(487, s->last_at[1]);
+	CHECK_EQ_U64(44 + 256, s->last_at[0]);  /* bucket 2's last, set at +44 */
 	l = gmt_buckets_level(b, 2);
 	CHECK_EQ_U64(2048, l->bucket_ns); CHECK_EQ_U64(1, l->count);
 	CHECK_EQ_U64(50, l->top[0]); CHECK_EQ_U64(100, l->at[0]); CHECK_EQ_U64(5, l->low[0]);
@@ -86,7 +89,7 @@ static void check_level(const gmt_bucket_level_t *l, const struct inst *in, size
 		int have = 0;
 		int64_t at = GMT_BUCKET_BEFORE;
 		uint64_t top = 0, low = 0, val[3] = { 0 }, mn[3] = { 0 }, mx[3] = { 0 }, last[3] = { 0 };
-		int64_t mn_at[3], mx_at[3];
+		int64_t mn_at[3], mx_at[3], last_at[3];
 		uint8_t kn[3] = { 0 }, has[3] = { 0 };
 		size_t first = next;
 		while (next < n && in[next].t < end)
@@ -108,6 +111,7 @@ static void check_level(const gmt_bucket_level_t *l, const struct inst *in, size
 				if (!has[s] || x->v[s] > mx[s]) { mx[s] = x->v[s]; mx_at[s] = off; }
 				has[s] = 1;
 				last[s] = x->v[s];
+				last_at[s] = off;
 			}
 		}
 		if (next > 0)
@@ -127,7 +131,7 @@ static void check_level(const gmt_bucket_level_t *l, const struct inst *in, size
 				continue;
 			CHECK_EQ_U64(mn[s], x->min[j]); CHECK_EQ_U64(mn_at[s], x->min_at[j]);
 			CHECK_EQ_U64(mx[s], x->max[j]); CHECK_EQ_U64(mx_at[s], x->max_at[j]);
-			CHECK_EQ_U64(last[s], x->last[j]);
+			CHECK_EQ_U64(last[s], x->last[j]); CHECK_EQ_U64(last_at[s], x->last_at[j]);
 		}
 		if (gmt_test_failures)
 			return;
