@@ -73,7 +73,8 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
 DEPS_OK := $(BUILD)/.deps-ok
 
 # Everything that runs inside the traced process is position independent
-# and hidden; the preload exports only what preload/exports.map names. It
+# and hidden; the preload exports only what $(BUILD)/gen/exports.map names
+# (generated from preload/exports.map.in and the DRV hooks of hooks.def). It
 # keeps frame pointers: a stack capture walks through the tracer's own
 # frames before it reaches the program's (tracer/gmt_stack.c).
 PIC := -fPIC -fvisibility=hidden -fno-omit-frame-pointer
@@ -109,10 +110,21 @@ $(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h reader/gmt_decod
 # The preload carries zstd and msgpack-c statically (the GPU machine has no
 # package manager); libunwind is dlopen()ed RTLD_LOCAL at run time (its
 # _Unwind_* must not leak) and copied beside the preload for $ORIGIN.
-$(PRELOAD): $(PRELOAD_OBJ) $(TRACER_OBJ) preload/exports.map
+EXPORTS_MAP := $(BUILD)/gen/exports.map
+$(EXPORTS_MAP): preload/exports.map.in preload/hooks.def
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)printf '#define GMT_HOOK(lib, name, ...) GMT_EXPORT lib name\n#include "hooks.def"\n' | \
+	    $(CC) -E -P -Ipreload - | grep -o 'GMT_EXPORT DRV [A-Za-z0-9_]*' | \
+	    sed 's/^GMT_EXPORT DRV \(.*\)/    \1;/' > $@.hooks
+	$(Q)test -s $@.hooks
+	$(Q)sed -e '/^@DRIVER_HOOKS@$$/{r $@.hooks' -e 'd;}' preload/exports.map.in > $@.tmp
+	$(Q)rm -f $@.hooks && mv $@.tmp $@
+
+$(PRELOAD): $(PRELOAD_OBJ) $(TRACER_OBJ) $(EXPORTS_MAP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_BASE) -shared -o $@ $(PRELOAD_OBJ) $(TRACER_OBJ) \
-	    -Wl,--version-script=preload/exports.map -Wl,--exclude-libs,ALL \
+	    -Wl,--version-script=$(EXPORTS_MAP) -Wl,--exclude-libs,ALL \
 	    -Wl,-z,nodelete -Wl,-z,now \
 	    $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -ldl -lpthread
 	$(Q)cp -L $(LIBDIR)/libunwind.so.8 $(LIBDIR)/libunwind-x86_64.so.8 $(BUILD)/ 2>/dev/null || true

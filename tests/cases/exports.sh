@@ -4,7 +4,9 @@
 # functions of preload/gmt_libc.c (nothing of the tracer, zstd, msgpack-c or
 # libunwind; no runtime or NCCL name: those hooks are reached through the
 # callers' GOT, preload/gmt_bind.c, so that presence probes answer as
-# without the preload), and preload/exports.map lists the same set.
+# without the preload), and the version script the build generates from
+# hooks.def and preload/exports.map.in ($BUILD/gen/exports.map) lists the
+# same set.
 # Also run directly by `make check-exports` (without tests/run.sh).
 : "${ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}" "${BUILD:=$ROOT/build}"
 . "$ROOT/tests/lib.sh"
@@ -18,17 +20,19 @@ awk '$2 == "DRV" { print $3 }' libs.txt > hooks.txt
 n=$(wc -l < all_hooks.txt)
 [ "$n" -ge 60 ] || fail "only $n hooks expanded from hooks.def"
 [ "$(wc -l < hooks.txt)" -ge 40 ] || fail "only $(wc -l < hooks.txt) driver hooks"
-{ cat hooks.txt; printf '%s\n' dlsym dlvsym gpumemtrace_flush gpumemtrace_version gpumemtrace_trace_path \
-	gpumemtrace_phase_begin gpumemtrace_phase_end gpumemtrace_mark InitializeInjectionNvtx2 \
-	gpumemtrace_fw_register gpumemtrace_fw_events gpumemtrace_fw_counters gpumemtrace_fw_lost gpumemtrace_stack \
-	gpumemtrace_meta InitializeInjectionNvtxExtension _exit _Exit pipe2; } |
+# The rest: the names of the version script's template.
+sed -n '/global:/,/local:/p' "$ROOT/preload/exports.map.in" | grep -o '^ *[A-Za-z0-9_]*;' |
+	tr -d ' ;' > rest.txt
+[ "$(wc -l < rest.txt)" -ge 10 ] || fail "only $(wc -l < rest.txt) names in exports.map.in"
+grep -q '^@DRIVER_HOOKS@$' "$ROOT/preload/exports.map.in" || fail "exports.map.in lacks @DRIVER_HOOKS@"
+cat hooks.txt rest.txt |
 	sort > expected.txt
 nm -D --defined-only "$PRELOAD" | awk '{ print $3 }' | sed 's/@.*//' | sort > actual.txt
 diff expected.txt actual.txt > diff.txt || { cat diff.txt >&2; fail "nm -D differs from hooks.def (< missing, > extra)"; }
 # The version script says the same (it is what makes the set exact).
-sed -n '/global:/,/local:/p' "$ROOT/preload/exports.map" | grep -o '^ *[A-Za-z0-9_]*;' |
+sed -n '/global:/,/local:/p' "$BUILD/gen/exports.map" | grep -o '^ *[A-Za-z0-9_]*;' |
 	tr -d ' ;' | sort > map.txt
-diff expected.txt map.txt > diff2.txt || { cat diff2.txt >&2; fail "preload/exports.map differs from hooks.def"; }
+diff expected.txt map.txt > diff2.txt || { cat diff2.txt >&2; fail "$BUILD/gen/exports.map differs from hooks.def and exports.map.in"; }
 # Nothing of the unwinder, compressor or encoder is defined for others to bind.
 if grep -E '^(_Unwind_|backtrace|unw_|_U|ZSTD_|ZDICT_|msgpack_)' actual.txt; then
 	fail "the preload exports library internals"
