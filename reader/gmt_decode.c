@@ -551,10 +551,19 @@ fail:
 		      col_names[bad], d->rec);
 }
 
-/* Checks the field count: at least need; more only in a newer minor. */
+/* Records that grew, with trailing fields a reader takes when present: the
+ * count from the minor version that added them on (0: as rec_len). */
+static const size_t rec_len_1_4[GMT_REC_TAG_MAX + 1] = {
+	[GMT_REC_MODULE] = 9,   /* + soname, file */
+};
+
+/* Checks the field count: need, or what the file's version may add; more
+ * only in a newer minor. */
 static int fields(dec_t *d, unsigned tag, size_t have, size_t need)
 {
-	if (have == need || (have > need && d->minor > GMT_FORMAT_MINOR))
+	if (have == need || (d->minor >= 4 && rec_len_1_4[tag] && have == rec_len_1_4[tag]))
+		return 0;
+	if (have > need && d->minor > GMT_FORMAT_MINOR)
 		return 0;
 	return damage(d, d->frame_off, "record %zu (%s) of the frame has %zu fields, expected %zu",
 		      d->rec, tag_names[tag], have - 1, need - 1);
@@ -619,6 +628,10 @@ static int record(dec_t *d, const msgpack_object *o)
 		m.build_id_len = a[5].via.bin.size;
 		if (get_u64(&a[6], &m.ts))
 			return wrong(d, tag, "MODULE.ts");
+		if (n >= 9 && get_str(d, &a[7], &m.soname, NULL))
+			return wrong(d, tag, "MODULE.soname");
+		if (n >= 9 && get_str(d, &a[8], &m.file, NULL))
+			return wrong(d, tag, "MODULE.file");
 		return CB(d, module, &m);
 	}
 	case GMT_REC_MODULE_UNLOAD:

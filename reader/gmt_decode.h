@@ -45,6 +45,9 @@ typedef struct gmt_module {
 	uint64_t base, size;
 	const uint8_t *build_id; size_t build_id_len;
 	uint64_t ts;
+	/* (1.4) DT_SONAME ("" if none) and the file the path resolves to
+	 * ("" if unknown); NULL when the record has no such fields. */
+	const char *soname, *file;
 } gmt_module_t;
 
 typedef struct gmt_device_rec {

@@ -17,14 +17,15 @@
 #define GMT_SKIPPABLE_MAGIC   0x184D2A5Eu
 #define GMT_FILE_MAGIC        "GMTRACE"     /* 7 chars + NUL = 8 bytes */
 #define GMT_FORMAT_MAJOR      1
-#define GMT_FORMAT_MINOR      3
+#define GMT_FORMAT_MINOR      4
 
 /* Record tags: every record is a msgpack array whose first element is one of
  * these positive fixints. */
 enum gmt_rec_tag {
 	GMT_REC_HEADER        = 1,  /* [1, map]                                   */
 	GMT_REC_THREAD        = 2,  /* [2, idx, tid, name]                        */
-	GMT_REC_MODULE        = 3,  /* [3, id, path, base, size, build_id, ts]    */
+	GMT_REC_MODULE        = 3,  /* [3, id, path, base, size, build_id, ts]
+	                               (1.4: + soname, file)                     */
 	GMT_REC_MODULE_UNLOAD = 4,  /* [4, id, ts]                                */
 	GMT_REC_STACK         = 5,  /* [5, id, [frame addresses, innermost first]]*/
 	GMT_REC_DEVICE        = 6,  /* [6, map]                                   */

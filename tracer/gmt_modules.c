@@ -7,7 +7,10 @@
  * loaded or unloaded since the last poll; if not, the walk stops at once.
  * Otherwise every object is compared with the known set (by base and path):
  * new ones give MODULE records (path, base, size, GNU build id read from the
- * PT_NOTE segment in memory), missing ones MODULE_UNLOAD. The main program
+ * PT_NOTE segment in memory; since 1.4 the soname, DT_SONAME of the dynamic
+ * section in memory, and the file the path resolves to, realpath(), which
+ * names the version a symbolic link hides: libcudart.so.13 ->
+ * libcudart.so.13.0.96), missing ones MODULE_UNLOAD. The main program
  * (empty name) is named by /proc/self/exe, the vDSO "[vdso]".
  */
 #include <elf.h>
@@ -87,6 +90,44 @@ static size_t build_id(const struct dl_phdr_info *info, const uint8_t **id)
 	return 0;
 }
 
+/* DT_SONAME from the dynamic section in memory, or "" (none, or not
+ * readable). Its DT_STRTAB pointer is relocated in place by ld.so on
+ * x86-64, not on every architecture: below the load bias it is an offset. */
+static const char *soname(const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_DYNAMIC)
+			continue;
+		const ElfW(Dyn) *dyn = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+		size_t n = ph->p_memsz / sizeof(*dyn);
+		uintptr_t strtab = 0;
+		uint64_t strsz = 0, name = UINT64_MAX;
+		for (size_t k = 0; k < n && dyn[k].d_tag != DT_NULL; k++) {
+			if (dyn[k].d_tag == DT_STRTAB)
+				strtab = dyn[k].d_un.d_ptr;
+			else if (dyn[k].d_tag == DT_STRSZ)
+				strsz = dyn[k].d_un.d_val;
+			else if (dyn[k].d_tag == DT_SONAME)
+				name = dyn[k].d_un.d_val;
+		}
+		if (!strtab || name >= strsz)
+			return "";
+		if (strtab < info->dlpi_addr)
+			strtab += info->dlpi_addr;
+		const char *s = (const char *)strtab + name;
+		return memchr(s, 0, strsz - name) ? s : "";
+	}
+	return "";
+}
+
+static void pack_cstr(msgpack_packer *pk, const char *s)
+{
+	size_t n = strlen(s);
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s, n);
+}
+
 static int cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	poll_ctx_t *c = arg;
@@ -154,16 +195,19 @@ static int cb(struct dl_phdr_info *info, size_t size, void *arg)
 	msgpack_packer pk;
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_array(&pk, 7);
+	char real[PATH_MAX];
+	const char *file = path[0] == '/' && realpath(path, real) ? real : "";
+	msgpack_pack_array(&pk, 9);
 	msgpack_pack_uint8(&pk, GMT_REC_MODULE);
 	msgpack_pack_uint32(&pk, m->id);
-	msgpack_pack_str(&pk, strlen(path));
-	msgpack_pack_str_body(&pk, path, strlen(path));
+	pack_cstr(&pk, path);
 	msgpack_pack_uint64(&pk, m->base);
 	msgpack_pack_uint64(&pk, hi - lo);
 	msgpack_pack_bin(&pk, bl);
 	msgpack_pack_bin_body(&pk, bid, bl);
 	msgpack_pack_uint64(&pk, c->ts);
+	pack_cstr(&pk, soname(info));
+	pack_cstr(&pk, file);
 	emit(c, &sb);
 	msgpack_sbuffer_destroy(&sb);
 	return 0;

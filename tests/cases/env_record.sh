@@ -1,7 +1,7 @@
 #!/bin/sh
 # What a comparison of two runs needs from each trace: the runtime's and
 # NCCL's versions and files (META, once per library, repeated in a fork
-# child's file), the driver's version (DEVICE), the allow-listed variables
+# child's file), each module's soname and resolved file, the driver's version (DEVICE), the allow-listed variables
 # (CUDA_MODULE_LOADING, RANK, LOCAL_RANK) and the rank in the file name; the
 # dimensions a run tests, from the launcher's --meta (the header's
 # GPUMEMTRACE_META) and from gpumemtrace.meta() in Python.
@@ -20,6 +20,18 @@ META nccl_version=22703 nccl_file=$FAKE/libnccl.so.2" "$(grep '^META' dump.txt)"
 "$ANALYZE" summary --json "$T" > s.json || fail "summary --json"
 assert_eq "13020 EAGER 2 1" "$(json_get s.json '" ".join(str(x) for x in (j["traces"][0]["devices"][0]["record"]["driver_version"], j["traces"][0]["process"]["env"]["CUDA_MODULE_LOADING"], j["traces"][0]["process"]["env"]["RANK"], j["traces"][0]["process"]["env"]["LOCAL_RANK"]))')" \
 	"driver version and variables"
+
+# The module map (1.4): soname and the file a path resolves to; a library
+# loaded through a symbolic link names the versioned file.
+assert_eq "MODULE soname=libcudart.so.13 file=$(realpath "$FAKE/libcudart.so.13")" \
+	"$(grep '^MODULE .*path=[^ ]*/libcudart.so.13 ' dump.txt | sed 's/ id=.* path=[^ ]*//')" "libcudart's module"
+rm -rf traces lib
+mkdir lib && cp "$BUILD/tests/diff_v1/libdiffws.so" lib/libdiffws.so.1.0.0 && ln -s libdiffws.so.1.0.0 lib/libdiffws.so ||
+	fail "symbolic link"
+run_traced "$BUILD/tests/diff_workload" "$TESTDIR/lib/libdiffws.so" > diff.out || fail "diff_workload"
+"$DUMP" "$(the_trace)" > diffdump.txt || fail "gmt-dump (diff_workload)"
+assert_eq "MODULE path=$TESTDIR/lib/libdiffws.so soname= file=$(realpath lib/libdiffws.so.1.0.0)" \
+	"$(grep '^MODULE .*/libdiffws' diffdump.txt | sed 's/ id=.* path=/ path=/')" "a library behind a symbolic link"
 
 # A fork child: its own file starts with the parent's META records, and
 # its first runtime call records nothing again.

@@ -27,7 +27,8 @@ T=$(the_trace)
 assert_eq "TEXTSTACK id=2147483648 depth=2
 TEXTSTACK id=2147483649 depth=1" "$(grep '^TEXTSTACK' dump.txt)" "TEXT_STACK records"
 assert_eq "HEADER" "$(grep -o '^HEADER' dump.txt)" "header"
-grep -q 'major=1 minor=3 ' dump.txt || fail "format 1.3 expected"
+minor=$(sed -n 's/^#define GMT_FORMAT_MINOR *\([0-9]*\).*/\1/p' "$ROOT/tracer/gmt_format.h")
+grep -q "major=1 minor=$minor " dump.txt || fail "format 1.$minor (the tracer's) expected"
 t0=$(sed -n 's/^t0 //p' traced.err)
 ts1=$(awk '/^EV fw_alloc .*device=1 addr=0x7000/ { sub("ts=", "", $3); print $3 }' dump.txt)
 [ -n "$t0" ] && [ -n "$ts1" ] || fail "no t0 or device 1 event"

@@ -3,7 +3,8 @@
  *   HEADER pid= ppid= major= minor= stack_depth=
  *   THREAD idx= tid= name=
  *   DEVICE ordinal= name= total=
- *   MODULE id= base=0x size= path=        MODULE_UNLOAD id= ts=
+ *   MODULE id= base=0x size= path= [soname= file= (1.4)]
+ *   MODULE_UNLOAD id= ts=
  *   STACK id= depth=                      STRING id= text=
  *   TEXTSTACK id= depth=
  *   META k=v ...
@@ -41,8 +42,11 @@ static int on_device(void *ctx, const gmt_device_rec_t *d)
 
 static int on_module(void *ctx, const gmt_module_t *m)
 {
-	printf("MODULE id=%u base=0x%" PRIx64 " size=%" PRIu64 " path=%s\n", m->id, m->base,
+	printf("MODULE id=%u base=0x%" PRIx64 " size=%" PRIu64 " path=%s", m->id, m->base,
 	       m->size, m->path);
+	if (m->soname)
+		printf(" soname=%s file=%s", m->soname, m->file ? m->file : "");
+	printf("\n");
 	return 0;
 }
 

@@ -198,6 +198,21 @@ int main(void)
 	static const unsigned char shortrec[] = { 0x93, 0x02, 0x01, 0x01 };
 	check_crafted(file, len, shortrec, sizeof(shortrec), GMT_DECODE_DAMAGED,
 		      "record 1 (THREAD) of the frame has 2 fields, expected 3");
+	/* MODULE (1.4): 7 fields, or 9 with soname and file; 8 is damage */
+	static const unsigned char mod8[] = { 0x98, 0x03, 0x01, 0xa1, 'p', 0x00, 0x00, 0xc4, 0x00, 0x00,
+		0xa1, 's' };
+	check_crafted(file, len, mod8, sizeof(mod8), GMT_DECODE_DAMAGED,
+		      "record 1 (MODULE) of the frame has 7 fields, expected 6");
+	static const unsigned char modbad[] = { 0x99, 0x03, 0x01, 0xa1, 'p', 0x00, 0x00, 0xc4, 0x00, 0x00,
+		0x05, 0xa1, 'f' };
+	check_crafted(file, len, modbad, sizeof(modbad), GMT_DECODE_DAMAGED,
+		      "wrong type for field MODULE.soname of record 1 (MODULE) of the frame");
+	static const unsigned char mod9[] = { 0x99, 0x03, 0x01, 0xa1, 'p', 0x00, 0x00, 0xc4, 0x00, 0x00,
+		0xa1, 's', 0xa1, 'f' };
+	b = with_frame(file, len, mod9, sizeof(mod9), &n2);
+	count_events(b, n2, &r);
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	free(b);
 	/* EVENTS n=2 whose ts column holds one value */
 	static const unsigned char ev[] = { 0x9d, 0x07, 0x02, 0x05, 0x00,
 		0xc4, 2, 1, 1,   0xc4, 1, 0,   0xc4, 2, 0, 0,   0xc4, 2, 0, 0,
