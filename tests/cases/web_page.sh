@@ -10,7 +10,9 @@
 # - the hover readout at the spike shows the fixture's bytes exactly, with
 #   the wall-clock time; the peak and failure marks carry their bytes;
 # - zooming to 40 ms uses the finest level; byte formatting equals printf's
-#   %.2f (ties to even); the tables read the same without JavaScript;
+#   %.2f (ties to even); the tables read the same without JavaScript; the
+#   chart and readout carry text labels; printing leaves out the toolbar and
+#   the readout and keeps the tables and the chart;
 # - the harness itself reports a console error, an exception and a request
 #   (so that the checks above can fail).
 . "$ROOT/tests/lib.sh"
@@ -53,7 +55,10 @@ cat > steps.json <<EOF
  {"eval": "[1, 512, 1024, 1048575, $(json_get expect.json "j['tie_bytes']"), 1207959553, 3 * 2 ** 39 + 5 * 2 ** 37, 2 ** 42 * 3].map(b => window.gmtReport.fmtBytes(b))", "as": "fmt"},
  {"eval": "(window.gmtReport.charts[0].setView(280000000, 320000000), window.gmtReport.charts[0].levelIndex)", "as": "level_zoom"},
  {"eval": "document.querySelector('.toolbar .range').textContent", "as": "range"},
- {"eval": "[...document.querySelectorAll('.device > table td[data-bytes]')].map(e => +e.dataset.bytes)", "as": "table_bytes"}]
+ {"eval": "[...document.querySelectorAll('.device > table td[data-bytes]')].map(e => +e.dataset.bytes)", "as": "table_bytes"},
+ {"eval": "[document.querySelector('.plot').getAttribute('aria-label'), document.querySelector('.readout').getAttribute('role'), [...document.querySelectorAll('.legend li')].map(li => li.textContent.trim())]", "as": "a11y"},
+ {"media": "print"},
+ {"eval": "['.toolbar', '.readout', '.device > table', 'figure.chart canvas'].map(q => getComputedStyle(document.querySelector(q)).display)", "as": "print"}]
 EOF
 "$PY" "$CHECK" page.html steps.json out.json || fail "browser_check exited $?"
 cat > nojs.json <<'EOF'
@@ -117,6 +122,10 @@ check(r["fmt"] == [c_fmt(b) for b in vals], f"fmtBytes {r['fmt']} != {[c_fmt(b) 
 check("1.12 GiB" in r["fmt"][4], "a tie rounds to even (1.125 GiB -> 1.12)")
 check(r["level_zoom"] == 0 and "the finest precomputed" in r["range"], f"zoomed: level {r['level_zoom']}, {r['range']}")
 check(r["table_bytes"] == [exp["peak"], exp["fail_bytes"]], f"tables {r['table_bytes']}")
+plot_label, role, legend = r["a11y"]
+check("Memory over time" in plot_label and role == "status", f"aria: {plot_label!r} {role!r}")
+check(all(len(t) > 3 for t in legend) and any("framework allocated" in t for t in legend), f"legend texts {legend}")
+check(r["print"] == ["none", "none", "table", "block"], f"print media: {r['print']}")
 nr = nojs["results"]
 check(nr["table_bytes"] == [exp["peak"], exp["fail_bytes"]], f"tables without JavaScript {nr['table_bytes']}")
 check("needs JavaScript" in nr["figure"], f"no-script text missing: {nr['figure']!r}")

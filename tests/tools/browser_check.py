@@ -24,6 +24,7 @@ STEPS.json is a list run in order once the page is ready:
   {"eval": EXPR, "as": NAME}           the JSON value of EXPR
   {"mouse": EXPR}                      EXPR gives [x, y] (viewport px): move there
   {"screenshot": FILE, "clip": EXPR}   EXPR gives {x, y, width, height} (page px)
+  {"media": "print"|""}                emulate the print media type (or stop)
 """
 import base64
 import fcntl
@@ -211,6 +212,8 @@ def main():
             elif "mouse" in st:
                 x, y = b.evaluate(st["mouse"])
                 b.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+            elif "media" in st:
+                b.send("Emulation.setEmulatedMedia", {"media": st["media"]})
             elif "screenshot" in st:
                 clip = b.evaluate(st["clip"])
                 clip["scale"] = 1
