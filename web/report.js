@@ -105,7 +105,9 @@
         known_from: l.known_from || {},
       };
     }).sort((a, b) => a.bucket_ns - b.bucket_ns);
-    return { dev, stack, lines, levels };
+    const sy = dev.syncs && dev.syncs.b ? dev.syncs : { b: [], n: [], bucket_ns: 1 };
+    const syncT = undelta(sy.b).map(b => b * sy.bucket_ns);
+    return { dev, stack, lines, levels, syncT, syncN: sy.n };
   }
   function known(level, key, i) {
     const k = level.known_from[key];
@@ -474,13 +476,11 @@
       g.stroke(); g.setLineDash([]);
     }
     drawSyncs(g, X) {
-      const s = this.dev.syncs;
-      if (!s || !s.b) return;
-      const b = undelta(s.b);
+      const ts = this.p.syncT;
       g.strokeStyle = '#333'; g.lineWidth = 1;
       g.beginPath();
-      for (let k = 0; k < b.length; k++) {
-        const t = b[k] * s.bucket_ns;
+      for (let k = 0; k < ts.length; k++) {
+        const t = ts[k];
         if (t < this.view[0] || t > this.view[1]) continue;
         const x = Math.round(X(this.xAt(t))) + 0.5;
         g.moveTo(x, M.top + this.ph + 1); g.lineTo(x, M.top + this.ph + 6);
@@ -621,16 +621,12 @@
       const inRange = (list, key) => (list || []).filter(m => m[key] >= t0 && m[key] < t1);
       for (const f of inRange(this.dev.failures, 't_ns')) notes.push(`${f.label} of ${fmtBytes(f.bytes)} at ${fmtSeconds(f.t_ns)}`);
       for (const pk of inRange(this.dev.peaks, 't_ns')) notes.push(`${pk.label} ${fmtBytes(pk.bytes)} at ${fmtSeconds(pk.t_ns)}`);
-      const s = this.dev.syncs;
-      if (s && s.b) {
-        const b = undelta(s.b), n = s.n;
-        let count = 0;
-        for (let k = 0; k < b.length; k++) {
-          const t = b[k] * s.bucket_ns;
-          if (t >= t0 && t < t1) count += n[k];
-        }
-        if (count) notes.push(`${count} synchronisation${count > 1 ? 's' : ''} in this interval`);
+      let count = 0;
+      for (let k = 0; k < this.p.syncT.length; k++) {
+        const t = this.p.syncT[k];
+        if (t >= t0 && t < t1) count += this.p.syncN[k];
       }
+      if (count) notes.push(`${count} synchronisation${count > 1 ? 's' : ''} in this interval`);
       if (notes.length) {
         const ul = el('ul', { class: 'notes' });
         for (const n of notes) ul.append(el('li', {}, n));

@@ -49,6 +49,10 @@ cat > steps.json <<EOF
  {"mouse": "window.gmtReport.charts[0].pointAt($(json_get expect.json "j['spike_t']"))"},
  {"eval": "[...document.querySelectorAll('.readout tr')].map(r => [r.dataset.key, r.querySelector('td').dataset.bytes || null, r.querySelector('td').textContent])", "as": "readout"},
  {"eval": "document.querySelector('.readout p.when').textContent", "as": "when"},
+ {"eval": "(window.gmtReport.charts[0].setView(590000000, 610000000), window.gmtReport.charts[0].pointAt(600000000))", "as": "sync_px"},
+ {"mouse": "window.gmtReport.charts[0].pointAt(600000000)"},
+ {"eval": "document.querySelector('.readout ul.notes').textContent", "as": "sync_notes"},
+ {"eval": "(window.gmtReport.charts[0].act('reset'), 0)", "as": "reset"},
  {"eval": "[...document.querySelectorAll('.mark .lab[data-bytes]')].map(e => [e.parentNode.className, +e.dataset.bytes, e.textContent])", "as": "marks"},
  {"eval": "[...document.querySelectorAll('.mark.peak .parts li')].map(e => +e.dataset.bytes)", "as": "peak_parts"},
  {"eval": "[...document.querySelectorAll('.mark.phase')].map(e => e.textContent)", "as": "phase_labels"},
@@ -104,6 +108,8 @@ for k, v in want.items():
     check(ro.get(k, (None,))[0] == v, f"readout {k}: {ro.get(k)} != {v}")
 check(ro["allocated"][1] == "5368709120 B (5.00 GiB)", f"readout text {ro['allocated'][1]}")
 check(r["when"].startswith("At 0.300000000 s (" + exp["wall_at_spike"] + ")"), f"readout time: {r['when']}")
+check("3 synchronisations in this interval" in r["sync_notes"] and "in phase step #2 (warm)" in r["sync_notes"],
+      f"readout at 0.6 s: {r['sync_notes']!r}")
 marks = {c.split()[1]: (b, t) for c, b, t in r["marks"]}
 check(marks["peak"][0] == exp["peak"] and "6174015488 B (5.75 GiB)" in marks["peak"][1], f"peak mark {marks.get('peak')}")
 check(marks["fail"][0] == exp["fail_bytes"] and "4294968832 B (4.00 GiB)" in marks["fail"][1], f"failure mark {marks.get('fail')}")
