@@ -11,7 +11,8 @@
 # Layout rules (who may include what): preload/ uses tracer/gmt_tracer.h and
 # the CUDA headers; tracer/ (the writer) knows no CUDA header; reader/ (the
 # trace reader) uses only tracer/gmt_format.h (.def); analyzer/ uses only
-# reader/gmt_decode.h, tracer/gmt_format.h (.def) and schemas/; nothing depends on
+# reader/gmt_decode.h, tracer/gmt_format.h (.def), writers/ and schemas/;
+# writers/ (output formats: the JSON writer) uses nothing; nothing depends on
 # analyzer/. web/ (the report page's assets and shell writer) and export/
 # (writers and engines of the page and the exports) use nothing
 # of the others. tests/fakecuda/ are the CUDA/NCCL test doubles.
@@ -59,6 +60,9 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 
 TRACER_OBJ := $(TRACER_SRC:%.c=$(BUILD)/obj/%.o)
 DECODE_OBJ := $(DECODE_SRC:%.c=$(BUILD)/obj/%.o)
+WRITERS_SRC := $(wildcard writers/*.c)
+WRITERS_OBJ := $(WRITERS_SRC:%.c=$(BUILD)/obj/%.o)
+WRITERS_LIB := $(BUILD)/libgmt_writers.a
 PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(BUILD)/obj/%.o)
 ANALYZER_OBJ := $(ANALYZER_SRC:%.c=$(BUILD)/obj/%.o)
 
@@ -97,15 +101,24 @@ $(BUILD)/obj/reader/%.o: reader/%.c $(wildcard reader/*.h) tracer/gmt_format.h t
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) -Ireader -Itracer -c $< -o $@
 
+$(BUILD)/obj/writers/%.o: writers/%.c $(wildcard writers/*.h) | $(DEPS_OK)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) -Iwriters -c $< -o $@
+
+$(WRITERS_LIB): $(WRITERS_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
 $(BUILD)/obj/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def tracer/*.h) tracer/gmt_format.def | $(DEPS_OK)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) $(CUDA_INC) -Itracer -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
-$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h reader/gmt_decode.h tracer/gmt_format.h) tracer/gmt_format.def | $(DEPS_OK)
+$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h reader/gmt_decode.h tracer/gmt_format.h writers/*.h) tracer/gmt_format.def | $(DEPS_OK)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Ireader -Itracer -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ireader -Itracer -Iwriters -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
 # The preload carries zstd and msgpack-c statically (the GPU machine has no
 # package manager); libunwind is dlopen()ed RTLD_LOCAL at run time (its
@@ -140,7 +153,7 @@ $(CORE_LIB): $(TRACER_OBJ) $(DECODE_OBJ)
 ANALYZE_LIBS := $(LIBDIR)/libdw.a $(LIBDIR)/libelf.a $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a \
                 $(LIBDIR)/liblzma.a $(LIBDIR)/libbz2.a $(LIBDIR)/libz.a \
                 -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -ldl -lpthread -lm
-$(ANALYZE): $(ANALYZER_OBJ) $(DECODE_OBJ)
+$(ANALYZE): $(ANALYZER_OBJ) $(DECODE_OBJ) $(WRITERS_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_BASE) -o $@ $^ $(ANALYZE_LIBS)
 
@@ -176,18 +189,19 @@ $(BUILD)/fakecuda/libnccl.so.2: tests/fakecuda/fake_nccl.c $(wildcard tests/fake
 	$(Q)$(CC) $(CFLAGS_BASE) -fPIC $(CUDA_INC) -shared -Wl,-soname,libnccl.so.2 -o $@ $< -ldl -lpthread
 	$(Q)ln -sf libnccl.so.2 $(BUILD)/fakecuda/libnccl.so
 
-# Unit tests link the tracer core and the decoder directly (fake pointers).
-$(BUILD)/tests/%: tests/unit/%.c $(CORE_LIB) $(wildcard tests/unit/*.h)
+# Unit tests link the tracer core, the decoder and the writers directly
+# (fake pointers).
+$(BUILD)/tests/%: tests/unit/%.c $(CORE_LIB) $(WRITERS_LIB) $(wildcard tests/unit/*.h)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Ireader -Itracer -Itests/unit -o $@ $< $(CORE_LIB) \
+	$(Q)$(CC) $(CFLAGS_BASE) -Ireader -Itracer -Iwriters -Itests/unit -o $@ $< $(CORE_LIB) $(WRITERS_LIB) \
 	    $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -ldl -lpthread -lm
 
 # Test tools (trace dumper, workload generators) link the core and decoder.
-$(BUILD)/tests/tools/%: tests/tools/%.c $(CORE_LIB)
+$(BUILD)/tests/tools/%: tests/tools/%.c $(CORE_LIB) $(WRITERS_LIB)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Ireader -Itracer -o $@ $< $(CORE_LIB) \
+	$(Q)$(CC) $(CFLAGS_BASE) -Ireader -Itracer -Iwriters -o $@ $< $(CORE_LIB) $(WRITERS_LIB) \
 	    $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -ldl -lpthread -lm
 
 # Route programs: plain CUDA programs linked against the doubles, run with
@@ -244,11 +258,11 @@ ANALYZE_UNIT_BIN := $(filter $(BUILD)/tests/unit_replay% $(BUILD)/tests/unit_rep
 $(ANALYZE_LIB): $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJ))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
-$(ANALYZE_UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_LIB) $(DECODE_OBJ) $(wildcard tests/unit/*.h analyzer/*.h)
+$(ANALYZE_UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_LIB) $(DECODE_OBJ) $(WRITERS_LIB) $(wildcard tests/unit/*.h analyzer/*.h)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Ireader -Itracer -Itests/unit -DGMT_VERSION='"$(VERSION)"' -o $@ $< \
-	    $(ANALYZE_LIB) $(DECODE_OBJ) $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -lm
+	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Ireader -Itracer -Iwriters -Itests/unit -DGMT_VERSION='"$(VERSION)"' -o $@ $< \
+	    $(ANALYZE_LIB) $(DECODE_OBJ) $(WRITERS_LIB) $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -lm
 
 # libFuzzer target for the trace reader (clang): make fuzz [FUZZ_SECS=60].
 # Runs over a copy of tests/fuzz/corpus/; new inputs stay in build-fuzz/corpus.

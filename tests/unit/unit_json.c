@@ -1,0 +1,214 @@
+/* unit_json: the JSON writer (writers/gmt_json.h), byte for byte: layout,
+ * escapes, numbers, newlines, every kind of call out of place (the output
+ * still parses, close says -EINVAL) and a failing stream (-EIO). The random
+ * round trip through Python's json is tests/cases/json_writer.sh. */
+#include <errno.h>
+#include <math.h>
+
+#include "gmt_json.h"
+#include "gmt_test.h"
+
+static char *buf;
+static size_t len;
+
+static FILE *mem(void)
+{
+	free(buf);
+	buf = NULL;
+	len = 0;
+	return open_memstream(&buf, &len);
+}
+
+/* Closes j and its memory stream; returns the close's result, buf holds
+ * the output. */
+static int done(gmt_json_t *j)
+{
+	int rc = gmt_json_close(j);
+	fclose(j->f);
+	return rc;
+}
+
+static void test_document(void)
+{
+	gmt_json_t j;
+	gmt_json_init(&j, mem());
+	gmt_json_obj_begin(&j);
+	gmt_json_kv_str(&j, "tool", "gpumemtrace-analyze");
+	gmt_json_kv_u64(&j, "n", 18446744073709551615ull);
+	gmt_json_kv_i64(&j, "neg", INT64_MIN);
+	gmt_json_kv_bool(&j, "t", 1);
+	gmt_json_kv_bool(&j, "f", 0);
+	gmt_json_kv_null(&j, "z");
+	gmt_json_kv_str(&j, "nostr", NULL);
+	gmt_json_kv_arr_begin(&j, "a");
+	gmt_json_arr_end(&j);
+	gmt_json_kv_obj_begin(&j, "o");
+	gmt_json_obj_end(&j);
+	gmt_json_kv_arr_begin(&j, "traces");
+	for (int i = 0; i < 2; i++) {
+		gmt_json_newline(&j);
+		gmt_json_obj_begin(&j);
+		gmt_json_kv_u64(&j, "i", (uint64_t)i);
+		gmt_json_obj_end(&j);
+	}
+	gmt_json_arr_end(&j);
+	gmt_json_obj_end(&j);
+	CHECK_EQ_U64(0, done(&j));
+	CHECK_EQ_STR("{\"tool\":\"gpumemtrace-analyze\",\"n\":18446744073709551615,"
+		     "\"neg\":-9223372036854775808,\"t\":true,\"f\":false,\"z\":null,\"nostr\":null,"
+		     "\"a\":[],\"o\":{},\"traces\":[\n{\"i\":0},\n{\"i\":1}]}\n", buf);
+}
+
+static void test_strings(void)
+{
+	gmt_json_t j;
+	gmt_json_init(&j, mem());
+	gmt_json_arr_begin(&j);
+	gmt_json_str(&j, "q\"b\\s/\x01\n\x1f\x7f");
+	/* valid 2-, 3- and 4-byte sequences stay; a lone continuation byte, a
+	 * truncated sequence, an overlong form, a surrogate, a code point above
+	 * U+10FFFF and 0xff each become one U+FFFD per byte */
+	gmt_json_str(&j, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80|\x80|\xe2\x82|\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80|\xff");
+	gmt_json_strn(&j, "a\0b", 3);
+	gmt_json_strn(&j, "\xe2\x82\xac", 2);   /* cut by the length */
+	gmt_json_str(&j, "");
+	gmt_json_key(&j, "k");                   /* a key in an array: refused */
+	gmt_json_arr_end(&j);
+	CHECK_EQ_U64((uint64_t)-EINVAL, (uint64_t)done(&j));
+	CHECK_EQ_STR("[\"q\\\"b\\\\s/\\u0001\\u000a\\u001f\\u007f\","
+		     "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80|\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd|"
+		     "\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd\\ufffd|\\ufffd\","
+		     "\"a\\u0000b\",\"\\ufffd\\ufffd\",\"\"]\n", buf);
+	/* keys are escaped the same way */
+	gmt_json_init(&j, mem());
+	gmt_json_obj_begin(&j);
+	gmt_json_kv_u64(&j, "a\"\xff", 1);
+	gmt_json_obj_end(&j);
+	CHECK_EQ_U64(0, done(&j));
+	CHECK_EQ_STR("{\"a\\\"\\ufffd\":1}\n", buf);
+}
+
+static void test_numbers(void)
+{
+	gmt_json_t j;
+	gmt_json_init(&j, mem());
+	gmt_json_arr_begin(&j);
+	gmt_json_double(&j, 4.0 / 9.0);
+	gmt_json_double(&j, 0.1);
+	gmt_json_double(&j, 1e300);
+	gmt_json_double(&j, NAN);
+	gmt_json_double(&j, INFINITY);
+	gmt_json_fixed(&j, 2.0, 9);
+	gmt_json_fixed(&j, -0.0000000016, 9);
+	gmt_json_fixed(&j, 1.5, 0);
+	gmt_json_fixed(&j, -INFINITY, 3);
+	gmt_json_arr_end(&j);
+	CHECK_EQ_U64(0, done(&j));
+	CHECK_EQ_STR("[0.44444444444444442,0.10000000000000001,1.0000000000000001e+300,null,null,"
+		     "2.000000000,-0.000000002,2,null]\n", buf);
+}
+
+static void test_misuse(void)
+{
+	gmt_json_t j;
+	/* a value in an object without its key: refused, the rest too; close
+	 * completes the object */
+	gmt_json_init(&j, mem());
+	gmt_json_obj_begin(&j);
+	gmt_json_kv_u64(&j, "a", 1);
+	gmt_json_u64(&j, 2);
+	gmt_json_kv_u64(&j, "b", 3);
+	gmt_json_obj_end(&j);
+	CHECK_EQ_U64((uint64_t)-EINVAL, (uint64_t)done(&j));
+	CHECK_EQ_STR("{\"a\":1}\n", buf);
+	/* a key left without its value, levels left open */
+	gmt_json_init(&j, mem());
+	gmt_json_arr_begin(&j);
+	gmt_json_obj_begin(&j);
+	gmt_json_key(&j, "k");
+	CHECK_EQ_U64((uint64_t)-EINVAL, (uint64_t)done(&j));
+	CHECK_EQ_STR("[{\"k\":null}]\n", buf);
+	/* a key after a key */
+	gmt_json_init(&j, mem());
+	gmt_json_obj_begin(&j);
+	gmt_json_key(&j, "k");
+	gmt_json_key(&j, "l");
+	CHECK_EQ_U64((uint64_t)-EINVAL, (uint64_t)done(&j));
+	CHECK_EQ_STR("{\"k\":null}\n", buf);
+	/* an end that matches no begin */
+	gmt_json_init(&j, mem());
+	gmt_json_arr_begin(&j);
+	gmt_json_obj_end(&j);
+	CHECK_EQ_U64((uint64_t)-EINVAL, (uint64_t)done(&j));
+	CHECK_EQ_STR("[]\n", buf);
+	gmt_json_init(&j, mem());
+	gmt_json_arr_end(&j);
+	CHECK_EQ_U64((uint64_t)-EINVAL, (uint64_t)done(&j));
+	CHECK_EQ_STR("", buf);
+	/* a second top-level value */
+	gmt_json_init(&j, mem());
+	gmt_json_u64(&j, 7);
+	gmt_json_u64(&j, 8);
+	CHECK_EQ_U64((uint64_t)-EINVAL, (uint64_t)done(&j));
+	CHECK_EQ_STR("7\n", buf);
+	/* a key at the top level; a NULL key */
+	gmt_json_init(&j, mem());
+	gmt_json_key(&j, "k");
+	CHECK_EQ_U64((uint64_t)-EINVAL, (uint64_t)done(&j));
+	CHECK_EQ_STR("", buf);
+	gmt_json_init(&j, mem());
+	gmt_json_obj_begin(&j);
+	gmt_json_kv_u64(&j, NULL, 1);
+	CHECK_EQ_U64((uint64_t)-EINVAL, (uint64_t)done(&j));
+	CHECK_EQ_STR("{}\n", buf);
+	/* nesting deeper than GMT_JSON_MAX_DEPTH */
+	gmt_json_init(&j, mem());
+	for (int i = 0; i < GMT_JSON_MAX_DEPTH + 1; i++)
+		gmt_json_arr_begin(&j);
+	CHECK_EQ_U64((uint64_t)-EINVAL, (uint64_t)done(&j));
+	CHECK_EQ_U64(2 * GMT_JSON_MAX_DEPTH + 1, len);
+	for (int i = 0; i < GMT_JSON_MAX_DEPTH; i++) {
+		CHECK(buf[i] == '[');
+		CHECK(buf[GMT_JSON_MAX_DEPTH + i] == ']');
+	}
+	/* nothing at all: nothing written, no error; a second close refused */
+	gmt_json_init(&j, mem());
+	CHECK_EQ_U64(0, gmt_json_close(&j));
+	CHECK_EQ_U64((uint64_t)-EINVAL, (uint64_t)gmt_json_close(&j));
+	fclose(j.f);
+	CHECK_EQ_STR("", buf);
+	/* after the close, nothing more */
+	gmt_json_init(&j, mem());
+	gmt_json_null(&j);
+	CHECK_EQ_U64(0, gmt_json_close(&j));
+	gmt_json_null(&j);
+	fclose(j.f);
+	CHECK_EQ_STR("null\n", buf);
+}
+
+static void test_write_error(void)
+{
+	FILE *f = fopen("/dev/full", "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	gmt_json_t j;
+	gmt_json_init(&j, f);
+	gmt_json_arr_begin(&j);
+	for (int i = 0; i < 100000; i++)
+		gmt_json_u64(&j, (uint64_t)i);
+	gmt_json_arr_end(&j);
+	CHECK_EQ_U64((uint64_t)-EIO, (uint64_t)gmt_json_close(&j));
+	fclose(f);
+}
+
+int main(void)
+{
+	test_document();
+	test_strings();
+	test_numbers();
+	test_misuse();
+	test_write_error();
+	free(buf);
+	TEST_DONE();
+}

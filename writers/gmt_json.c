@@ -1,0 +1,353 @@
+/*
+ * gmt_json.c - the streaming JSON writer (contract in gmt_json.h).
+ *
+ * Every token goes through item(): it decides, from the innermost open
+ * level, whether the token may come here, and writes the comma (and the
+ * requested newline) before it. Once a call was out of place, err is set and
+ * item() refuses everything; gmt_json_close completes the open levels.
+ */
+#include "gmt_json.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+void gmt_json_init(gmt_json_t *j, FILE *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+}
+
+static void misuse(gmt_json_t *j)
+{
+	j->err = -EINVAL;
+}
+
+/* May a key (is_key) or a value come now? Writes the separator and the
+ * requested newline; returns 0 when the token must not be written. */
+static int item(gmt_json_t *j, int is_key)
+{
+	if (j->err)
+		return 0;
+	if (!j->depth) {
+		if (j->done || is_key) {
+			misuse(j);
+			return 0;
+		}
+	} else if (j->open[j->depth - 1] == '{') {
+		if (is_key == j->key_due) {   /* a key after a key, or a value without one */
+			misuse(j);
+			return 0;
+		}
+		if (!is_key) {                /* the value of the key just written */
+			j->key_due = 0;
+			return 1;
+		}
+		j->key_due = 1;
+	} else if (is_key) {
+		misuse(j);
+		return 0;
+	}
+	if (j->depth && j->members[j->depth - 1])
+		fputc(',', j->f);
+	if (j->depth)
+		j->members[j->depth - 1] = 1;
+	if (j->nl) {
+		fputc('\n', j->f);
+		j->nl = 0;
+	}
+	return 1;
+}
+
+/* A value just ended: at the top level, the document is complete. */
+static void value_done(gmt_json_t *j)
+{
+	if (!j->depth)
+		j->done = 1;
+}
+
+static void begin(gmt_json_t *j, unsigned char c)
+{
+	if (j->depth >= GMT_JSON_MAX_DEPTH) {
+		if (!j->err)
+			misuse(j);
+		return;
+	}
+	if (!item(j, 0))
+		return;
+	fputc(c, j->f);
+	j->open[j->depth] = c;
+	j->members[j->depth] = 0;
+	j->depth++;
+}
+
+static void end(gmt_json_t *j, unsigned char c)
+{
+	if (j->err)
+		return;
+	if (!j->depth || j->open[j->depth - 1] != c || j->key_due) {
+		misuse(j);
+		return;
+	}
+	if (j->nl) {
+		fputc('\n', j->f);
+		j->nl = 0;
+	}
+	fputc(c == '{' ? '}' : ']', j->f);
+	j->depth--;
+	value_done(j);
+}
+
+void gmt_json_obj_begin(gmt_json_t *j)
+{
+	begin(j, '{');
+}
+
+void gmt_json_obj_end(gmt_json_t *j)
+{
+	end(j, '{');
+}
+
+void gmt_json_arr_begin(gmt_json_t *j)
+{
+	begin(j, '[');
+}
+
+void gmt_json_arr_end(gmt_json_t *j)
+{
+	end(j, '[');
+}
+
+/* Length of the valid UTF-8 sequence at p (at most n bytes there), 0 when
+ * it is not one: overlong forms, surrogates and code points above U+10FFFF
+ * are not. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t len;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+/* The quoted, escaped string; plain runs are written in one call. */
+static void put_string(FILE *f, const unsigned char *p, size_t n)
+{
+	size_t run = 0;   /* bytes before p not yet written */
+	fputc('"', f);
+	while (n) {
+		unsigned c = *p;
+		size_t len = c >= 0x20 && c != '"' && c != '\\' && c != 0x7f ? utf8_len(p, n) : 0;
+		if (len) {
+			p += len;
+			n -= len;
+			run += len;
+			continue;
+		}
+		if (run)
+			fwrite(p - run, 1, run, f);
+		run = 0;
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc((int)c, f);
+		} else if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+		} else {
+			fputs("\\ufffd", f);
+		}
+		p++;
+		n--;
+	}
+	if (run)
+		fwrite(p - run, 1, run, f);
+	fputc('"', f);
+}
+
+void gmt_json_key(gmt_json_t *j, const char *key)
+{
+	if (!key) {
+		if (!j->err)
+			misuse(j);
+		return;
+	}
+	if (!item(j, 1))
+		return;
+	put_string(j->f, (const unsigned char *)key, strlen(key));
+	fputc(':', j->f);
+}
+
+void gmt_json_strn(gmt_json_t *j, const char *s, size_t n)
+{
+	if (!item(j, 0))
+		return;
+	if (s)
+		put_string(j->f, (const unsigned char *)s, n);
+	else
+		fputs("null", j->f);
+	value_done(j);
+}
+
+void gmt_json_str(gmt_json_t *j, const char *s)
+{
+	gmt_json_strn(j, s, s ? strlen(s) : 0);
+}
+
+void gmt_json_u64(gmt_json_t *j, uint64_t v)
+{
+	if (!item(j, 0))
+		return;
+	fprintf(j->f, "%" PRIu64, v);
+	value_done(j);
+}
+
+void gmt_json_i64(gmt_json_t *j, int64_t v)
+{
+	if (!item(j, 0))
+		return;
+	fprintf(j->f, "%" PRId64, v);
+	value_done(j);
+}
+
+void gmt_json_double(gmt_json_t *j, double v)
+{
+	if (!item(j, 0))
+		return;
+	if (isfinite(v))
+		fprintf(j->f, "%.17g", v);
+	else
+		fputs("null", j->f);
+	value_done(j);
+}
+
+void gmt_json_fixed(gmt_json_t *j, double v, int decimals)
+{
+	if (!item(j, 0))
+		return;
+	if (decimals < 0)
+		decimals = 0;
+	if (decimals > 17)
+		decimals = 17;
+	if (isfinite(v))
+		fprintf(j->f, "%.*f", decimals, v);
+	else
+		fputs("null", j->f);
+	value_done(j);
+}
+
+void gmt_json_bool(gmt_json_t *j, int v)
+{
+	if (!item(j, 0))
+		return;
+	fputs(v ? "true" : "false", j->f);
+	value_done(j);
+}
+
+void gmt_json_null(gmt_json_t *j)
+{
+	if (!item(j, 0))
+		return;
+	fputs("null", j->f);
+	value_done(j);
+}
+
+void gmt_json_newline(gmt_json_t *j)
+{
+	if (!j->err)
+		j->nl = 1;
+}
+
+void gmt_json_kv_str(gmt_json_t *j, const char *key, const char *v)
+{
+	gmt_json_key(j, key);
+	gmt_json_str(j, v);
+}
+
+void gmt_json_kv_u64(gmt_json_t *j, const char *key, uint64_t v)
+{
+	gmt_json_key(j, key);
+	gmt_json_u64(j, v);
+}
+
+void gmt_json_kv_i64(gmt_json_t *j, const char *key, int64_t v)
+{
+	gmt_json_key(j, key);
+	gmt_json_i64(j, v);
+}
+
+void gmt_json_kv_double(gmt_json_t *j, const char *key, double v)
+{
+	gmt_json_key(j, key);
+	gmt_json_double(j, v);
+}
+
+void gmt_json_kv_fixed(gmt_json_t *j, const char *key, double v, int decimals)
+{
+	gmt_json_key(j, key);
+	gmt_json_fixed(j, v, decimals);
+}
+
+void gmt_json_kv_bool(gmt_json_t *j, const char *key, int v)
+{
+	gmt_json_key(j, key);
+	gmt_json_bool(j, v);
+}
+
+void gmt_json_kv_null(gmt_json_t *j, const char *key)
+{
+	gmt_json_key(j, key);
+	gmt_json_null(j);
+}
+
+void gmt_json_kv_obj_begin(gmt_json_t *j, const char *key)
+{
+	gmt_json_key(j, key);
+	gmt_json_obj_begin(j);
+}
+
+void gmt_json_kv_arr_begin(gmt_json_t *j, const char *key)
+{
+	gmt_json_key(j, key);
+	gmt_json_arr_begin(j);
+}
+
+int gmt_json_close(gmt_json_t *j)
+{
+	if (j->closed)
+		return -EINVAL;
+	j->closed = 1;
+	int rc = j->err;
+	if (j->depth) {
+		rc = -EINVAL;
+		if (j->key_due)
+			fputs("null", j->f);
+		while (j->depth) {
+			j->depth--;
+			fputc(j->open[j->depth] == '{' ? '}' : ']', j->f);
+		}
+		j->key_due = 0;
+		j->done = 1;
+	}
+	if (j->done)
+		fputc('\n', j->f);
+	j->err = -EINVAL;   /* nothing more after the close */
+	if (fflush(j->f) || ferror(j->f))
+		return -EIO;
+	return rc;
+}
