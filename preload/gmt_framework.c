@@ -250,6 +250,15 @@ GMT_EXPORT void gpumemtrace_fw_lost(int fw, int device, uint64_t n)
 	gmt_fw_emit_now(GMT_EV_FW_LOST, device, 0, n, 0, (uint32_t)fw, 0);
 }
 
+GMT_EXPORT void gpumemtrace_fw_retries(int fw, int device, uint64_t retries, uint64_t ooms)
+{
+	GMT_KEEP_ERRNO;
+	gmt_preload_ensure_init();
+	if (!fw_is_known(fw))
+		return;
+	gmt_fw_emit_now(GMT_EV_FW_RETRIES, device, retries, ooms, 0, (uint32_t)fw, 0);
+}
+
 GMT_EXPORT uint32_t gpumemtrace_stack(const char *const *frames, size_t n)
 {
 	GMT_KEEP_ERRNO;

@@ -109,6 +109,13 @@ void gpumemtrace_fw_counters(int fw, int device, uint64_t allocated,
 			     uint64_t allocated_peak, uint64_t reserved,
 			     uint64_t reserved_peak);
 
+/* The framework's own counts at this instant (a checkpoint): allocations
+ * it retried after giving its cache back to CUDA, and out-of-memory failures
+ * it gave up on, since it started (PyTorch: memory_stats' num_alloc_retries
+ * and num_ooms). The analyzer's oom report shows them beside the failures
+ * and cache releases it sees itself. */
+void gpumemtrace_fw_retries(int fw, int device, uint64_t retries, uint64_t ooms);
+
 /* n events of framework fw were lost before they could be reported (its
  * own history buffer overflowed): the analyzer says its numbers for that
  * framework are incomplete from here. */

@@ -35,6 +35,7 @@ __all__ = [
     "fw_events",
     "fw_counters",
     "fw_lost",
+    "fw_retries",
     "meta",
     "stack",
 ]
@@ -63,6 +64,7 @@ def _load():
             "events": scope.gpumemtrace_fw_events,
             "counters": scope.gpumemtrace_fw_counters,
             "lost": scope.gpumemtrace_fw_lost,
+            "retries": scope.gpumemtrace_fw_retries,
             "meta": scope.gpumemtrace_meta,
             "stack": scope.gpumemtrace_stack,
         }
@@ -77,6 +79,8 @@ def _load():
     f["counters"].restype = None
     f["lost"].argtypes = [c_int, c_int, u64]
     f["lost"].restype = None
+    f["retries"].argtypes = [c_int, c_int, u64, u64]
+    f["retries"].restype = None
     f["meta"].argtypes = [ctypes.c_char_p, ctypes.c_char_p]
     f["meta"].restype = None
     f["stack"].argtypes = [ctypes.c_void_p, ctypes.c_size_t]
@@ -141,6 +145,13 @@ def fw_lost(fw, device, n):
     """n events of framework fw were lost before they could be reported."""
     if _f is not None and n > 0:
         _f["lost"](fw, device, n & _U64)
+
+
+def fw_retries(fw, device, retries, ooms):
+    """The framework's own counts now, a checkpoint: allocations it retried
+    after giving its cache back, out-of-memory failures it gave up on."""
+    if _f is not None:
+        _f["retries"](fw, device, retries & _U64, ooms & _U64)
 
 
 def stack(frames):

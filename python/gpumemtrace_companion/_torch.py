@@ -23,7 +23,8 @@ Lifecycle.
     pop back to depth 0) and top-level marks, gpumemtrace's phase API
     (gpumemtrace._framework.on_phase_boundary), the OOM observer and exit:
     move the new history entries into the trace (convert.py) and record the
-    allocator's counters (memory_stats) of every device that has any.
+    allocator's counters (memory_stats) of every device that has any, and
+    its retry and out-of-memory counts when they changed.
 
 Backends. native: history on (no stacks, or Python stacks with
 GPUMEMTRACE_COMPANION_STACKS=python), GPUMEMTRACE_COMPANION_ENTRIES ring
@@ -96,6 +97,7 @@ class _Companion(object):
         self.max_entries = _env_int("GPUMEMTRACE_COMPANION_ENTRIES", 1000000)
         self.state = None
         self.devices = set()            # devices whose counters we record
+        self.retries = {}               # device -> (num_alloc_retries, num_ooms) recorded
         self.setup_lock = threading.Lock()
         self.move_lock = threading.Lock()
         self.tls = threading.local()
@@ -259,6 +261,13 @@ class _Companion(object):
                 continue
             self.devices.add(d)
             self.fw.fw_counters(self.fw_id, d, v[0], v[1], v[2], v[3])
+            # Retries after releasing the cache, and OOMs given up on: a
+            # checkpoint when they change (first seen, or moved).
+            if "num_alloc_retries" in s or "num_ooms" in s:
+                r = (int(s.get("num_alloc_retries", 0)), int(s.get("num_ooms", 0)))
+                if self.retries.get(d, (0, 0)) != r:
+                    self.retries[d] = r
+                    self.fw.fw_retries(self.fw_id, d, r[0], r[1])
 
     def boundary(self, wait=False):
         if not self.ready:

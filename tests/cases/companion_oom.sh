@@ -5,7 +5,8 @@
 # failure PyTorch recovered from, then the "oom" entry of the one it did not
 # (request 256 MiB, 128 MiB free), moved into the trace beside the driver
 # level's failed cudaMalloc calls (one for the recovered request, two, the
-# attempt and the retry, for the last).
+# attempt and the retry, for the last), and the allocator's own retry and
+# OOM counts (FW_RETRIES).
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 command -v python3 > /dev/null || fail "python3 is needed"
@@ -43,4 +44,8 @@ if side != want:
 if fails != [384, 256, 256]:
     sys.exit("driver failures: %s" % fails)
 PY
+# The allocator's own counts (memory_stats), recorded when they change: at
+# the OOM observer, one retry (the recovered request) and one OOM.
+assert_eq "EV fw_retries device=0 addr=0x1 size=1" \
+	"$(grep '^EV fw_retries ' dump.txt | sed 's/ ts=[0-9]* thread=[0-9]*//; s/ stream=.*//')" "retry counts"
 exit 0

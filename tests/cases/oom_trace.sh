@@ -5,7 +5,8 @@
 # a forked child's own trace; after SIGKILL (the trace cut, the failure and
 # its sample on disk); and with a caching allocator that recovers from the
 # first failure by releasing its cache and retrying (FW_SEGMENT_FREE, the
-# retried allocation) and then gives up (FW_OOM).
+# retried allocation) and then gives up (FW_OOM), with its own counts
+# (FW_RETRIES).
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 W="$BUILD/tests/oom_workload"
@@ -19,10 +20,10 @@ import sys
 for l in open(sys.argv[1]):
     f = l.split()
     if f[0] != "EV" or f[1] not in ("alloc", "alloc_fail", "free", "meminfo", "fw_segment_free",
-                                    "fw_segment_alloc", "fw_oom"):
+                                    "fw_segment_alloc", "fw_oom", "fw_retries"):
         continue
     v = dict(x.split("=", 1) for x in f[2:] if "=" in x)
-    print(f[1], v["size"], *([int(v["addr"], 16)] if f[1] in ("meminfo", "fw_oom") else []))
+    print(f[1], v["size"], *([int(v["addr"], 16)] if f[1] in ("meminfo", "fw_oom", "fw_retries") else []))
 PY
 }
 for mode in oom fork kill retry; do
@@ -45,11 +46,13 @@ meminfo 8589934592 1879048192
 fw_segment_free $((2 * GiB))
 free 0
 alloc $((2 * GiB))
+fw_retries 0 1
 fw_segment_alloc $((2 * GiB))
 alloc_fail $((2 * GiB))
 meminfo 8589934592 1879048192
 alloc_fail $((2 * GiB))
 meminfo 8589934592 1879048192
-fw_oom $((2 * GiB)) 1879048192" "$(sed -n '/^alloc_fail/,/^fw_oom/p' retry.ev)" "retry: failures, release, retry"
+fw_oom $((2 * GiB)) 1879048192
+fw_retries 1 1" "$(sed -n '/^alloc_fail/,/^fw_retries 1 1/p' retry.ev)" "retry: failures, release, retry"
 assert_contains retry.out "oom_workload: recovered after releasing 1 segment(s)"
 exit 0

@@ -29,12 +29,13 @@
  *                       1. block R1 2 GiB: cudaMalloc fails (1.75 GiB
  *                          free); the allocator releases its wholly free
  *                          segment C (cudaFree, FW_SEGMENT_FREE) and
- *                          retries: success. Recovered.
+ *                          retries: success. Recovered (FW_RETRIES 1, 0).
  *                       2. block R2 2 GiB: cudaMalloc fails (1.75 GiB
  *                          free); nothing wholly free to release (F holds
  *                          F1; its free 512 MiB is smaller than the
  *                          request); the retry fails: FW_OOM (request
- *                          2 GiB, free 1.75 GiB). Ends "train", exits 1.
+ *                          2 GiB, free 1.75 GiB), FW_RETRIES 1, 1. Ends
+ *                          "train", exits 1.
  *
  * Exit status: 1 after the (last) failure as described; 2 bad usage; 3 an
  * allocation that should have worked failed.
@@ -57,7 +58,9 @@
 static void (*p_begin)(const char *), (*p_end)(const char *);
 static int (*p_register)(const char *);
 static int (*p_events)(int, const gpumemtrace_fw_event_t *, size_t);
+static void (*p_retries)(int, int, uint64_t, uint64_t);
 static int fw;
+static uint64_t n_retries, n_ooms;
 
 static void begin(const char *n)
 {
@@ -196,8 +199,12 @@ static seg_t *segment(size_t n, void *(*site)(void))
 			size_t fr = 0, tot = 0;
 			cudaMemGetInfo(&fr, &tot);
 			fw_event(GPUMEMTRACE_FW_OOM, fr, n);
+			if (p_retries && fw > 0)
+				p_retries(fw, 0, n_retries, ++n_ooms);
 			return NULL;
 		}
+		if (p_retries && fw > 0)
+			p_retries(fw, 0, ++n_retries, n_ooms);
 		printf("oom_workload: recovered after releasing %d segment(s)\n", released);
 	}
 	segs[n_segs].addr = (uintptr_t)p;
@@ -261,6 +268,7 @@ int main(int argc, char **argv)
 	*(void **)&p_end = dlsym(RTLD_DEFAULT, "gpumemtrace_phase_end");
 	*(void **)&p_register = dlsym(RTLD_DEFAULT, "gpumemtrace_fw_register");
 	*(void **)&p_events = dlsym(RTLD_DEFAULT, "gpumemtrace_fw_events");
+	*(void **)&p_retries = dlsym(RTLD_DEFAULT, "gpumemtrace_fw_retries");
 	if (!strcmp(mode, "oom") || !strcmp(mode, "kill")) {
 		run_oom(!strcmp(mode, "kill"));
 	} else if (!strcmp(mode, "retry")) {
