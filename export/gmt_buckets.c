@@ -102,8 +102,11 @@ gmt_buckets_t *gmt_buckets_new(unsigned n_series, uint64_t duration_ns, size_t m
 	if (!b->cur_value || !b->cur_known)
 		goto nomem;
 	uint64_t bw = 1;
-	while (duration_ns / bw + 1 > max_buckets)
-		bw *= 2;
+	if (factor < 2)  /* one level: the narrowest buckets that fit */
+		bw = duration_ns / max_buckets + 1;
+	else
+		while (duration_ns / bw + 1 > max_buckets)
+			bw *= 2;
 	for (;;) {
 		size_t count = (size_t)(duration_ns / bw + 1);
 		if (level_alloc(&b->lv[b->n_levels++], n_series, bw, count))

@@ -53,7 +53,8 @@ typedef struct gmt_buckets gmt_buckets_t;
  * n_series series over [0, duration_ns]. The finest level's bucket is the
  * smallest power of two of ns that gives at most max_buckets buckets; each
  * coarser level's is factor times the one below, until a level has at most
- * min_buckets; factor 0 (or 1): the finest level only. NULL when out of
+ * min_buckets. factor 0 (or 1): that level only, its bucket the smallest
+ * number of ns (any) that gives at most max_buckets. NULL when out of
  * memory or an argument is 0 (errno ENOMEM or EINVAL).
  */
 gmt_buckets_t *gmt_buckets_new(unsigned n_series, uint64_t duration_ns, size_t max_buckets,
