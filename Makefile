@@ -12,10 +12,10 @@
 # the CUDA headers; tracer/ (the writer) knows no CUDA header; reader/ (the
 # trace reader) uses only tracer/gmt_format.h (.def); analyzer/ uses only
 # reader/gmt_decode.h, tracer/gmt_format.h (.def), writers/ and schemas/;
-# writers/ (output formats: the JSON writer) uses nothing; nothing depends on
-# analyzer/. web/ (the report page's assets and shell writer) and export/
-# (writers and engines of the page and the exports) use nothing
-# of the others. tests/fakecuda/ are the CUDA/NCCL test doubles.
+# writers/ (output formats: the JSON and pickle writers) uses nothing;
+# nothing depends on analyzer/. web/ (the report page's assets and shell
+# writer) uses nothing; export/ (the page's data and the exports: their
+# engines and formats) uses only writers/. tests/fakecuda/ are the CUDA/NCCL test doubles.
 
 BUILD    ?= build
 CUDA_HOME ?= /usr/local/cuda

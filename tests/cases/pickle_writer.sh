@@ -1,5 +1,5 @@
 #!/bin/sh
-# The pickle writer (export/gmt_pickle.c) through tests/tools/gmt-pickle:
+# The pickle writer (writers/gmt_pickle.c) through tests/tools/gmt-pickle:
 # random nested values (all integer edges, strings of every length class
 # with non-ASCII and non-BMP characters, floats by their bits, lists and
 # dicts long enough to need several batches) written at protocols 2, 3 and 4

@@ -1,6 +1,7 @@
 #!/bin/sh
-# The report page alone (web/, docs/report-page.md), on a fixture whose
-# values are known by construction (tests/tools/page_fixture.py), in headless
+# The report page (web/, docs/report-page.md) with its data built by
+# export/gmt_pagedata.c from a device whose values are known by construction
+# (tests/tools/gmt-page-fixture.c; page_fixture.py writes the body), in headless
 # Chromium with the network disabled (tests/tools/browser_check.py):
 # - no console message, no exception, no log entry, no request but the page;
 # - a 1000 ns spike in a 1 s run survives at the whole-run zoom, where
@@ -24,7 +25,8 @@ for p in python3 /usr/bin/python3; do "$p" -c 'import PIL' 2>/dev/null && { PY=$
 PAGE="$BUILD/tests/tools/gmt-page"
 CHECK="$ROOT/tests/tools/browser_check.py"
 
-python3 "$ROOT/tests/tools/page_fixture.py" body.html data.json expect.json || fail "fixture"
+python3 "$ROOT/tests/tools/page_fixture.py" body.html expect.json || fail "fixture"
+"$BUILD/tests/tools/gmt-page-fixture" data.json || fail "gmt-page-fixture exited $?"
 "$PAGE" --title 'fixture </title><b>' --body body.html --data data.json -o page.html || fail "gmt-page exited $?"
 grep -q '</script> <b>' page.html && fail "the data's '</script>' reached the page unescaped"
 grep -qF '<title>fixture &lt;/title&gt;&lt;b&gt;</title>' page.html || fail "title not escaped"

@@ -1,5 +1,5 @@
 /*
- * gmt-pickle: writes a pickle with export/gmt_pickle.c from tokens on stdin,
+ * gmt-pickle: writes a pickle with writers/gmt_pickle.c from tokens on stdin,
  * one a line, for tests/cases/pickle_writer.sh, which reads it back with
  * Python's own unpickler:
  *   d / l        begin a dict / a list        ed / el  end the dict / list
