@@ -18,9 +18,23 @@ allocator whose counts are known by construction:
 - GMT_FAKE_TORCH_LOG, when set, gets one line per call that matters to the
   protocol's order: import, manual_seed, synchronize, reset_peak_memory_stats,
   range_push NAME, range_pop.
+
+With FAKE_TORCH_CUDART naming a CUDA runtime (the project's double), it
+also behaves towards gpumemtrace as PyTorch does, so that the example can
+run under the tracer (tests/cases/card_*.sh): each growth of "reserved"
+is a cudaMalloc of the difference (a segment, never freed), mem_get_info
+is cudaMemGetInfo, CUDA is initialised (torch.cuda._lazy_init) at the first
+tensor on "cuda", and the PyTorch companion finds the surface it uses:
+torch.cuda.is_initialized, memory._record_memory_history and _snapshot
+(a history of segment_alloc, alloc, free_requested, free_completed and oom
+entries; block addresses are synthetic, not inside the segments),
+memory_stats, torch._C._cuda_attach_out_of_memory_observer (called before
+OutOfMemoryError is raised).
 """
 import contextlib
+import ctypes
 import os
+import time
 import types
 
 if os.environ.get("GMT_FAKE_TORCH") != "1":
@@ -32,7 +46,41 @@ _SEGMENT = int(os.environ.get("GMT_FAKE_TORCH_SEGMENT", str(2 * 1024 * 1024)))
 _LIMIT = int(os.environ["GMT_FAKE_TORCH_LIMIT"]) if os.environ.get("GMT_FAKE_TORCH_LIMIT") else None
 _GPUS = int(os.environ.get("GMT_FAKE_TORCH_GPUS", "1"))
 _TOTAL = int(os.environ.get("GMT_FAKE_TORCH_TOTAL", str(1 << 30)))
-_state = {"allocated": 0, "reserved": 0, "peak_allocated": 0, "peak_reserved": 0}
+_state = {"allocated": 0, "reserved": 0, "peak_allocated": 0, "peak_reserved": 0, "ooms": 0}
+_CUDART = os.environ.get("FAKE_TORCH_CUDART") or None
+_rt = ctypes.CDLL(_CUDART) if _CUDART else None
+_initialized = [False]
+_history = {"on": False, "max": 0, "ring": []}
+_observers = []
+_next_block = [0x7e0000000000]
+
+
+def _record(action, addr, size):
+    """One history entry (when _record_memory_history turned it on)."""
+    if not _history["on"]:
+        return
+    e = {"action": action, "size": size, "stream": 0, "time_us": time.time_ns() // 1000,
+         "frames": []}
+    e["device_free" if action == "oom" else "addr"] = addr
+    ring = _history["ring"]
+    ring.append(e)
+    if len(ring) > _history["max"]:
+        del ring[0]
+
+
+def _segment(nbytes):
+    """A new segment of nbytes from the runtime; its address."""
+    p = ctypes.c_void_p()
+    if _rt.cudaMalloc(ctypes.byref(p), ctypes.c_size_t(nbytes)) != 0:
+        raise RuntimeError("fake torch: cudaMalloc of a %d-byte segment failed" % nbytes)
+    return p.value
+
+
+def _device_free():
+    f, t = ctypes.c_size_t(), ctypes.c_size_t()
+    if _rt.cudaMemGetInfo(ctypes.byref(f), ctypes.byref(t)) != 0:
+        raise RuntimeError("fake torch: cudaMemGetInfo failed")
+    return f.value, t.value
 
 
 def _log(line):
@@ -64,17 +112,32 @@ class OutOfMemoryError(RuntimeError):
 
 
 def _alloc(nbytes):
+    """The block's (size, address) for a tensor of nbytes on the device."""
+    if _rt is not None and not _initialized[0]:
+        cuda._lazy_init()
     size = max(512, (nbytes + 511) // 512 * 512)
     s = _state
     if _LIMIT is not None and s["allocated"] + size > _LIMIT:
+        s["ooms"] += 1
+        if _rt is not None:
+            free = _device_free()[0]
+            _record("oom", free, size)
+            for fn in list(_observers):
+                fn(0, size, s["allocated"], free)
         raise OutOfMemoryError("CUDA out of memory. Tried to allocate %d bytes (fake torch, "
                                 "limit %d bytes)" % (size, _LIMIT))
+    need = (s["allocated"] + size + _SEGMENT - 1) // _SEGMENT * _SEGMENT
+    if need > s["reserved"]:
+        if _rt is not None:
+            _record("segment_alloc", _segment(need - s["reserved"]), need - s["reserved"])
+        s["reserved"] = need
+        s["peak_reserved"] = max(s["peak_reserved"], s["reserved"])
     s["allocated"] += size
     s["peak_allocated"] = max(s["peak_allocated"], s["allocated"])
-    need = (s["allocated"] + _SEGMENT - 1) // _SEGMENT * _SEGMENT
-    s["reserved"] = max(s["reserved"], need)
-    s["peak_reserved"] = max(s["peak_reserved"], s["reserved"])
-    return size
+    addr = _next_block[0]
+    _next_block[0] += size
+    _record("alloc", addr, size)
+    return size, addr
 
 
 class Tensor:
@@ -82,7 +145,7 @@ class Tensor:
         self._block = 0  # set first: __del__ runs even when __init__ raised
         self.shape, self.dtype, self.device = tuple(shape), dt, str(device)
         if self.device.startswith("cuda"):
-            self._block = _alloc(self.numel() * dt.itemsize)
+            self._block, self._addr = _alloc(self.numel() * dt.itemsize)
 
     def numel(self):
         n = 1
@@ -96,6 +159,8 @@ class Tensor:
     def __del__(self):
         if self._block:
             _state["allocated"] -= self._block
+            _record("free_requested", self._addr, self._block)
+            _record("free_completed", self._addr, self._block)
             self._block = 0
 
 
@@ -176,7 +241,39 @@ cuda.memory_allocated = lambda d=None: _state["allocated"]
 cuda.memory_reserved = lambda d=None: _state["reserved"]
 cuda.max_memory_allocated = lambda d=None: _state["peak_allocated"]
 cuda.max_memory_reserved = lambda d=None: _state["peak_reserved"]
-cuda.mem_get_info = lambda d=None: (_TOTAL - _state["reserved"], _TOTAL)
+cuda.mem_get_info = (lambda d=None: _device_free()) if _rt is not None else \
+    (lambda d=None: (_TOTAL - _state["reserved"], _TOTAL))
+
+
+def _lazy_init():
+    _initialized[0] = True
+
+
+def _memory_stats(d=None):
+    s = _state
+    if not _initialized[0]:
+        return {}
+    return {"allocated_bytes.all.current": s["allocated"], "allocated_bytes.all.peak":
+            s["peak_allocated"], "reserved_bytes.all.current": s["reserved"],
+            "reserved_bytes.all.peak": s["peak_reserved"], "num_alloc_retries": 0,
+            "num_ooms": s["ooms"]}
+
+
+def _record_memory_history(enabled="all", context="all", stacks="all", max_entries=0):
+    _history["on"] = bool(enabled) and max_entries > 0
+    _history["max"] = max_entries
+
+
+cuda._lazy_init = _lazy_init
+cuda.is_initialized = lambda: _initialized[0]
+cuda.memory_stats = _memory_stats
+cuda.memory = types.ModuleType("torch.cuda.memory")
+cuda.memory.get_allocator_backend = lambda: "native"
+cuda.memory.memory_stats = _memory_stats
+cuda.memory._record_memory_history = _record_memory_history
+cuda.memory._snapshot = lambda: {"segments": [], "device_traces": [list(_history["ring"])]}
+_C = types.ModuleType("torch._C")
+_C._cuda_attach_out_of_memory_observer = _observers.append
 
 
 def _synchronize(d=None):
