@@ -25,9 +25,13 @@
 
 /* ---- per-thread event buffers ------------------------------------------ */
 
-#define GMT_CHUNK_BYTES  (64u * 1024u)
-#define GMT_CHUNK_HDR    64u
-#define GMT_CHUNK_EVENTS ((GMT_CHUNK_BYTES - GMT_CHUNK_HDR) / sizeof(gmt_event_t))
+/* A thread's first chunk is small, each next one twice the last up to the
+ * largest: a thread that records a few events holds 4 KiB, a busy one takes
+ * a new chunk every 1364 events. */
+#define GMT_CHUNK_HDR       64u
+#define GMT_CHUNK_MIN_BYTES (4u * 1024u)
+#define GMT_CHUNK_MAX_BYTES (64u * 1024u)
+#define GMT_CHUNK_CAP(bytes) (((bytes) - GMT_CHUNK_HDR) / (uint32_t)sizeof(gmt_event_t))
 
 /* One buffer chunk: a single-producer single-consumer array. The owning
  * thread appends and publishes with a release store of count; the writer
@@ -35,26 +39,38 @@
 typedef struct gmt_chunk {
 	struct gmt_chunk *_Atomic next;   /* linked by the producer (release)   */
 	_Atomic uint32_t count;           /* published events                   */
+	uint32_t cap;                     /* events it holds                    */
+	uint32_t bytes;                   /* its allocation                     */
 	uint32_t rd;                      /* writer only: events consumed       */
-	struct gmt_chunk *pool_next;      /* free list link                      */
-	char pad_[GMT_CHUNK_HDR - 2 * sizeof(void *) - 8];
-	gmt_event_t ev[GMT_CHUNK_EVENTS];
+	char pad_[GMT_CHUNK_HDR - sizeof(void *) - 16];
+	gmt_event_t ev[];
 } gmt_chunk_t;
 
 /* A thread's tracing state. Producer fields are touched only by the owning
- * thread; the writer reads seq, pub_ts, head, dead with acquire loads. */
+ * thread; the writer reads seq, pub_ts, head, dead, the drop counters with
+ * acquire loads, and frees the chunks it has drained. */
 typedef struct gmt_tstate {
 	gmt_chunk_t *tail;                /* producer: current chunk (or NULL) */
-	uint32_t tail_n;                  /* producer: events in tail          */
+	uint32_t tail_n, tail_cap;        /* producer: events in tail, its cap */
 	uint32_t idx;                     /* thread column value               */
+	uint32_t next_bytes;              /* producer: size of the next chunk  */
 	_Atomic uint64_t seq;             /* odd while busy (see the format)   */
 	_Atomic uint64_t pub_ts;          /* ts of the last published event    */
 	_Atomic uint64_t emitted;
 	gmt_chunk_t *_Atomic head;        /* oldest chunk; writer advances it  */
 	_Atomic int dead;                 /* thread exited: no more appends    */
 	pid_t tid;
+	/* buffer-full drops, by the producer only: a count that only grows,
+	 * the ts of the first drop of the current run and of the last drop;
+	 * drop_gen: the writer round in which the cap was last found reached
+	 * (until the next round, drops cost no shared write at all) */
+	_Atomic uint64_t drop_n, drop_first, drop_last;
+	uint64_t drop_gen;
+	int dropping;
 	/* writer only */
 	uint64_t w_seen_seq, w_seen_since;
+	_Atomic uint64_t w_drop_seen;     /* drop_n the writer has counted     */
+	uint64_t w_drop_last;
 } gmt_tstate_t;
 
 /* A pre-encoded msgpack record waiting for the writer. */
@@ -82,14 +98,18 @@ typedef struct gmt_global {
 	gmt_mrec_t *persist_head, **persist_tail; /* STRING/DEVICE, replayed in a fork child */
 	uint64_t emitted_dead;
 
-	/* chunk pool */
-	pthread_mutex_t pool_lock;
-	gmt_chunk_t *pool_free;
-	size_t chunks_made, chunks_max;
-	_Atomic size_t chunks_in_use;
-
-	/* buffer-full drops (hot path, rare) */
-	_Atomic uint64_t drop_count, drop_first, drop_last;
+	/* buffer memory: every chunk allocated (in use or spare) counts in
+	 * buf_used; a chunk is taken only while buf_used + its size stays
+	 * within buf_limit, which the writer keeps between buf_floor and
+	 * buf_cap (about 100 ms of its own throughput, gmt_writer.c); names
+	 * (strings, text stacks) count in names_used, at most names_cap */
+	_Atomic size_t buf_used, buf_limit;
+	size_t buf_cap, buf_floor;
+	int buf_ms;
+	_Atomic size_t names_used;
+	size_t names_cap;
+	_Atomic uint64_t round_gen;       /* bumped by every writer round      */
+	_Atomic uint64_t names_dropped;   /* names given the overflow id       */
 
 	/* the file: fd is ours only while it is still the file we created
 	 * (file_dev, file_ino), see gmt_fd.c; abs_path reopens it */
@@ -132,8 +152,8 @@ void gmt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 void gmt_warn_once(_Atomic int *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- core (gmt_tracer.c) used by the writer ----------------------------- */
-gmt_chunk_t *gmt_chunk_get(void);
-void gmt_chunk_put(gmt_chunk_t *c);
+/* Frees a drained chunk (its bytes leave buf_used). */
+void gmt_chunk_free(gmt_chunk_t *c);
 /* Appends a pre-encoded record to the metadata queue (takes ownership).
  * persist: also kept for replay into a forked child's new file. */
 void gmt_meta_push(gmt_mrec_t *r, int persist);
@@ -163,6 +183,10 @@ int gmt_fd_trace_file(void);
 void gmt_fd_close_trace_file(void);
 
 /* ---- writer (gmt_writer.c) ---------------------------------------------- */
+/* Sets the buffer cap (cfg.buffer_bytes, at least two of the largest
+ * chunks), the names' budget (an eighth of it), the limit's floor, and the
+ * backlog window (ms of the writer's throughput, 0: none). */
+void gmt_buffer_setup(size_t bytes, int ms);
 int gmt_writer_start(void);        /* header record queued, preamble written */
 void gmt_writer_stop(void);        /* final round, END, close                */
 void gmt_writer_wake(void);        /* async-signal-safe                      */

@@ -7,11 +7,16 @@
  * marks the thread busy (an odd sequence number), reads CLOCK_MONOTONIC
  * through the vDSO, copies the 48-byte event into the thread's current
  * chunk, publishes it with a release store of the chunk's count, and clears
- * the busy mark. No lock, no system call, no allocation on that path; a new
- * 64 KiB chunk is taken from a global pool (a mutex, once per 1364 events)
- * and when the pool's cap (cfg.buffer_bytes) is reached the event is counted
- * as dropped instead. The writer thread (gmt_writer.c) drains the chunks,
- * merges the threads by timestamp, encodes and compresses.
+ * the busy mark. No lock, no system call, no allocation on that path. A
+ * full chunk is followed by a new one (4 KiB for a thread's first, twice the
+ * last up to 64 KiB: a thread that records little holds little), allocated
+ * when one CAS on buf_used keeps the buffer within its limit (the cap, and
+ * about 100 ms of the writer's throughput, gmt_writer.c); otherwise the
+ * event is counted as dropped in the thread's own counters, and until the
+ * writer's next round a drop costs no shared write at all. The writer
+ * thread (gmt_writer.c) drains the chunks, frees them, merges the threads
+ * by timestamp, encodes and compresses. Names (strings, text stacks) take
+ * at most an eighth of the cap.
  *
  * Metadata (THREAD, DEVICE, STRING, META) is rare: it is encoded to msgpack
  * in the calling thread and queued under a mutex; the writer writes the
@@ -40,7 +45,6 @@
 gmt_global_t gmt_g = {
 	.init_lock = PTHREAD_MUTEX_INITIALIZER,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.pool_lock = PTHREAD_MUTEX_INITIALIZER,
 	.wait_lock = PTHREAD_MUTEX_INITIALIZER,
 	.fd = -1,
 	.meta_tail = &gmt_g.meta_head,
@@ -99,10 +103,12 @@ void gmt_config_from_env(gmt_config_t *c)
 			gmt_log(1, "GPUMEMTRACE_STACK_METHOD=%s: expected auto or libunwind; using auto", sm);
 	}
 	c->buffer_bytes = (size_t)env_long("GPUMEMTRACE_BUFFER_MB", 64, 1, 1 << 20) << 20;
+	c->buffer_ms = (int)env_long("GPUMEMTRACE_BUFFER_MS", 100, 0, 100000);
 	c->flush_ms = (int)env_long("GPUMEMTRACE_FLUSH_MS", 10, 1, 100);
 	c->zstd_level = (int)env_long("GPUMEMTRACE_ZSTD_LEVEL", 3, -7, 19);
 	c->log_level = (int)env_long("GPUMEMTRACE_LOG", 1, 0, 3);
 	c->install_signal_handlers = (int)env_long("GPUMEMTRACE_SIGNALS", 1, 0, 1);
+	c->test_write_delay_ms = (int)env_long("GPUMEMTRACE_TEST_WRITE_DELAY_MS", 0, 0, 10000);
 	const char *f = getenv("GPUMEMTRACE_TEST_FAIL_WRITES");
 	if (f && *f) {
 		/* "N:ERRNO[:M]" */
@@ -125,37 +131,36 @@ uint64_t gmt_now_ns(void)
 	return gmt_clock_ns();
 }
 
-/* ---- chunk pool --------------------------------------------------------- */
+/* ---- chunks ------------------------------------------------------------- */
 
-gmt_chunk_t *gmt_chunk_get(void)
+/* A chunk of this size, if buf_used stays within buf_limit (one CAS, once
+ * per chunk); NULL when it would not, or when memory is short. */
+static gmt_chunk_t *chunk_alloc(uint32_t bytes)
 {
-	gmt_chunk_t *c;
-	pthread_mutex_lock(&gmt_g.pool_lock);
-	c = gmt_g.pool_free;
-	if (c) {
-		gmt_g.pool_free = c->pool_next;
-	} else if (gmt_g.chunks_made < gmt_g.chunks_max) {
-		c = aligned_alloc(64, sizeof(gmt_chunk_t));
-		if (c)
-			gmt_g.chunks_made++;
-	}
-	pthread_mutex_unlock(&gmt_g.pool_lock);
-	if (!c)
+	size_t used = atomic_load_explicit(&gmt_g.buf_used, memory_order_relaxed);
+	do {
+		if (used + bytes > atomic_load_explicit(&gmt_g.buf_limit, memory_order_relaxed))
+			return NULL;
+	} while (!atomic_compare_exchange_weak_explicit(&gmt_g.buf_used, &used, used + bytes,
+							 memory_order_relaxed, memory_order_relaxed));
+	gmt_chunk_t *c = aligned_alloc(64, bytes);
+	if (!c) {
+		atomic_fetch_sub_explicit(&gmt_g.buf_used, bytes, memory_order_relaxed);
 		return NULL;
-	atomic_fetch_add_explicit(&gmt_g.chunks_in_use, 1, memory_order_relaxed);
+	}
 	atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
 	atomic_store_explicit(&c->count, 0, memory_order_relaxed);
+	c->cap = GMT_CHUNK_CAP(bytes);
+	c->bytes = bytes;
 	c->rd = 0;
 	return c;
 }
 
-void gmt_chunk_put(gmt_chunk_t *c)
+void gmt_chunk_free(gmt_chunk_t *c)
 {
-	atomic_fetch_sub_explicit(&gmt_g.chunks_in_use, 1, memory_order_relaxed);
-	pthread_mutex_lock(&gmt_g.pool_lock);
-	c->pool_next = gmt_g.pool_free;
-	gmt_g.pool_free = c;
-	pthread_mutex_unlock(&gmt_g.pool_lock);
+	size_t bytes = c->bytes;
+	free(c);
+	atomic_fetch_sub_explicit(&gmt_g.buf_used, bytes, memory_order_relaxed);
 }
 
 /* ---- metadata queue ----------------------------------------------------- */
@@ -235,7 +240,8 @@ static gmt_tstate_t *thread_register(void)
 	if (!t)
 		return NULL;
 	t->tid = (pid_t)gettid();
-	t->tail_n = GMT_CHUNK_EVENTS;   /* the first emit takes a chunk */
+	t->next_bytes = GMT_CHUNK_MIN_BYTES;   /* tail_n == tail_cap == 0: the
+						  first emit takes a chunk */
 	char name[17] = "";
 	prctl(PR_GET_NAME, name, 0, 0, 0);
 	/* Events of this thread are time-stamped after this instant, so it is
@@ -275,30 +281,45 @@ static gmt_tstate_t *thread_register(void)
 
 /* ---- hot path ----------------------------------------------------------- */
 
-static void drop_buffer_full(uint64_t ts)
+/* The buffer cap is reached: the event is counted in the thread's own
+ * counters (written by this thread only; the writer reads them), no shared
+ * write at all. */
+static __attribute__((noinline)) void drop_buffer_full(gmt_tstate_t *t, uint64_t ts)
 {
-	atomic_fetch_add_explicit(&gmt_g.drop_count, 1, memory_order_relaxed);
-	uint64_t zero = 0;
-	atomic_compare_exchange_strong(&gmt_g.drop_first, &zero, ts);
-	uint64_t last = atomic_load_explicit(&gmt_g.drop_last, memory_order_relaxed);
-	while (last < ts &&
-	       !atomic_compare_exchange_weak(&gmt_g.drop_last, &last, ts))
-		;
+	if (!t->dropping) {
+		t->dropping = 1;
+		atomic_store_explicit(&t->drop_first, ts, memory_order_relaxed);
+	}
+	atomic_store_explicit(&t->drop_last, ts, memory_order_relaxed);
+	atomic_store_explicit(&t->drop_n, atomic_load_explicit(&t->drop_n, memory_order_relaxed) + 1,
+			      memory_order_release);
 }
 
-/* Links a fresh chunk after the full tail; 0 when the pool cap is reached. */
+/* Links a fresh chunk after the full tail; 0 when the buffer cap is
+ * reached. Once refused, a thread asks again only after the writer's next
+ * round (round_gen): under overload each event costs one shared load. */
 static __attribute__((noinline)) int chunk_advance(gmt_tstate_t *t)
 {
-	gmt_chunk_t *c = gmt_chunk_get();
-	if (!c)
+	uint64_t gen = atomic_load_explicit(&gmt_g.round_gen, memory_order_relaxed);
+	if (t->dropping && t->drop_gen == gen)
 		return 0;
+	gmt_chunk_t *c = chunk_alloc(t->next_bytes);
+	if (!c) {
+		t->drop_gen = gen;
+		return 0;
+	}
 	if (t->tail)
 		atomic_store_explicit(&t->tail->next, c, memory_order_release);
 	else
 		atomic_store_explicit(&t->head, c, memory_order_release);
 	t->tail = c;
 	t->tail_n = 0;
-	if (atomic_load_explicit(&gmt_g.chunks_in_use, memory_order_relaxed) * 2 > gmt_g.chunks_max)
+	t->tail_cap = c->cap;
+	if (t->next_bytes < GMT_CHUNK_MAX_BYTES)
+		t->next_bytes *= 2;
+	t->dropping = 0;
+	if (atomic_load_explicit(&gmt_g.buf_used, memory_order_relaxed) * 2 >
+	    atomic_load_explicit(&gmt_g.buf_limit, memory_order_relaxed))
 		gmt_writer_wake();
 	return 1;
 }
@@ -342,8 +363,8 @@ emit_impl(const gmt_event_t *ev, int want_stack, int skip)
 	atomic_store_explicit(&t->seq, seq + 1, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 	uint64_t ts = ev->ts ? ev->ts : gmt_clock_ns();
-	if (GMT_UNLIKELY(t->tail_n >= GMT_CHUNK_EVENTS) && !chunk_advance(t)) {
-		drop_buffer_full(ts);
+	if (GMT_UNLIKELY(t->tail_n >= t->tail_cap) && !chunk_advance(t)) {
+		drop_buffer_full(t, ts);
 		atomic_store_explicit(&t->seq, seq + 2, memory_order_release);
 		return 0;
 	}
@@ -467,14 +488,12 @@ static void fork_prepare(void)
 	}
 	pthread_mutex_lock(&gmt_g.init_lock);
 	pthread_mutex_lock(&gmt_g.lock);
-	pthread_mutex_lock(&gmt_g.pool_lock);
 	pthread_mutex_lock(&gmt_g.wait_lock);
 }
 
 static void fork_unlock(void)
 {
 	pthread_mutex_unlock(&gmt_g.wait_lock);
-	pthread_mutex_unlock(&gmt_g.pool_lock);
 	pthread_mutex_unlock(&gmt_g.lock);
 	pthread_mutex_unlock(&gmt_g.init_lock);
 }
@@ -516,8 +535,6 @@ static void fork_child(void)
 		gmt_g.threads = NULL;
 		gmt_g.cap_threads = 0;
 	}
-	if (gmt_g.pool_free && n_orphans < sizeof(orphans) / sizeof(orphans[0]))
-		orphans[n_orphans++] = (void *)gmt_g.pool_free;
 	gmt_g.n_threads = 0;
 	gmt_g.next_thread_idx = 0;
 	gmt_g.emitted_dead = 0;
@@ -534,12 +551,9 @@ static void fork_child(void)
 			gmt_g.meta_tail = &c->next;
 		}
 	}
-	gmt_g.pool_free = NULL;
-	gmt_g.chunks_made = 0;
-	atomic_store(&gmt_g.chunks_in_use, 0);
-	atomic_store(&gmt_g.drop_count, 0);
-	atomic_store(&gmt_g.drop_first, 0);
-	atomic_store(&gmt_g.drop_last, 0);
+	/* The parent's chunks are the parent's: the child's buffer starts
+	 * empty (its names, replayed above, still count). */
+	atomic_store(&gmt_g.buf_used, 0);
 	atomic_store(&gmt_g.stop, 0);
 	atomic_store(&gmt_g.flush_target, 0);
 	atomic_store(&gmt_g.done_ts, 0);
@@ -612,9 +626,7 @@ int gmt_tracer_init(const gmt_config_t *cfg)
 	if (c->flush_ms > 100)
 		c->flush_ms = 100;
 	gmt_log_set_level(c->log_level);
-	gmt_g.chunks_max = c->buffer_bytes / GMT_CHUNK_BYTES;
-	if (gmt_g.chunks_max < 2)
-		gmt_g.chunks_max = 2;
+	gmt_buffer_setup(c->buffer_bytes, c->buffer_ms);
 
 	gmt_clock_setup();
 	gmt_stack_init(c->stack_depth, c->stack_method);
@@ -771,26 +783,47 @@ static int strtab_grow(void)
 	return 0;
 }
 
-uint32_t gmt_tracer_string(const char *text)
+/* What a new name costs in the traced process: its copy in the table, its
+ * record (queued, and kept for a fork child's file), its table slots. */
+static size_t name_cost(size_t len)
 {
-	if (!text)
+	return 3 * (len + 1) + 2 * sizeof(istr_t) + 64;
+}
+
+/* Takes cost bytes of the names' budget (under gmt_g.lock); 0 when the
+ * budget (an eighth of the buffer cap) would be exceeded: the caller then
+ * uses the overflow name, counted, with one warning. */
+static _Atomic int warned_names;
+static int names_take(size_t cost)
+{
+	size_t used = atomic_load_explicit(&gmt_g.names_used, memory_order_relaxed);
+	if (used + cost > gmt_g.names_cap) {
+		atomic_fetch_add_explicit(&gmt_g.names_dropped, 1, memory_order_relaxed);
+		gmt_warn_once(&warned_names, "more distinct names than the trace buffer keeps "
+			      "(GPUMEMTRACE_BUFFER_MB / 8): further new names are recorded as \"%s\"",
+			      GMT_NAME_OVERFLOW);
 		return 0;
-	ensure_init();
-	uint64_t h = str_hash(text);
-	uint32_t id = 0;
-	pthread_mutex_lock(&gmt_g.lock);
-	if ((strtab_n + 1) * 2 > strtab_cap && strtab_grow() < 0)
-		goto out;
-	size_t j = h & (strtab_cap - 1);
-	for (; strtab[j].hash; j = (j + 1) & (strtab_cap - 1)) {
-		if (strtab[j].hash == h && !strcmp(strtab[j].text, text)) {
-			id = strtab[j].id;
-			goto out;
-		}
 	}
+	atomic_store_explicit(&gmt_g.names_used, used + cost, memory_order_relaxed);
+	return 1;
+}
+
+/* The id of text (interned if new; under gmt_g.lock). budgeted: a new name
+ * takes from the names' budget, else it becomes GMT_NAME_OVERFLOW's. */
+static uint32_t string_locked(const char *text, int budgeted)
+{
+	uint64_t h = str_hash(text);
+	if ((strtab_n + 1) * 2 > strtab_cap && strtab_grow() < 0)
+		return 0;
+	size_t j = h & (strtab_cap - 1);
+	for (; strtab[j].hash; j = (j + 1) & (strtab_cap - 1))
+		if (strtab[j].hash == h && !strcmp(strtab[j].text, text))
+			return strtab[j].id;
+	if (budgeted && !names_take(name_cost(strlen(text))))
+		return string_locked(GMT_NAME_OVERFLOW, 0);
 	char *copy = strdup(text);
 	if (!copy)
-		goto out;
+		return 0;
 	rec_builder_t b;
 	rb_init(&b);
 	msgpack_pack_array(&b.pk, 3);
@@ -800,14 +833,23 @@ uint32_t gmt_tracer_string(const char *text)
 	gmt_mrec_t *r = rb_finish(&b);
 	if (!r) {
 		free(copy);
-		goto out;
+		return 0;
 	}
-	id = (uint32_t)++strtab_n;
+	uint32_t id = (uint32_t)++strtab_n;
 	strtab[j].hash = h;
 	strtab[j].id = id;
 	strtab[j].text = copy;
 	meta_push_locked(r, 1);
-out:
+	return id;
+}
+
+uint32_t gmt_tracer_string(const char *text)
+{
+	if (!text)
+		return 0;
+	ensure_init();
+	pthread_mutex_lock(&gmt_g.lock);
+	uint32_t id = string_locked(text, 1);
 	pthread_mutex_unlock(&gmt_g.lock);
 	return id;
 }
@@ -881,6 +923,8 @@ uint32_t gmt_tracer_text_stack(const char *const *frames, size_t n)
 			goto out;
 		}
 	}
+	if (!names_take(name_cost(strlen(key))))
+		goto out;   /* beyond the names' budget: no stack */
 	rec_builder_t b;
 	rb_init(&b);
 	msgpack_pack_array(&b.pk, 3);
@@ -929,16 +973,23 @@ void gmt_tracer_get_stats(gmt_tracer_stats_t *st)
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&gmt_g.lock);
 	st->emitted = gmt_g.emitted_dead;
-	for (size_t i = 0; i < gmt_g.n_threads; i++)
-		st->emitted += atomic_load_explicit(&gmt_g.threads[i]->emitted, memory_order_relaxed);
+	/* drops the writer has not counted yet (it counts each thread's
+	 * before it frees the thread's state) */
+	uint64_t pending = 0;
+	for (size_t i = 0; i < gmt_g.n_threads; i++) {
+		gmt_tstate_t *t = gmt_g.threads[i];
+		st->emitted += atomic_load_explicit(&t->emitted, memory_order_relaxed);
+		pending += atomic_load(&t->drop_n) - atomic_load(&t->w_drop_seen);
+	}
 	pthread_mutex_unlock(&gmt_g.lock);
 	st->written = atomic_load(&gmt_g.written);
-	st->dropped = atomic_load(&gmt_g.dropped) + atomic_load(&gmt_g.drop_count);
+	st->dropped = atomic_load(&gmt_g.dropped) + pending;
 	st->late = atomic_load(&gmt_g.late);
 	st->stacks = gmt_stack_count();
 	gmt_stack_stats_t ss;
 	gmt_stack_get_stats(&ss);
 	st->stacks_unwound = ss.unwound;
+	st->names_overflow = atomic_load(&gmt_g.names_dropped);
 }
 
 /* The calling thread's index in the trace (registering the thread, and

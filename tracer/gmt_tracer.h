@@ -48,6 +48,9 @@ typedef struct gmt_config {
 	int free_stacks;          /* capture stacks on frees too (default 0)      */
 	int stack_method;         /* enum gmt_stack_method (default auto)         */
 	size_t buffer_bytes;      /* cap on buffered events (default 64 MiB)      */
+	int buffer_ms;            /* and on what is buffered but not yet written:
+	                             this many ms of the writer's throughput
+	                             (default 100; 0: the byte cap only)        */
 	int flush_ms;             /* writer period (default 10 ms)                */
 	int zstd_level;           /* default 3                                     */
 	int log_level;            /* 0 quiet, 1 warnings (default), 2 info, 3 debug*/
@@ -57,6 +60,9 @@ typedef struct gmt_config {
 	long test_fail_write_after;
 	int test_fail_errno;
 	long test_fail_count;
+	/* Test hook: every write() of the trace first sleeps this long, a slow
+	 * disk (GPUMEMTRACE_TEST_WRITE_DELAY_MS). */
+	int test_write_delay_ms;
 } gmt_config_t;
 
 /* Fills cfg with the defaults overridden by the environment. */
@@ -120,14 +126,18 @@ void gmt_tracer_device(const gmt_device_info_t *dev);
 
 /* Interns a string (phase names, domains, messages) and returns its id (>0),
  * written as a STRING record before any event that can refer to it; the same
- * text returns the same id. 0 on failure. */
+ * text returns the same id. 0 on failure. Names take memory in the traced
+ * process: at most an eighth of the buffer cap; beyond it a new name gets
+ * the id of GMT_NAME_OVERFLOW (counted, one warning). */
+#define GMT_NAME_OVERFLOW "[more names than the trace buffer keeps]"
 uint32_t gmt_tracer_string(const char *text);
 
 /* Interns a stack of text frames (innermost first; a framework's own
  * frames, e.g. Python's "name (file:line)") and returns its id
  * (>= GMT_TEXT_STACK_ID_BASE, for an event's stack field), written as a
  * TEXT_STACK record before any event that can refer to it; the same frames
- * return the same id. 0 on failure or when tracing is off. n may be 0. */
+ * return the same id. 0 on failure, when tracing is off, or beyond the
+ * names' budget (shared with gmt_tracer_string). n may be 0. */
 uint32_t gmt_tracer_text_stack(const char *const *frames, size_t n);
 
 /* Free-form metadata (a META record): keys and values are strings. The
@@ -143,6 +153,7 @@ typedef struct gmt_tracer_stats {
 	uint64_t stacks;      /* distinct stacks                   */
 	uint64_t stacks_unwound; /* captures libunwind answered (the rest: the
 	                            frame-pointer walk)             */
+	uint64_t names_overflow; /* new names beyond the names' budget */
 } gmt_tracer_stats_t;
 void gmt_tracer_get_stats(gmt_tracer_stats_t *st);
 

@@ -10,10 +10,15 @@
  *   3. Poll the module map (MODULE / MODULE_UNLOAD records).
  *   4. Watermark W = min(T0 - 1 ms, last published ts of every busy
  *      thread); W = infinity at shutdown and on a fatal signal.
- *   5. Take from every thread the published events with ts <= W (each
- *      thread's buffer is in its own time order) and merge them by ts.
+ *   5. Encode, straight from the threads' chunks (each in its own time
+ *      order), the published events with ts <= W: one thread's as they
+ *      are, several threads' merged by ts a run at a time (the thread with
+ *      the oldest next event gives all it has up to the next thread's).
+ *      Drained chunks are freed on the way.
  *   6. Frame = pending metadata, DROPS, then EVENTS records (a STACK record
  *      ahead of the first event using each stack id); compress; write.
+ *      Each frame also samples the writer's throughput, which sets the
+ *      buffer's limit (buffer_limit_update).
  *
  * Why the file is in time order. An event that this round did not see
  * published either was time-stamped after T0 - 1 ms (its clock read came
@@ -61,7 +66,8 @@
 #include "gmt_internal.h"
 
 #define FRAME_CAP     (1u << 20)   /* uncompressed bytes per frame (soft)  */
-#define REC_EVENTS    16384u       /* events per EVENTS record              */
+#define REC_EVENTS    4096u        /* events per EVENTS record: the two
+					  records' columns are 2 x 9 x 40 KiB */
 #define MARGIN_NS     1000000ull   /* store-visibility margin of W          */
 #define STUCK_NS      1000000000ull
 #define PREAMBLE_LEN  20u
@@ -70,14 +76,13 @@ extern char **environ;
 
 typedef gmt_evrec_t evrec_t;
 
-typedef struct sev {
-	gmt_event_t ev;
-	uint32_t thread;
-} sev_t;
-
-typedef struct run {
-	size_t i, end;
-} run_t;
+/* A thread's publishable events in a round: a cursor over its chunks. */
+typedef struct cursor {
+	gmt_tstate_t *t;
+	gmt_chunk_t *c;                 /* chunk of the next event             */
+	uint32_t end;                   /* events of c known to be published   */
+	uint64_t ts;                    /* ts of the next event                */
+} cursor_t;
 
 static struct writer {
 	ZSTD_CCtx *cctx;
@@ -92,11 +97,15 @@ static struct writer {
 
 	gmt_tstate_t **snap;
 	size_t n_snap, cap_snap;
-	sev_t *st;
-	size_t n_st, cap_st;
-	run_t *runs;
-	size_t *heap;
-	size_t cap_runs;
+	cursor_t *cur;                 /* n_snap of them                       */
+	uint32_t *heap;                /* cursor indices, by (ts, index)        */
+	unsigned char *gone;           /* thread exited and drained             */
+	size_t cap_cur;
+
+	/* the buffer limit: the writer's throughput (events per second while
+	 * it works), from the rounds with at least a chunk's worth of events */
+	double rate;
+	uint64_t rate_since;           /* start of the work the next sample covers */
 
 	evrec_t rec, late;
 	uint8_t *stack_bits;
@@ -454,6 +463,11 @@ static int write_injected(void)
 static int file_write(const void *buf, size_t len)
 {
 	gmt_g.write_calls++;
+	if (gmt_g.cfg.test_write_delay_ms > 0) {
+		struct timespec d = { gmt_g.cfg.test_write_delay_ms / 1000,
+				      (long)(gmt_g.cfg.test_write_delay_ms % 1000) * 1000000L };
+		nanosleep(&d, NULL);
+	}
 	int err = write_injected();
 	gmt_log(3, "write %ld: %zu bytes%s", gmt_g.write_calls, len, err ? " (injected failure)" : "");
 	int fd = err ? gmt_g.fd : gmt_fd_trace_file();
@@ -493,6 +507,44 @@ static void preamble(uint8_t *p)
 	p[19] = GMT_FORMAT_MINOR >> 8;
 }
 
+/* Keeps the buffered events within buf_ms (100) ms of the writer's own
+ * throughput (what a SIGKILL can lose), between buf_floor and buf_cap less
+ * the names' memory. The throughput is events per second of the writer's
+ * wall time while it works (encoding, compressing and writing; sleeping
+ * between rounds not), sampled at every frame: a writer starved of CPU by a
+ * busy program, or held up by a slow disk, drains slowly, and the limit
+ * follows within a frame. */
+static void buffer_limit_update(uint64_t events)
+{
+	uint64_t now = gmt_now_ns(), ns = now - w.rate_since;
+	w.rate_since = now;
+	if (events >= GMT_CHUNK_CAP(GMT_CHUNK_MAX_BYTES) && ns) {
+		double r = (double)events * 1e9 / (double)ns;
+		w.rate = w.rate > 0 ? 0.7 * w.rate + 0.3 * r : r;
+	}
+	size_t top = gmt_g.buf_cap - atomic_load(&gmt_g.names_used);
+	size_t lim = top;
+	if (w.rate > 0 && gmt_g.buf_ms > 0) {
+		double b = w.rate * 1e-3 * gmt_g.buf_ms * (double)GMT_CHUNK_MAX_BYTES /
+			   (double)GMT_CHUNK_CAP(GMT_CHUNK_MAX_BYTES);
+		lim = b < (double)top ? (size_t)b : top;
+	}
+	if (lim < gmt_g.buf_floor)
+		lim = gmt_g.buf_floor;
+	atomic_store_explicit(&gmt_g.buf_limit, lim, memory_order_relaxed);
+}
+
+void gmt_buffer_setup(size_t bytes, int ms)
+{
+	gmt_g.buf_ms = ms;
+	size_t min = 2 * (size_t)GMT_CHUNK_MAX_BYTES;
+	gmt_g.buf_cap = bytes > min ? bytes : min;
+	gmt_g.buf_floor = gmt_g.buf_cap < (4u << 20) ? gmt_g.buf_cap : (4u << 20);
+	gmt_g.names_cap = gmt_g.buf_cap / 8;
+	atomic_store(&gmt_g.buf_limit, gmt_g.buf_cap);
+	w.rate = 0;
+}
+
 /* Compresses and writes the frame; accounts for its events either way. */
 static void frame_end(void)
 {
@@ -520,6 +572,7 @@ static void frame_end(void)
 		if (!err)
 			w.preamble_done = 1;
 	}
+	buffer_limit_update(w.frame_events);
 	if (!err) {
 		for (gmt_mrec_t *r = w.inflight, *n; r; r = n) {
 			n = r->next;
@@ -572,11 +625,21 @@ static int snap_threads(void)
 	if (gmt_g.n_threads > w.cap_snap) {
 		size_t cap = gmt_g.n_threads * 2;
 		gmt_tstate_t **a = realloc(w.snap, cap * sizeof(*a));
-		if (!a) {
+		if (a)
+			w.snap = a;
+		cursor_t *c = a ? realloc(w.cur, cap * sizeof(*c)) : NULL;
+		if (c)
+			w.cur = c;
+		uint32_t *h = c ? realloc(w.heap, cap * sizeof(*h)) : NULL;
+		if (h)
+			w.heap = h;
+		unsigned char *g = h ? realloc(w.gone, cap) : NULL;
+		if (g)
+			w.gone = g;
+		if (!g) {
 			pthread_mutex_unlock(&gmt_g.lock);
 			return -ENOMEM;
 		}
-		w.snap = a;
 		w.cap_snap = cap;
 	}
 	if (gmt_g.n_threads)
@@ -584,6 +647,30 @@ static int snap_threads(void)
 	w.n_snap = gmt_g.n_threads;
 	pthread_mutex_unlock(&gmt_g.lock);
 	return 0;
+}
+
+/* Counts the thread's buffer-full drops since the last look (they go out as
+ * one DROPS record with the time range they cover). */
+static void take_drops(gmt_tstate_t *t)
+{
+	uint64_t n = atomic_load_explicit(&t->drop_n, memory_order_acquire);
+	uint64_t seen = atomic_load_explicit(&t->w_drop_seen, memory_order_relaxed);
+	if (n == seen)
+		return;
+	uint64_t first = atomic_load_explicit(&t->drop_first, memory_order_relaxed);
+	uint64_t last = atomic_load_explicit(&t->drop_last, memory_order_relaxed);
+	/* A run of drops that began before the last look: what is new began
+	 * after the last drop counted then. */
+	if (first < t->w_drop_last)
+		first = t->w_drop_last;
+	t->w_drop_last = last;
+	atomic_store_explicit(&t->w_drop_seen, n, memory_order_relaxed);
+	atomic_fetch_add(&gmt_g.dropped, n - seen);
+	if (!w.bf_count || first < w.bf_first)
+		w.bf_first = first;
+	if (last > w.bf_last)
+		w.bf_last = last;
+	w.bf_count += n - seen;
 }
 
 static void free_thread(gmt_tstate_t *t)
@@ -597,96 +684,71 @@ static void free_thread(gmt_tstate_t *t)
 	}
 	gmt_g.emitted_dead += atomic_load(&t->emitted);
 	pthread_mutex_unlock(&gmt_g.lock);
+	take_drops(t);
 	for (gmt_chunk_t *c = atomic_load(&t->head), *n; c; c = n) {
 		n = atomic_load(&c->next);
-		gmt_chunk_put(c);
+		gmt_chunk_free(c);
 	}
 	free(t);
 }
 
-static int st_reserve(size_t more)
+/* Positions k's cursor on the thread's next published event; 0 when there
+ * is none (yet). Chunks it leaves behind are drained: freed. */
+static int cursor_seek(cursor_t *k)
 {
-	if (w.cap_st - w.n_st >= more)
-		return 0;
-	size_t cap = w.cap_st ? w.cap_st * 2 : 8192;
-	while (cap - w.n_st < more)
-		cap *= 2;
-	sev_t *a = realloc(w.st, cap * sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	w.st = a;
-	w.cap_st = cap;
-	return 0;
-}
-
-/* Moves the thread's published events with ts <= W into the staging
- * array (stopping at the first younger one: a thread is in time order).
- * Returns 1 when the thread's buffer is now empty. */
-static int take_events(gmt_tstate_t *t, uint64_t W)
-{
-	gmt_chunk_t *c = atomic_load_explicit(&t->head, memory_order_acquire);
-	while (c) {
-		uint32_t cnt = atomic_load_explicit(&c->count, memory_order_acquire);
-		if (c->rd < cnt && st_reserve(cnt - c->rd) < 0)
-			return 0;
-		while (c->rd < cnt && c->ev[c->rd].ts <= W) {
-			w.st[w.n_st].ev = c->ev[c->rd++];
-			w.st[w.n_st++].thread = t->idx;
-		}
-		if (c->rd < cnt)
-			return 0;
-		if (cnt < GMT_CHUNK_EVENTS)
+	gmt_chunk_t *c = k->c;
+	for (;;) {
+		if (c->rd < k->end) {
+			k->ts = c->ev[c->rd].ts;
 			return 1;
+		}
+		uint32_t cnt = atomic_load_explicit(&c->count, memory_order_acquire);
+		if (c->rd < cnt) {
+			k->end = cnt;
+			continue;
+		}
+		if (cnt < c->cap)
+			return 0;
 		gmt_chunk_t *n = atomic_load_explicit(&c->next, memory_order_acquire);
 		if (!n)
-			return 1;
-		atomic_store_explicit(&t->head, n, memory_order_release);
-		gmt_chunk_put(c);
-		c = n;
-	}
-	return 1;
-}
-
-/* Min-heap of run indices keyed by the ts of each run's next event (ties:
- * lower run first, so equal timestamps keep a stable order). */
-static inline int run_less(size_t a, size_t b)
-{
-	uint64_t ta = w.st[w.runs[a].i].ev.ts, tb = w.st[w.runs[b].i].ev.ts;
-	return ta < tb || (ta == tb && a < b);
-}
-
-static void heap_down(size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		if (l < n && run_less(w.heap[l], w.heap[m]))
-			m = l;
-		if (l + 1 < n && run_less(w.heap[l + 1], w.heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		size_t t = w.heap[i];
-		w.heap[i] = w.heap[m];
-		w.heap[m] = t;
-		i = m;
+			return 0;
+		atomic_store_explicit(&k->t->head, n, memory_order_release);
+		gmt_chunk_free(c);
+		k->c = c = n;
+		k->end = 0;
 	}
 }
 
-static void encode_event(const sev_t *s)
+/* The thread's cursor for this round; 0 when it has nothing published. */
+static int cursor_open(cursor_t *k, gmt_tstate_t *t)
 {
-	const gmt_event_t *e = &s->ev;
+	k->t = t;
+	k->c = atomic_load_explicit(&t->head, memory_order_acquire);
+	k->end = 0;
+	return k->c && cursor_seek(k);
+}
+
+/* A thread's buffer is empty once its cursor found nothing more. */
+static int cursor_drained(const cursor_t *k)
+{
+	return !k->c || (k->c->rd >= atomic_load_explicit(&k->c->count, memory_order_acquire) &&
+			 !atomic_load_explicit(&k->c->next, memory_order_acquire));
+}
+
+static void encode_event(const gmt_event_t *e, uint32_t thread)
+{
 	need_stack(e->stack);
 	if (e->ts < w.last_ts) {
 		/* LATE record: nondecreasing inside itself too. */
 		if (w.late.n && (e->ts < w.late.prev_ts || w.late.n >= REC_EVENTS))
 			evrec_finish(&w.late);
 		w.late.flags = GMT_EVENTS_LATE;
-		gmt_evrec_add(&w.late, e, s->thread);
+		gmt_evrec_add(&w.late, e, thread);
 	} else {
 		if (w.rec.n >= REC_EVENTS)
 			evrec_finish(&w.rec);
 		w.rec.flags = 0;
-		gmt_evrec_add(&w.rec, e, s->thread);
+		gmt_evrec_add(&w.rec, e, thread);
 		w.last_ts = e->ts;
 	}
 	/* The frame size check costs 18 loads: every 256 events is enough
@@ -698,32 +760,92 @@ static void encode_event(const sev_t *s)
 	}
 }
 
-static void merge_and_encode(size_t *run_start, size_t nruns)
+/* Encodes k's events with ts <= limit (the next one included when
+ * inclusive); returns 0 when the thread has no more published events. */
+static int encode_run(cursor_t *k, uint64_t limit, int inclusive)
 {
-	if (nruns > w.cap_runs) {
-		run_t *r = realloc(w.runs, nruns * sizeof(*r));
-		size_t *h = r ? realloc(w.heap, nruns * sizeof(*h)) : NULL;
-		if (r)
-			w.runs = r;
-		if (!h)
+	const uint32_t idx = k->t->idx;
+	do {
+		gmt_chunk_t *c = k->c;
+		while (c->rd < k->end) {
+			const gmt_event_t *e = &c->ev[c->rd];
+			if (e->ts > limit || (e->ts == limit && !inclusive)) {
+				k->ts = e->ts;
+				return 1;
+			}
+			encode_event(e, idx);
+			c->rd++;
+		}
+	} while (cursor_seek(k));
+	return 0;
+}
+
+/* Cursor order: by next ts, then by snapshot position (a stable order for
+ * equal timestamps). */
+static inline int cursor_less(uint32_t a, uint32_t b)
+{
+	return w.cur[a].ts < w.cur[b].ts || (w.cur[a].ts == w.cur[b].ts && a < b);
+}
+
+static void heap_down(size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && cursor_less(w.heap[l], w.heap[m]))
+			m = l;
+		if (l + 1 < n && cursor_less(w.heap[l + 1], w.heap[m]))
+			m = l + 1;
+		if (m == i)
 			return;
-		w.heap = h;
-		w.cap_runs = nruns;
+		uint32_t t = w.heap[i];
+		w.heap[i] = w.heap[m];
+		w.heap[m] = t;
+		i = m;
 	}
+}
+
+/* Encodes, in time order, every published event with ts <= W. With one
+ * thread holding events (the usual case) they are encoded straight from
+ * its chunks; with several, the thread with the oldest next event gives
+ * all of its events up to the next thread's (a merge by runs, not by
+ * events). */
+static void encode_round(uint64_t W)
+{
 	size_t nh = 0;
-	for (size_t k = 0; k < nruns; k++) {
-		w.runs[k].i = run_start[k];
-		w.runs[k].end = run_start[k + 1];
-		if (w.runs[k].i < w.runs[k].end)
-			w.heap[nh++] = k;
+	for (size_t i = 0; i < w.n_snap; i++) {
+		/* dead before taking: everything it will ever publish is visible */
+		int dead = atomic_load_explicit(&w.snap[i]->dead, memory_order_acquire);
+		cursor_t *k = &w.cur[i];
+		w.gone[i] = 0;
+		if (cursor_open(k, w.snap[i]) && k->ts <= W)
+			w.heap[nh++] = (uint32_t)i;
+		else if (dead && cursor_drained(k))
+			w.gone[i] = 1;
 	}
 	for (size_t i = nh / 2; i-- > 0;)
 		heap_down(nh, i);
 	while (nh) {
-		run_t *r = &w.runs[w.heap[0]];
-		encode_event(&w.st[r->i++]);
-		if (r->i == r->end)
-			w.heap[0] = w.heap[--nh];
+		uint32_t top = w.heap[0];
+		cursor_t *k = &w.cur[top];
+		int more;
+		if (nh == 1) {
+			more = encode_run(k, W, 1);
+		} else {
+			/* up to the next thread's oldest (the smaller child) */
+			uint32_t nxt = nh > 2 && cursor_less(w.heap[2], w.heap[1]) ? w.heap[2] : w.heap[1];
+			if (w.cur[nxt].ts > W)
+				more = encode_run(k, W, 1);
+			else
+				more = encode_run(k, w.cur[nxt].ts, nxt > top);
+		}
+		if (more && k->ts <= W) {
+			heap_down(nh, 0);
+			continue;
+		}
+		if (!more && atomic_load_explicit(&k->t->dead, memory_order_acquire) &&
+		    cursor_drained(k))
+			w.gone[top] = 1;
+		w.heap[0] = w.heap[--nh];
 		heap_down(nh, 0);
 	}
 }
@@ -778,47 +900,22 @@ static void writer_round(int all, int final)
 			W = p;
 	}
 
-	/* Buffer-full drops counted by the hot path since the last round. */
-	uint64_t first = atomic_exchange(&gmt_g.drop_first, 0);
-	uint64_t last = atomic_exchange(&gmt_g.drop_last, 0);
-	uint64_t cnt = atomic_exchange(&gmt_g.drop_count, 0);
-	if (cnt) {
-		atomic_fetch_add(&gmt_g.dropped, cnt);
-		if (!w.bf_count || (first && first < w.bf_first))
-			w.bf_first = first;
-		if (last > w.bf_last)
-			w.bf_last = last;
-		w.bf_count += cnt;
-	}
+	/* Buffer-full drops counted by the threads since the last round; from
+	 * here on a thread that was refused a chunk may ask again. */
+	for (size_t k = 0; k < w.n_snap; k++)
+		take_drops(w.snap[k]);
+	atomic_fetch_add_explicit(&gmt_g.round_gen, 1, memory_order_relaxed);
 
-	w.n_st = 0;
-	size_t *starts = malloc((w.n_snap + 1) * sizeof(*starts));
-	unsigned char *gone = calloc(w.n_snap + 1, 1);
-	if (!starts || !gone) {
-		free(starts);
-		free(gone);
-		return;
-	}
-	for (size_t k = 0; k < w.n_snap; k++) {
-		gmt_tstate_t *t = w.snap[k];
-		/* dead before taking: everything it will ever publish is visible */
-		int dead = atomic_load_explicit(&t->dead, memory_order_acquire);
-		starts[k] = w.n_st;
-		gone[k] = (unsigned char)(take_events(t, W) && dead);
-	}
-	starts[w.n_snap] = w.n_st;
-
+	w.rate_since = T0;
 	frame_begin();
-	merge_and_encode(starts, w.n_snap);
+	encode_round(W);
 	frame_end();
-	free(starts);
 
 	/* Threads that exited and are drained: their state can go (only the
 	 * writer frees thread states, so its snapshot never dangles). */
 	for (size_t k = 0; k < w.n_snap; k++)
-		if (gone[k])
+		if (w.gone[k])
 			free_thread(w.snap[k]);
-	free(gone);
 	/* After a round with W = infinity, what was published before T0 is
 	 * written; done_ts only grows. */
 	uint64_t done = all ? T0 : W, cur = atomic_load(&gmt_g.done_ts);

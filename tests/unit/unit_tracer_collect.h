@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gmt_decode.h"
@@ -231,6 +232,32 @@ static __attribute__((unused)) const char *test_dir(const char *name)
 			abort();
 	}
 	return buf;
+}
+
+/* Runs fn in a child process; fn leaves its trace's path in path (cap
+ * bytes), which comes back through a pipe. Returns the child's exit status
+ * (1: a check failed there), 128 when it did not exit. Include gmt_test.h
+ * first. */
+static __attribute__((unused)) int coll_in_child(void (*fn)(void), char *path, size_t cap)
+{
+	int p[2];
+	if (pipe(p))
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		fn();
+		ssize_t w = write(p[1], path, strlen(path) + 1);
+		(void)w;
+		_exit(gmt_test_failures ? 1 : 0);
+	}
+	close(p[1]);
+	ssize_t n = read(p[0], path, cap - 1);
+	path[n > 0 ? n : 0] = 0;
+	close(p[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
 static __attribute__((unused)) gmt_config_t test_config(const char *dir)

@@ -9,27 +9,9 @@
 
 static char path[4200];
 
-/* Runs fn in a child; the child's trace path comes back through a pipe. */
 static int in_child(void (*fn)(void))
 {
-	int p[2];
-	if (pipe(p))
-		return -1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		fn();
-		ssize_t w = write(p[1], path, strlen(path) + 1);
-		(void)w;
-		_exit(gmt_test_failures ? 1 : 0);
-	}
-	close(p[1]);
-	ssize_t n = read(p[0], path, sizeof(path) - 1);
-	path[n > 0 ? n : 0] = 0;
-	close(p[0]);
-	int st;
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	return coll_in_child(fn, path, sizeof(path));
 }
 
 #define N_FULL 20000

@@ -1,0 +1,191 @@
+/* unit_tracer_memory: the traced process's memory stays within the buffer
+ * cap (GPUMEMTRACE_BUFFER_MB) whatever the number of threads or names:
+ *   threads  1000 live threads recording 3 events each fit in 16 MiB
+ *            without a drop (a thread's first chunk is 4 KiB);
+ *   names    20,000 distinct names of 150 bytes with a 4 MiB cap: exactly
+ *            as many as an eighth of the cap holds get their own STRING,
+ *            the rest share GMT_NAME_OVERFLOW, and the process grows by
+ *            less than 2 MiB;
+ *   cap      a slow disk (200 ms a write) and 600,000 events with an 8 MiB
+ *            cap: the peak resident size grows by at most the cap and the
+ *            writer's own buffers (4 MiB), and every event is written or
+ *            counted as dropped.
+ * Each case runs in its own child process. (Sizes are checked in the
+ * plain build only, not under a sanitizer.) */
+#include <pthread.h>
+#include <sys/wait.h>
+
+#include "gmt_test.h"
+#include "unit_tracer_collect.h"
+
+/* A sanitizer's shadow memory is resident too: sizes are checked only in
+ * the plain build. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CHECK_SIZE(cond) ((void)0)
+#else
+#define CHECK_SIZE(cond) CHECK(cond)
+#endif
+
+static char path[4200];
+
+static int in_child(void (*fn)(void))
+{
+	return coll_in_child(fn, path, sizeof(path));
+}
+
+/* A line of /proc/self/status, in KiB. */
+static long status_kib(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+	size_t kl = strlen(key);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) && line[kl] == ':')
+			v = atol(line + kl + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+#define NTHREADS 1000
+static pthread_barrier_t emitted, leave;
+
+static void *thread_main(void *arg)
+{
+	uint64_t k = (uint64_t)(uintptr_t)arg;
+	for (int i = 0; i < 3; i++) {
+		gmt_event_t e = { .type = GMT_EV_ALLOC, .addr = k * 16 + (uint64_t)i, .size = 1 };
+		gmt_emit(&e, 0, 0);
+	}
+	pthread_barrier_wait(&emitted);
+	pthread_barrier_wait(&leave);
+	return NULL;
+}
+
+static void many_threads(void)
+{
+	gmt_config_t cfg = test_config(test_dir("threads"));
+	cfg.buffer_bytes = 16u << 20;
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));
+	snprintf(path, sizeof(path), "%s", gmt_tracer_path());
+	pthread_barrier_init(&emitted, NULL, NTHREADS + 1);
+	pthread_barrier_init(&leave, NULL, NTHREADS + 1);
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 64u << 10);
+	static pthread_t th[NTHREADS];
+	for (uintptr_t k = 0; k < NTHREADS; k++)
+		CHECK(pthread_create(&th[k], &a, thread_main, (void *)k) == 0);
+	pthread_barrier_wait(&emitted);
+	/* every thread alive and holding its chunk */
+	gmt_tracer_stats_t st;
+	CHECK_EQ_U64(0, gmt_tracer_flush(5000));
+	gmt_tracer_get_stats(&st);
+	CHECK_EQ_U64(3 * NTHREADS, st.emitted);
+	CHECK_EQ_U64(0, st.dropped);
+	pthread_barrier_wait(&leave);
+	for (int k = 0; k < NTHREADS; k++)
+		pthread_join(th[k], NULL);
+	gmt_tracer_shutdown();
+}
+
+#define NNAMES 20000
+#define NAME_LEN 150
+
+static void many_names(void)
+{
+	gmt_config_t cfg = test_config(test_dir("names"));
+	cfg.buffer_bytes = 4u << 20;
+	cfg.log_level = 0;
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));
+	snprintf(path, sizeof(path), "%s", gmt_tracer_path());
+	char name[NAME_LEN + 1];
+	memset(name, 'n', NAME_LEN);
+	name[NAME_LEN] = 0;
+	uint32_t first = 0, overflow = 0;
+	long rss0 = status_kib("VmRSS");
+	for (int i = 0; i < NNAMES; i++) {
+		snprintf(name, 16, "%08d", i);
+		name[8] = 'n';
+		uint32_t id = gmt_tracer_string(name);
+		if (i == 0)
+			first = id;
+		if (i == NNAMES - 1)
+			overflow = id;
+	}
+	long grew = status_kib("VmRSS") - rss0;
+	/* the budget: an eighth of the cap; a name costs three copies of its
+	 * text, two table slots and 64 bytes (gmt_tracer.c, name_cost) */
+	const uint64_t cost = 3 * (NAME_LEN + 1) + 2 * 24 + 64;
+	const uint64_t kept = ((4u << 20) / 8) / cost;
+	gmt_tracer_stats_t st;
+	gmt_tracer_get_stats(&st);
+	CHECK_EQ_U64(NNAMES - kept, st.names_overflow);
+	snprintf(name, 16, "%08d", 0);
+	name[8] = 'n';
+	CHECK_EQ_U64(first, gmt_tracer_string(name));   /* a kept name keeps its id */
+	CHECK_EQ_U64(kept + 1, overflow);                 /* the overflow name's id */
+	fprintf(stderr, "names: %llu kept, resident size grew by %ld KiB\n",
+		(unsigned long long)kept, grew);
+	CHECK_SIZE(grew < 2048);
+	gmt_tracer_shutdown();
+}
+
+#define NCAP 600000
+static void buffer_cap(void)
+{
+	gmt_config_t cfg = test_config(test_dir("cap"));
+	cfg.buffer_bytes = 8u << 20;
+	cfg.buffer_ms = 0;               /* the byte cap alone */
+	cfg.test_write_delay_ms = 200;   /* a slow disk: the buffer fills */
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));
+	snprintf(path, sizeof(path), "%s", gmt_tracer_path());
+	CHECK_EQ_U64(0, gmt_tracer_flush(5000));
+	long hwm0 = status_kib("VmHWM");
+	for (int i = 0; i < NCAP; i++) {
+		gmt_event_t e = { .type = (i & 1) ? GMT_EV_FREE : GMT_EV_ALLOC,
+				  .addr = 0x7000000000ull + (uint64_t)(i / 2) * 4096, .size = 4096 };
+		gmt_emit(&e, 0, 0);
+	}
+	CHECK_EQ_U64(0, gmt_tracer_flush(20000));
+	long grew = status_kib("VmHWM") - hwm0;
+	gmt_tracer_stats_t st;
+	gmt_tracer_get_stats(&st);
+	fprintf(stderr, "cap: %llu written, %llu dropped, peak resident size grew by %ld KiB\n",
+		(unsigned long long)st.written, (unsigned long long)st.dropped, grew);
+	CHECK_EQ_U64(NCAP, st.written + st.dropped);
+	CHECK(st.dropped > 0);
+	CHECK_SIZE(grew <= (8 + 4) * 1024);
+	gmt_tracer_shutdown();
+}
+
+int main(void)
+{
+	gmt_decode_result_t r;
+	coll_t *c;
+
+	CHECK_EQ_U64(0, in_child(many_threads));
+	c = coll_decode(path, &r);
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	CHECK_EQ_U64(3 * NTHREADS, c->n);
+	CHECK_EQ_U64(0, c->drops_total);
+	coll_free(c);
+	free(c);
+
+	CHECK_EQ_U64(0, in_child(many_names));
+	c = coll_decode(path, &r);
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	const uint64_t kept = ((4u << 20) / 8) / (3 * (NAME_LEN + 1) + 2 * 24 + 64);
+	CHECK_EQ_U64(kept + 1, c->n_strings);
+	coll_free(c);
+	free(c);
+
+	CHECK_EQ_U64(0, in_child(buffer_cap));
+	c = coll_decode(path, &r);
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	CHECK_EQ_U64(NCAP, c->n + c->drops_total);
+	coll_free(c);
+	free(c);
+	TEST_DONE();
+}
