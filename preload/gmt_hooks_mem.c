@@ -109,25 +109,40 @@ CUresult gmt_do_cuMemFree_v2(__typeof__(cuMemFree_v2) *real, const gmt_call_t *c
 
 /* ---- stream-ordered ---------------------------------------------------------- */
 
+/* The stream's device (not the current context's: a stream of another
+ * device allocates from that device's current pool). After the record,
+ * the pool's reserve is read again: the allocation may have grown it. */
 CUresult gmt_do_cuMemAllocAsync(__typeof__(cuMemAllocAsync) *real, const gmt_call_t *call,
 				CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
+	CUmemoryPool pool = NULL;
 	uint64_t captured;
 	CUresult r;
 	int dev;
 
 	GMT_GUARD_ENTER();
 	r = real(dptr, bytesize, hStream);
-	dev = gmt_cur_device();
+	dev = gmt_stream_device((call->flags & GMT_FLAG_PTSZ) && hStream == NULL ? CU_STREAM_PER_THREAD : hStream);
 	/* A graph's memory node comes from no pool of ours (and costs nothing
 	 * until the graph runs). */
 	captured = r == CUDA_SUCCESS ? gmt_capture_flag(hStream, dev) : 0;
-	if (r == CUDA_SUCCESS && !captured)
+	if (r == CUDA_SUCCESS && !captured) {
 		gmt_pool_current_served(dev);
+		pool = gmt_pool_current(dev);
+		gmt_pool_served(pool, dev);
+	}
 	alloc_done_x(r, call, GMT_KIND_ASYNC, dev, r == CUDA_SUCCESS ? *dptr : 0, bytesize, u64p(hStream),
 		     captured);
+	gmt_pool_after_alloc(pool, dev);
 	GMT_GUARD_LEAVE();
 	return r;
+}
+
+/* A stream-ordered allocation's kind by its pool: host memory (a pool
+ * located on the host or a host NUMA node), managed memory, or device. */
+static inline unsigned pool_kind(unsigned flags)
+{
+	return flags & GMT_POOL_MANAGED ? GMT_KIND_MANAGED : flags & GMT_POOL_HOST ? GMT_KIND_HOST : GMT_KIND_ASYNC;
 }
 
 CUresult gmt_do_cuMemAllocFromPoolAsync(__typeof__(cuMemAllocFromPoolAsync) *real,
@@ -135,21 +150,27 @@ CUresult gmt_do_cuMemAllocFromPoolAsync(__typeof__(cuMemAllocFromPoolAsync) *rea
 					CUmemoryPool pool, CUstream hStream)
 {
 	uint64_t captured;
+	unsigned flags, kind;
 	CUresult r;
-	int dev;
+	int dev, known;
 
 	GMT_GUARD_ENTER();
 	r = real(dptr, bytesize, pool, hStream);
-	/* The pool's device, known from its creation or look-up; else the
-	 * current context's (a pool we never saw being made). */
-	dev = gmt_pool_device(pool);
+	/* The pool's device, known from its creation or look-up; else (a host
+	 * or managed pool with no device, a pool we never saw being made) the
+	 * stream's. */
+	dev = gmt_pool_info(pool, &flags, &known);
+	kind = pool_kind(flags);
 	if (dev < 0)
-		dev = gmt_cur_device();
+		dev = gmt_stream_device((call->flags & GMT_FLAG_PTSZ) && hStream == NULL ? CU_STREAM_PER_THREAD : hStream);
 	captured = r == CUDA_SUCCESS ? gmt_capture_flag(hStream, dev) : 0;
-	if (r == CUDA_SUCCESS && !captured)
+	if (r == CUDA_SUCCESS && !captured && kind == GMT_KIND_ASYNC)
 		gmt_pool_served(pool, dev);
-	alloc_done_x(r, call, GMT_KIND_ASYNC, dev, r == CUDA_SUCCESS ? *dptr : 0, bytesize, u64p(hStream),
+	alloc_done_x(r, call, kind, dev, r == CUDA_SUCCESS ? *dptr : 0, bytesize, u64p(hStream),
 		     captured);
+	/* Only a device pool's reserve is device memory. */
+	if (r == CUDA_SUCCESS && !captured && kind == GMT_KIND_ASYNC)
+		gmt_pool_after_alloc(pool, dev);
 	GMT_GUARD_LEAVE();
 	return r;
 }
@@ -309,13 +330,16 @@ CUresult gmt_do_cuMemPoolCreate(__typeof__(cuMemPoolCreate) *real, const gmt_cal
 	CUresult r;
 	int dev = -1;
 
+	unsigned flags = 0;
+
 	GMT_GUARD_ENTER();
 	r = real(pool, poolProps);
 	if (r == CUDA_SUCCESS) {
-		if (poolProps != NULL && poolProps->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
-			dev = poolProps->location.id;
-		gmt_pool_set_device(*pool, dev);
-		gmt_rec(GMT_EV_POOL_CREATE, dev, 0, 0, u64p(*pool), 0, 0);
+		if (poolProps != NULL)
+			flags = gmt_pool_flags_of(&poolProps->location, poolProps->allocType, &dev);
+		gmt_pool_set(*pool, dev, flags);
+		/* aux: the pool's GMT_POOL_* flags (host or managed memory) */
+		gmt_rec(GMT_EV_POOL_CREATE, dev, 0, 0, u64p(*pool), flags, 0);
 	}
 	GMT_GUARD_LEAVE();
 	return r;
@@ -373,7 +397,96 @@ CUresult gmt_do_cuDeviceGetMemPool(__typeof__(cuDeviceGetMemPool) *real, const g
 	GMT_GUARD_ENTER();
 	r = real(pool, dev);
 	if (r == CUDA_SUCCESS)
-		gmt_pool_set_device(*pool, (int)dev);
+		gmt_pool_current_set((int)dev, *pool);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuDeviceSetMemPool(__typeof__(cuDeviceSetMemPool) *real, const gmt_call_t *call,
+				   CUdevice dev, CUmemoryPool pool)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(dev, pool);
+	if (r == CUDA_SUCCESS)
+		gmt_pool_current_set((int)dev, pool);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* CUDA 13's pools by location: what the location says of the pool. */
+static void pool_by_location(CUmemoryPool pool, const CUmemLocation *location, CUmemAllocationType type)
+{
+	int dev;
+	unsigned flags = gmt_pool_flags_of(location, type, &dev);
+
+	gmt_pool_set(pool, dev, flags);
+}
+
+CUresult gmt_do_cuMemGetDefaultMemPool(__typeof__(cuMemGetDefaultMemPool) *real, const gmt_call_t *call,
+				       CUmemoryPool *pool_out, CUmemLocation *location,
+				       CUmemAllocationType type)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(pool_out, location, type);
+	if (r == CUDA_SUCCESS)
+		pool_by_location(*pool_out, location, type);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemGetMemPool(__typeof__(cuMemGetMemPool) *real, const gmt_call_t *call,
+				CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
+{
+	CUresult r;
+	int dev;
+
+	GMT_GUARD_ENTER();
+	r = real(pool, location, type);
+	if (r == CUDA_SUCCESS) {
+		pool_by_location(*pool, location, type);
+		if (gmt_pool_flags_of(location, type, &dev) == 0 && dev >= 0)
+			gmt_pool_current_set(dev, *pool);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemSetMemPool(__typeof__(cuMemSetMemPool) *real, const gmt_call_t *call,
+				CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
+{
+	CUresult r;
+	int dev;
+
+	GMT_GUARD_ENTER();
+	r = real(location, type, pool);
+	if (r == CUDA_SUCCESS) {
+		pool_by_location(pool, location, type);
+		/* A device's pinned pool: what cuMemAllocAsync takes from. */
+		if (gmt_pool_flags_of(location, type, &dev) == 0 && dev >= 0)
+			gmt_pool_current_set(dev, pool);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* ---- what the program reads of the device --------------------------------- */
+
+/* The program's own cuMemGetInfo: what it saw of the device, as a MEMINFO
+ * sample (aux GMT_MEMINFO_PROGRAM) of the current context's device. */
+CUresult gmt_do_cuMemGetInfo_v2(__typeof__(cuMemGetInfo_v2) *real, const gmt_call_t *call,
+				size_t *free, size_t *total)
+{
+	CUresult r;
+	int dev;
+
+	GMT_GUARD_ENTER();
+	r = real(free, total);
+	if (r == CUDA_SUCCESS && free != NULL && total != NULL && (dev = gmt_cur_device()) >= 0)
+		gmt_rec(GMT_EV_MEMINFO, dev, *free, *total, 0, GMT_MEMINFO_PROGRAM, 0);
 	GMT_GUARD_LEAVE();
 	return r;
 }

@@ -98,12 +98,19 @@ static inline uint64_t u64p(const void *p)
 	return (uint64_t)(uintptr_t)p;
 }
 
-/* ncclMemAlloc / ncclMemFree: addr is the memory, size the bytes asked for. */
+/* ncclMemAlloc / ncclMemFree: addr is the memory, size the bytes asked for.
+ * A failed ncclMemAlloc is a failed allocation: when no driver call inside
+ * it failed (those record their own ALLOC_FAIL), it gets one of its own
+ * (kind unknown, owner nccl, result the ncclResult_t). */
 ncclResult_t gmt_do_ncclMemAlloc(__typeof__(ncclMemAlloc) *real, const gmt_call_t *call,
 				 void **ptr, size_t size)
 {
+	unsigned fails = gmt_tls.fails;
 	nccl_scope_t s = nccl_enter(GMT_NCCL_MEM_ALLOC, GMT_API_NCCL_MEM_ALLOC, 0, size, (void *)real);
 	ncclResult_t r = real(ptr, size);
+	if (r != ncclSuccess && gmt_tls.fails == fails)
+		gmt_rec_alloc_fail(gmt_cur_device(), size, 0,
+				   GMT_AUX(GMT_KIND_UNKNOWN, GMT_API_NCCL_MEM_ALLOC, GMT_OWNER_NCCL), (int)r);
 	nccl_leave(&s, r == ncclSuccess && ptr != NULL ? u64p(*ptr) : 0, size, r);
 	return r;
 }

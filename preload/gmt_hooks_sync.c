@@ -31,7 +31,11 @@ CUresult gmt_do_cuStreamSynchronize(__typeof__(cuStreamSynchronize) *real, const
 	GMT_GUARD_ENTER();
 	begin = gmt_now_ns();
 	r = real(hStream);
-	sync_done(r, GMT_SYNC_STREAM, gmt_cur_device(), u64p(hStream), begin, NULL);
+	/* The stream's device and context (a stream of another device than
+	 * the current context's completes that device's frees). */
+	sync_done(r, GMT_SYNC_STREAM,
+		  gmt_stream_device((call->flags & GMT_FLAG_PTSZ) && hStream == NULL ? CU_STREAM_PER_THREAD : hStream),
+		  u64p(hStream), begin, gmt_stream_ctx(hStream));
 	GMT_GUARD_LEAVE();
 	return r;
 }
@@ -134,6 +138,7 @@ CUresult gmt_do_cuCtxDestroy_v2(__typeof__(cuCtxDestroy_v2) *real, const gmt_cal
 	r = real(ctx);
 	if (r == CUDA_SUCCESS) {
 		gmt_ctx_forget();
+		gmt_sample_after_destroy(dev);
 		gmt_rec(GMT_EV_CTX_DESTROY, dev, u64p(ctx), 0, 0, 0, 0);
 	}
 	GMT_GUARD_LEAVE();
@@ -176,8 +181,10 @@ CUresult gmt_do_cuDevicePrimaryCtxRelease_v2(__typeof__(cuDevicePrimaryCtxReleas
 		/* The last release destroys the context: forget cached ones. */
 		gmt_ctx_forget();
 		gmt_rec(GMT_EV_PRIMARY_RELEASE, (int)dev, 0, 0, 0, 0, 0);
-		if (before && d->primary_get_state(dev, &flags, &after) == CUDA_SUCCESS && !after)
+		if (before && d->primary_get_state(dev, &flags, &after) == CUDA_SUCCESS && !after) {
+			gmt_sample_after_destroy((int)dev);
 			gmt_rec(GMT_EV_CTX_DESTROY, (int)dev, 0, 0, 0, GMT_CTX_PRIMARY, 0);
+		}
 	}
 	GMT_GUARD_LEAVE();
 	return r;
@@ -194,6 +201,7 @@ CUresult gmt_do_cuDevicePrimaryCtxReset_v2(__typeof__(cuDevicePrimaryCtxReset_v2
 	r = real(dev);
 	if (r == CUDA_SUCCESS) {
 		gmt_ctx_forget();
+		gmt_sample_after_destroy((int)dev);
 		gmt_rec(GMT_EV_CTX_DESTROY, (int)dev, 0, 0, 0, GMT_CTX_PRIMARY | GMT_CTX_RESET, 0);
 	}
 	GMT_GUARD_LEAVE();

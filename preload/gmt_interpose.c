@@ -421,6 +421,8 @@ const gmt_drv_t *gmt_drv(void)
 		GMT_DRV_FN(stream_is_capturing, cuStreamIsCapturing);
 		GMT_DRV_FN(graph_mem_attribute, cuDeviceGetGraphMemAttribute);
 		GMT_DRV_FN(exchange_capture_mode, cuThreadExchangeStreamCaptureMode);
+		GMT_DRV_FN(stream_get_device, cuStreamGetDevice);
+		GMT_DRV_FN(stream_get_ctx, cuStreamGetCtx);
 #undef GMT_DRV_FN
 		atomic_store_explicit(&drv_ready, 1, memory_order_release);
 	}

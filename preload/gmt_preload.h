@@ -173,6 +173,7 @@ typedef struct gmt_tls {
 	CUcontext ctx;          /* cache: the last current context seen ...      */
 	int ctx_dev;            /* ... and its device                            */
 	int hooked;             /* the thread entered a hook (made a CUDA call)  */
+	unsigned fails;         /* ALLOC_FAIL records this thread wrote          */
 } gmt_tls_t;
 
 extern __thread gmt_tls_t gmt_tls __attribute__((tls_model("initial-exec")));
@@ -235,6 +236,8 @@ typedef struct gmt_drv {
 	__typeof__(cuStreamIsCapturing) *stream_is_capturing;
 	__typeof__(cuDeviceGetGraphMemAttribute) *graph_mem_attribute;
 	__typeof__(cuThreadExchangeStreamCaptureMode) *exchange_capture_mode;
+	__typeof__(cuStreamGetDevice) *stream_get_device;   /* 12.8+ */
+	__typeof__(cuStreamGetCtx) *stream_get_ctx;
 } gmt_drv_t;
 
 /* The driver's helper functions; members NULL until the driver is loaded
@@ -295,6 +298,12 @@ void gmt_device_seen(int device, CUcontext ctx);
  * that do not go through gmt_rec() (the framework's side stream). */
 void gmt_device_describe(int device);
 
+/* Samples right after a context of device went (what it took with it:
+ * the pools are trimmed): MEMINFO when a context is current, and the
+ * pools. Written just before the CTX_DESTROY record, so that the state at
+ * the destruction's instant is the state after it. */
+void gmt_sample_after_destroy(int device);
+
 /* Samples at a synchronisation point: MEMINFO and pools of the device, at
  * most every 10 ms per device. */
 void gmt_sample_sync(int device, CUcontext ctx);
@@ -308,13 +317,39 @@ void gmt_sample_sync(int device, CUcontext ctx);
  * by default when the samples would take at most about 1% of the time). */
 void gmt_sample_boundary(int always);
 
-/* Pools: remember device of a pool; mark a pool as serving stream-ordered
+/* Pools: remember the device of a pool (-1: none) and where its memory is
+ * (GMT_POOL_HOST: host memory, GMT_POOL_MANAGED: managed memory; neither
+ * counts as device memory); mark a pool as serving stream-ordered
  * allocations; the device's current pool served one (pool unknown). */
+#define GMT_POOL_HOST    0x1
+#define GMT_POOL_MANAGED 0x2
+void gmt_pool_set(CUmemoryPool pool, int device, unsigned flags);
 void gmt_pool_set_device(CUmemoryPool pool, int device);
+/* The pool's device (-1 when unknown or none); *flags its GMT_POOL_*
+ * flags; *known whether we saw the pool made or looked up. */
+int gmt_pool_info(CUmemoryPool pool, unsigned *flags, int *known);
 int gmt_pool_device(CUmemoryPool pool);
 void gmt_pool_served(CUmemoryPool pool, int device);
 void gmt_pool_forget(CUmemoryPool pool);
 void gmt_pool_current_served(int device);
+/* GMT_POOL_* of a (location, allocation type); *device the location's
+ * device (-1 when not a device). */
+unsigned gmt_pool_flags_of(const CUmemLocation *loc, CUmemAllocationType type, int *device);
+/* The device's current pool (cached; cuDeviceSetMemPool and
+ * cuDeviceGetMemPool keep the cache), NULL if unknown. */
+CUmemoryPool gmt_pool_current(int device);
+void gmt_pool_current_set(int device, CUmemoryPool pool);
+/* After a stream-ordered allocation from pool on device: the pool may have
+ * grown. Reads its reserved bytes (one driver call) and, when they changed
+ * since they were last read, writes POOL_RESERVED and POOL_USED samples. */
+void gmt_pool_after_alloc(CUmemoryPool pool, int device);
+/* The device a stream works on: the current context's for the legacy and
+ * per-thread default streams, else the stream's own (cuStreamGetDevice,
+ * or its context's), -1 if unknown. */
+int gmt_stream_device(CUstream stream);
+/* A created stream's context (cuStreamGetCtx); NULL for the legacy and
+ * per-thread default streams (the current context's) or if unknown. */
+CUcontext gmt_stream_ctx(CUstream stream);
 /* GMT_FLAG_CAPTURED << 24 when stream is being captured (a graph memory
  * node), else 0; the device's graph memory pool is then sampled with the
  * other samples (GRAPH_MEM). One driver call: only for stream-ordered

@@ -149,6 +149,22 @@ int gmt_cur_device(void)
 	return (int)dev;
 }
 
+/* The current context's device without recording anything (the samples
+ * must not write a CTX_CURRENT among themselves). */
+static int cur_device_quiet(const gmt_drv_t *d)
+{
+	CUcontext ctx = NULL;
+	CUdevice dev;
+
+	if (d->ctx_get_current == NULL || d->ctx_get_current(&ctx) != CUDA_SUCCESS || ctx == NULL)
+		return -1;
+	if (ctx == gmt_tls.ctx && gmt_tls.ctx_gen == atomic_load_explicit(&ctx_gen, memory_order_relaxed))
+		return gmt_tls.ctx_dev;
+	if (d->ctx_get_device == NULL || d->ctx_get_device(&dev) != CUDA_SUCCESS)
+		return -1;
+	return (int)dev;
+}
+
 int gmt_ctx_device(CUcontext ctx)
 {
 	const gmt_drv_t *d = gmt_drv();
@@ -353,12 +369,12 @@ typedef struct gmt_map {
 	pthread_mutex_t lock;
 	uint32_t cap, n;      /* cap is a power of two */
 	uint64_t *keys;
-	int32_t *vals;
+	int64_t *vals;
 	int warned;
 } gmt_map_t;
 
 static uint64_t pool_keys[1024], handle_keys[16384], va_keys[16384];
-static int32_t pool_vals[1024], handle_vals[16384], va_vals[16384];
+static int64_t pool_vals[1024], handle_vals[16384], va_vals[16384];
 static gmt_map_t pools = { PTHREAD_MUTEX_INITIALIZER, 1024, 0, pool_keys, pool_vals, 0 };
 static gmt_map_t handles = { PTHREAD_MUTEX_INITIALIZER, 16384, 0, handle_keys, handle_vals, 0 };
 static gmt_map_t vas = { PTHREAD_MUTEX_INITIALIZER, 16384, 0, va_keys, va_vals, 0 };
@@ -383,7 +399,7 @@ static uint32_t map_find(const gmt_map_t *m, uint64_t k)
 }
 
 /* Caller holds m->lock. */
-static int32_t *map_put(gmt_map_t *m, uint64_t k, int32_t v)
+static int64_t *map_put(gmt_map_t *m, uint64_t k, int64_t v)
 {
 	uint32_t i = map_find(m, k);
 	if (i == UINT32_MAX || (m->keys[i] == 0 && m->n + 1 > m->cap / 4 * 3)) {
@@ -420,46 +436,122 @@ static void map_del(gmt_map_t *m, uint64_t k)
 	}
 }
 
-/* Pool values: device in the low 16 bits (signed), bit 16 = served
- * stream-ordered allocations. */
-#define POOL_DEV(v)    ((int)(int16_t)((v) & 0xffff))
-#define POOL_SERVED    0x10000
-#define POOL_VAL(d, s) ((int32_t)(((uint32_t)(d) & 0xffff) | ((s) ? POOL_SERVED : 0)))
+/* Each device's current pool (what cuMemAllocAsync takes from), as last
+ * seen by cuDeviceGetMemPool / cuDeviceSetMemPool. */
+static _Atomic(CUmemoryPool) current_pool[GMT_MAX_DEVICES];
 
-void gmt_pool_set_device(CUmemoryPool pool, int device)
+/* Pool values: device in the low 16 bits (signed), bit 16 = served
+ * stream-ordered allocations, bits 17-18 = GMT_POOL_* flags, bits 24-63 =
+ * its reserved bytes when last read, plus one (0: never read). */
+#define POOL_DEV(v)      ((int)(int16_t)((v) & 0xffff))
+#define POOL_SERVED      0x10000
+#define POOL_FLAGS(v)    ((unsigned)(((v) >> 17) & 0x3))
+#define POOL_LOW(v)      ((v) & 0xffffff)
+#define POOL_RES(v)      ((uint64_t)(v) >> 24)
+#define POOL_VAL(d, s, f) ((int64_t)(((uint32_t)(d) & 0xffff) | ((s) ? POOL_SERVED : 0) | ((uint32_t)(f) & 0x3) << 17))
+
+void gmt_pool_set(CUmemoryPool pool, int device, unsigned flags)
 {
-	int32_t *v;
+	int64_t *v;
 	if (pool == NULL)
 		return;
 	pthread_mutex_lock(&pools.lock);
-	v = map_put(&pools, (uint64_t)(uintptr_t)pool, POOL_VAL(device, 0));
+	v = map_put(&pools, (uint64_t)(uintptr_t)pool, POOL_VAL(device, 0, flags));
 	if (v != NULL)
-		*v = POOL_VAL(device, *v & POOL_SERVED);
+		*v = POOL_VAL(device, *v & POOL_SERVED, flags) | (*v & ~(int64_t)0xffffff);
 	pthread_mutex_unlock(&pools.lock);
 }
 
-int gmt_pool_device(CUmemoryPool pool)
+void gmt_pool_set_device(CUmemoryPool pool, int device)
+{
+	int64_t *v;
+	if (pool == NULL)
+		return;
+	pthread_mutex_lock(&pools.lock);
+	v = map_put(&pools, (uint64_t)(uintptr_t)pool, POOL_VAL(device, 0, 0));
+	if (v != NULL)
+		*v = POOL_VAL(device, *v & POOL_SERVED, POOL_FLAGS(*v)) | (*v & ~(int64_t)0xffffff);
+	pthread_mutex_unlock(&pools.lock);
+}
+
+int gmt_pool_info(CUmemoryPool pool, unsigned *flags, int *known)
 {
 	int dev = -1;
 	uint32_t i;
+
+	*flags = 0;
+	*known = 0;
+	if (pool == NULL)
+		return -1;
 	pthread_mutex_lock(&pools.lock);
 	i = map_find(&pools, (uint64_t)(uintptr_t)pool);
-	if (i != UINT32_MAX && pools.keys[i] != 0)
+	if (i != UINT32_MAX && pools.keys[i] != 0) {
 		dev = POOL_DEV(pools.vals[i]);
+		*flags = POOL_FLAGS(pools.vals[i]);
+		*known = 1;
+	}
 	pthread_mutex_unlock(&pools.lock);
 	return dev;
 }
 
+int gmt_pool_device(CUmemoryPool pool)
+{
+	unsigned flags;
+	int known;
+	return gmt_pool_info(pool, &flags, &known);
+}
+
 void gmt_pool_served(CUmemoryPool pool, int device)
 {
-	int32_t *v;
+	int64_t *v;
 	if (pool == NULL)
 		return;
 	pthread_mutex_lock(&pools.lock);
-	v = map_put(&pools, (uint64_t)(uintptr_t)pool, POOL_VAL(device, 1));
+	v = map_put(&pools, (uint64_t)(uintptr_t)pool, POOL_VAL(device, 1, 0));
 	if (v != NULL && !(*v & POOL_SERVED))
 		*v |= POOL_SERVED;
 	pthread_mutex_unlock(&pools.lock);
+}
+
+/* Remembers the reserved bytes last read of pool; returns 1 when they
+ * differ from the previous reading (or there was none). */
+static int pool_reserved_changed(CUmemoryPool pool, uint64_t reserved)
+{
+	int64_t *v;
+	int changed = 1;
+
+	pthread_mutex_lock(&pools.lock);
+	v = map_put(&pools, (uint64_t)(uintptr_t)pool, POOL_VAL(-1, 0, 0));
+	if (v != NULL) {
+		uint64_t r1 = (reserved + 1) & ((1ull << 40) - 1);
+		changed = POOL_RES(*v) != r1;
+		*v = POOL_LOW(*v) | (int64_t)(r1 << 24);
+	}
+	pthread_mutex_unlock(&pools.lock);
+	return changed;
+}
+
+unsigned gmt_pool_flags_of(const CUmemLocation *loc, CUmemAllocationType type, int *device)
+{
+	unsigned flags = type == CU_MEM_ALLOCATION_TYPE_MANAGED ? GMT_POOL_MANAGED : 0;
+
+	*device = -1;
+	if (loc == NULL)
+		return flags;
+	switch (loc->type) {
+	case CU_MEM_LOCATION_TYPE_DEVICE:
+		*device = loc->id;
+		break;
+	case CU_MEM_LOCATION_TYPE_HOST:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
+		if (!(flags & GMT_POOL_MANAGED))
+			flags |= GMT_POOL_HOST;
+		break;
+	default:
+		break;
+	}
+	return flags;
 }
 
 void gmt_pool_forget(CUmemoryPool pool)
@@ -467,6 +559,10 @@ void gmt_pool_forget(CUmemoryPool pool)
 	pthread_mutex_lock(&pools.lock);
 	map_del(&pools, (uint64_t)(uintptr_t)pool);
 	pthread_mutex_unlock(&pools.lock);
+	for (int d = 0; d < GMT_MAX_DEVICES; d++) {
+		CUmemoryPool p = pool;
+		atomic_compare_exchange_strong(&current_pool[d], &p, NULL);
+	}
 }
 
 static _Atomic uint64_t current_pool_served[GMT_MAX_DEVICES / 64];
@@ -479,6 +575,61 @@ void gmt_pool_current_served(int device)
 	bit = 1ull << (device % 64);
 	if (!(atomic_load_explicit(&current_pool_served[device / 64], memory_order_relaxed) & bit))
 		atomic_fetch_or(&current_pool_served[device / 64], bit);
+}
+
+CUmemoryPool gmt_pool_current(int device)
+{
+	__typeof__(cuDeviceGetMemPool) *get;
+	CUmemoryPool p;
+
+	if (device < 0 || device >= GMT_MAX_DEVICES)
+		return NULL;
+	p = atomic_load_explicit(&current_pool[device], memory_order_acquire);
+	if (GMT_LIKELY(p != NULL))
+		return p;
+	get = real_cuDeviceGetMemPool();
+	if (get == NULL)
+		get = (__typeof__(get))gmt_resolve(GMT_ID_cuDeviceGetMemPool);
+	if (get == NULL || get(&p, (CUdevice)device) != CUDA_SUCCESS || p == NULL)
+		return NULL;
+	gmt_pool_current_set(device, p);
+	return p;
+}
+
+void gmt_pool_current_set(int device, CUmemoryPool pool)
+{
+	if (device >= 0 && device < GMT_MAX_DEVICES)
+		atomic_store_explicit(&current_pool[device], pool, memory_order_release);
+	gmt_pool_set_device(pool, device);
+}
+
+int gmt_stream_device(CUstream stream)
+{
+	const gmt_drv_t *d;
+	CUcontext ctx = NULL;
+	CUdevice dev;
+
+	if (stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD)
+		return gmt_cur_device();
+	d = gmt_drv();
+	if (d->stream_get_device != NULL && d->stream_get_device(stream, &dev) == CUDA_SUCCESS)
+		return (int)dev;
+	if (d->stream_get_ctx != NULL && d->stream_get_ctx(stream, &ctx) == CUDA_SUCCESS && ctx != NULL)
+		return gmt_ctx_device(ctx);
+	return gmt_cur_device();
+}
+
+CUcontext gmt_stream_ctx(CUstream stream)
+{
+	const gmt_drv_t *d;
+	CUcontext ctx = NULL;
+
+	if (stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD)
+		return NULL;
+	d = gmt_drv();
+	if (d->stream_get_ctx == NULL || d->stream_get_ctx(stream, &ctx) != CUDA_SUCCESS)
+		return NULL;
+	return ctx;
 }
 
 /* Devices whose stream-ordered allocations were captured into a graph: their
@@ -506,11 +657,11 @@ uint64_t gmt_capture_flag(CUstream stream, int device)
 /* Handle values: device in the low 16 bits (signed), references above. */
 #define H_DEV(v)       ((int)(int16_t)((uint32_t)(v) & 0xffff))
 #define H_REFS(v)      ((uint32_t)(v) >> 16)
-#define H_VAL(d, refs) ((int32_t)(((uint32_t)(d) & 0xffff) | (uint32_t)(refs) << 16))
+#define H_VAL(d, refs) ((int64_t)(((uint32_t)(d) & 0xffff) | (uint32_t)(refs) << 16))
 
 void gmt_vmm_handle_created(uint64_t handle, int device)
 {
-	int32_t *v;
+	int64_t *v;
 	if (handle == 0)
 		return;
 	pthread_mutex_lock(&handles.lock);
@@ -580,7 +731,7 @@ int gmt_vmm_handle_device(uint64_t handle)
 
 void gmt_vmm_va_set_device(uint64_t va, int device)
 {
-	int32_t *v;
+	int64_t *v;
 	if (va == 0)
 		return;
 	pthread_mutex_lock(&vas.lock);
@@ -599,7 +750,7 @@ int gmt_vmm_va_device(uint64_t va, int remove)
 	pthread_mutex_lock(&vas.lock);
 	i = map_find(&vas, va);
 	if (i != UINT32_MAX && vas.keys[i] == va) {
-		dev = vas.vals[i];
+		dev = (int)vas.vals[i];
 		if (remove)
 			map_del(&vas, va);
 	}
@@ -648,7 +799,12 @@ static int collect_samples_in(int dev, CUcontext ctx, gmt_event_t *ev, int max)
 			return 0;
 		pushed = 1;
 	}
-	r = d->mem_get_info(&fr, &tot);
+	/* cuMemGetInfo reads the current context's device: without a context
+	 * of dev to read it in, no MEMINFO (the pools are read all the same). */
+	if (ctx == NULL && cur_device_quiet(d) != dev)
+		r = CUDA_ERROR_INVALID_CONTEXT;
+	else
+		r = d->mem_get_info(&fr, &tot);
 	if (pushed)
 		d->ctx_pop(&popped);
 	if (r == CUDA_SUCCESS && n < max)
@@ -691,6 +847,7 @@ static int collect_samples_in(int dev, CUcontext ctx, gmt_event_t *ev, int max)
 		    d->pool_get_attribute(pl[i], CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &uc) != CUDA_SUCCESS ||
 		    d->pool_get_attribute(pl[i], CU_MEMPOOL_ATTR_USED_MEM_HIGH, &uh) != CUDA_SUCCESS)
 			continue;
+		pool_reserved_changed(pl[i], rc);
 		ev[n++] = (gmt_event_t){ .addr = rc, .size = rh, .stream = (uint64_t)(uintptr_t)pl[i],
 					 .type = GMT_EV_POOL_RESERVED, .device = (int16_t)dev };
 		ev[n++] = (gmt_event_t){ .addr = uc, .size = uh, .stream = (uint64_t)(uintptr_t)pl[i],
@@ -713,6 +870,36 @@ static int collect_samples(int dev, CUcontext ctx, gmt_event_t *ev, int max)
 	if (exchanged)
 		d->exchange_capture_mode(&mode);
 	return n;
+}
+
+void gmt_pool_after_alloc(CUmemoryPool pool, int device)
+{
+	const gmt_drv_t *d = gmt_drv();
+	CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+	cuuint64_t rc = 0, rh = 0, uc = 0, uh = 0;
+	int exchanged, ok;
+
+	if (pool == NULL || device < 0 || d->pool_get_attribute == NULL)
+		return;
+	/* In relaxed capture mode, as every sample (collect_samples). */
+	exchanged = d->exchange_capture_mode != NULL && d->exchange_capture_mode(&mode) == CUDA_SUCCESS;
+	ok = d->pool_get_attribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &rc) == CUDA_SUCCESS &&
+	     pool_reserved_changed(pool, rc) &&
+	     d->pool_get_attribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &rh) == CUDA_SUCCESS &&
+	     d->pool_get_attribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &uc) == CUDA_SUCCESS &&
+	     d->pool_get_attribute(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &uh) == CUDA_SUCCESS;
+	if (exchanged)
+		d->exchange_capture_mode(&mode);
+	if (!ok)
+		return;
+	gmt_event_t ev[2] = {
+		{ .addr = rc, .size = rh, .stream = (uint64_t)(uintptr_t)pool, .type = GMT_EV_POOL_RESERVED,
+		  .device = (int16_t)device },
+		{ .addr = uc, .size = uh, .stream = (uint64_t)(uintptr_t)pool, .type = GMT_EV_POOL_USED,
+		  .device = (int16_t)device },
+	};
+	gmt_emit(&ev[0], 0, 0);
+	gmt_emit(&ev[1], 0, 0);
 }
 
 #define MAX_SAMPLES (2 + 2 * (MAX_SAMPLED_POOLS + 1))
@@ -741,6 +928,7 @@ __attribute__((noinline)) void gmt_rec_alloc_fail(int device, uint64_t size, uin
 		.type = GMT_EV_ALLOC_FAIL, .device = (int16_t)device,
 	};
 
+	gmt_tls.fails++;
 	/* The failure first (its time is the failure's), then the samples taken
 	 * right after it; one wait for the disk covers them all. */
 	if (device >= 0)
@@ -765,6 +953,12 @@ void gmt_device_seen(int device, CUcontext ctx)
 		return;
 	describe_device(device);
 	emit_samples(device, ctx, 0);
+}
+
+void gmt_sample_after_destroy(int device)
+{
+	if (device >= 0)
+		emit_samples(device, NULL, 0);
 }
 
 #define SAMPLE_PERIOD_NS 10000000ull

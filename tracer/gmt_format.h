@@ -115,6 +115,10 @@ enum { GMT_OWNER_MAX = 0
 				     CUDA graph memory node, backed from the
 				     graph memory pool only when the graph runs */
 
+/* aux of MEMINFO (1.4): 0 = the tracer's own sample, GMT_MEMINFO_PROGRAM =
+ * what the program's own cuMemGetInfo returned. */
+#define GMT_MEMINFO_PROGRAM 0x1u
+
 enum gmt_sync_kind {
 	GMT_SYNC_STREAM = 1,
 	GMT_SYNC_CTX    = 2,

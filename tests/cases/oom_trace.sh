@@ -40,7 +40,8 @@ meminfo 8589934592 1879048192" "$(grep -A1 '^alloc_fail' $mode.ev)" "$mode: fail
 done
 assert_eq "STATUS ok cut" "$(tail -n 1 kill.dump)" "kill: the trace is cut"
 assert_eq "STATUS ok clean" "$(tail -n 1 oom.dump)" "oom: the trace ended"
-# retry: fail, release C, retried alloc works; fail twice more, FW_OOM.
+# retry: fail, release C, retried alloc works; fail twice more, the
+# allocator's own cudaMemGetInfo (a MEMINFO of the program's), FW_OOM.
 assert_eq "alloc_fail $((2 * GiB))
 meminfo 8589934592 1879048192
 fw_segment_free $((2 * GiB))
@@ -51,6 +52,7 @@ fw_segment_alloc $((2 * GiB))
 alloc_fail $((2 * GiB))
 meminfo 8589934592 1879048192
 alloc_fail $((2 * GiB))
+meminfo 8589934592 1879048192
 meminfo 8589934592 1879048192
 fw_oom $((2 * GiB)) 1879048192
 fw_retries 1 1" "$(sed -n '/^alloc_fail/,/^fw_retries 1 1/p' retry.ev)" "retry: failures, release, retry"

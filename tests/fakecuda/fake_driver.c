@@ -92,9 +92,16 @@ struct CUevent_st {
 	uint64_t seq;
 };
 
+/* device: the pool's device, or -1 for a pool located in host memory or a
+ * managed pool without a preferred device; charges: its reserve counts in
+ * its device's used bytes (device-located pinned pools only); region: the
+ * address range its blocks come from (FK_VMM_REGION when not a device's). */
 struct CUmemPoolHandle_st {
 	uint32_t magic;
 	int device;
+	int charges, region;
+	CUmemLocationType loc_type;
+	CUmemAllocationType alloc_type;
 	int is_default;
 	int destroyed;
 	uint64_t reserved, used, reserved_high, used_high, threshold, max_size;
@@ -157,6 +164,8 @@ static struct {
 	uint64_t unsafe_calls;
 	struct CUctx_st primary[FK_MAX_DEV];
 	struct CUmemPoolHandle_st *default_pool[FK_MAX_DEV], *cur_pool[FK_MAX_DEV];
+	/* the default (and current) host pool and managed pool of the process */
+	struct CUmemPoolHandle_st *host_pool, *managed_pool;
 	struct CUmemPoolHandle_st *pools;
 	struct fk_region region[FK_MAX_DEV + 1];
 	struct fk_alloc **tab;
@@ -827,7 +836,8 @@ static void pool_unlink_free(CUmemoryPool p)
 		pp = &(*pp)->next;
 	if (*pp)
 		*pp = p->next;
-	uncharge(p->device, p->reserved);
+	if (p->charges)
+		uncharge(p->device, p->reserved);
 	p->magic = 0;
 	free(p);
 }
@@ -841,7 +851,8 @@ static void pool_trim(CUmemoryPool p, uint64_t keep)
 		return;
 	target = fk_roundup(keep, FK_GRANULE);
 	if (target < p->reserved) {
-		uncharge(p->device, p->reserved - target);
+		if (p->charges)
+			uncharge(p->device, p->reserved - target);
 		p->reserved = target;
 	}
 }
@@ -852,7 +863,8 @@ static void pools_trim_all(void)
 		pool_trim(p, p->used > p->threshold ? p->used : p->threshold);
 }
 
-static CUmemoryPool pool_new(int dev)
+/* A pool of dev (-1: host memory or a managed pool with no device). */
+static CUmemoryPool pool_new(int dev, CUmemLocationType loc, CUmemAllocationType type)
 {
 	CUmemoryPool p = calloc(1, sizeof(*p));
 
@@ -860,6 +872,10 @@ static CUmemoryPool pool_new(int dev)
 		return NULL;
 	p->magic = MAGIC_POOL;
 	p->device = dev;
+	p->loc_type = loc;
+	p->alloc_type = type;
+	p->charges = dev >= 0 && loc == CU_MEM_LOCATION_TYPE_DEVICE && type == CU_MEM_ALLOCATION_TYPE_PINNED;
+	p->region = p->charges ? dev : FK_VMM_REGION;
 	p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
 	p->next = S.pools;
 	S.pools = p;
@@ -869,7 +885,7 @@ static CUmemoryPool pool_new(int dev)
 static CUmemoryPool default_pool(int dev)
 {
 	if (!S.default_pool[dev]) {
-		S.default_pool[dev] = pool_new(dev);
+		S.default_pool[dev] = pool_new(dev, CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_ALLOCATION_TYPE_PINNED);
 		if (S.default_pool[dev])
 			S.default_pool[dev]->is_default = 1;
 		S.cur_pool[dev] = S.default_pool[dev];
@@ -892,7 +908,7 @@ static void alloc_release(struct fk_alloc *a)
 	} else {
 		uncharge(a->device, a->rounded);
 	}
-	va_free(a->device, a->addr, a->rounded);
+	va_free(region_of(a->addr), a->addr, a->rounded);
 	tab_remove(a);
 }
 
@@ -989,7 +1005,9 @@ static int stream_device(CUstream s, CUresult *err)
 	return s->device;
 }
 
-static CUresult pool_alloc(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool p, CUcontext ctx)
+/* sdev: the device of the stream (the block's device when the pool has
+ * none: a host or managed pool). */
+static CUresult pool_alloc(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool p, CUcontext ctx, int sdev)
 {
 	size_t r = fk_roundup(bytesize, FK_ALIGN);
 	uint64_t grow = 0;
@@ -1000,14 +1018,15 @@ static CUresult pool_alloc(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool p, C
 		grow = fk_roundup(r, FK_GRANULE);
 		if (p->max_size && p->reserved + grow > p->max_size)
 			return CUDA_ERROR_OUT_OF_MEMORY;
-		if (charge(p->device, grow))
+		if (p->charges && charge(p->device, grow))
 			return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	a = va_alloc(p->device, r, FK_ALIGN);
+	a = va_alloc(p->region, r, FK_ALIGN);
 	if (!a || !(rec = tab_insert(a))) {
 		if (a)
-			va_free(p->device, a, r);
-		uncharge(p->device, grow);
+			va_free(p->region, a, r);
+		if (p->charges)
+			uncharge(p->device, grow);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	p->reserved += grow;
@@ -1015,7 +1034,7 @@ static CUresult pool_alloc(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool p, C
 	pool_bump_high(p);
 	rec->size = bytesize;
 	rec->rounded = r;
-	rec->device = p->device;
+	rec->device = p->device >= 0 ? p->device : sdev;
 	rec->kind = K_POOL;
 	rec->pool = p;
 	rec->ctx = ctx;
@@ -1069,7 +1088,7 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool poo
 		if (!valid_pool(pool))
 			r = CUDA_ERROR_INVALID_VALUE;
 		else
-			r = pool_alloc(dptr, bytesize, pool, cur_ctx());
+			r = pool_alloc(dptr, bytesize, pool, cur_ctx(), dev);
 	}
 	unlock();
 	(void)ptds;	/* the stream only decides when a free completes */
@@ -1115,7 +1134,7 @@ static CUresult free_async(CUdeviceptr dptr, CUstream s, int ptds)
 			r = CUDA_ERROR_INVALID_VALUE;
 		else {
 			s->capture->live -= a->rounded;
-			va_free(a->device, a->addr, a->rounded);
+			va_free(region_of(a->addr), a->addr, a->rounded);
 			tab_remove(a);
 		}
 	} else if (!(e = vec_push(&S.pending)))
@@ -1134,19 +1153,48 @@ static CUresult free_async(CUdeviceptr dptr, CUstream s, int ptds)
 CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s) { return free_async(dptr, s, 0); }
 CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream s) { return free_async(dptr, s, 1); }
 
+/* The device a (location, allocation type) names: its ordinal, -1 for host
+ * memory or a managed pool without a preferred device, -2 if invalid
+ * (*err says why). As documented for cuMemPoolCreate and cuMemGetMemPool:
+ * pinned pools on a device, on the host or a host NUMA node; managed pools
+ * on a device, the host, or nowhere in particular. */
+static int location_device(const CUmemLocation *loc, CUmemAllocationType type, CUresult *err)
+{
+	*err = CUDA_ERROR_INVALID_VALUE;
+	if (!loc || (type != CU_MEM_ALLOCATION_TYPE_PINNED && type != CU_MEM_ALLOCATION_TYPE_MANAGED))
+		return -2;
+	switch (loc->type) {
+	case CU_MEM_LOCATION_TYPE_DEVICE:
+		if ((*err = need_dev(loc->id)) != CUDA_SUCCESS)
+			return -2;
+		return loc->id;
+	case CU_MEM_LOCATION_TYPE_HOST:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+		break;
+	case CU_MEM_LOCATION_TYPE_NONE:
+		if (type != CU_MEM_ALLOCATION_TYPE_MANAGED)
+			return -2;
+		break;
+	default:
+		return -2;
+	}
+	pthread_once(&S_once, state_init);
+	*err = S.initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
+	return *err == CUDA_SUCCESS ? -1 : -2;
+}
+
 CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
 {
 	CUresult r;
 	CUmemoryPool p;
+	int dev;
 
-	if (!pool || !props || props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED)
+	if (!pool || !props)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
-		return CUDA_ERROR_NOT_SUPPORTED;
-	if ((r = need_dev(props->location.id)) != CUDA_SUCCESS)
+	if ((dev = location_device(&props->location, props->allocType, &r)) < -1)
 		return r;
 	lock();
-	p = pool_new(props->location.id);
+	p = pool_new(dev, props->location.type, props->allocType);
 	if (p)
 		p->max_size = props->maxSize;
 	unlock();
@@ -1164,7 +1212,7 @@ CUresult cuMemPoolDestroy(CUmemoryPool pool)
 	if (!valid_pool(pool) || pool->is_default) {
 		r = CUDA_ERROR_INVALID_VALUE;
 	} else {
-		if (S.cur_pool[pool->device] == pool)
+		if (pool->device >= 0 && S.cur_pool[pool->device] == pool)
 			S.cur_pool[pool->device] = S.default_pool[pool->device];
 		pool->destroyed = 1;
 		if (pool->used == 0)
@@ -1293,7 +1341,7 @@ CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 		return r;
 	lock();
 	default_pool(dev);
-	if (!valid_pool(pool))
+	if (!valid_pool(pool) || !pool->charges)
 		r = CUDA_ERROR_INVALID_VALUE;
 	else if (pool->device != dev)
 		r = CUDA_ERROR_INVALID_DEVICE;
@@ -1301,6 +1349,63 @@ CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 		S.cur_pool[dev] = pool;
 	unlock();
 	return r;
+}
+
+/* The process's host pool or managed pool (one each, whatever the host
+ * NUMA node or preferred location asked for). Called locked. */
+static CUmemoryPool other_pool(CUmemAllocationType type)
+{
+	CUmemoryPool *pp = type == CU_MEM_ALLOCATION_TYPE_MANAGED ? &S.managed_pool : &S.host_pool;
+
+	if (!*pp && (*pp = pool_new(-1, type == CU_MEM_ALLOCATION_TYPE_MANAGED ? CU_MEM_LOCATION_TYPE_NONE
+								: CU_MEM_LOCATION_TYPE_HOST, type)))
+		(*pp)->is_default = 1;
+	return *pp;
+}
+
+/* cuMemGetDefaultMemPool / cuMemGetMemPool: a device's pinned pools are
+ * the device's; a managed pool of a device is the process's managed pool. */
+static CUresult loc_pool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type,
+			 int current)
+{
+	CUresult r;
+	int dev = location_device(location, type, &r);
+
+	if (dev < -1)
+		return r;
+	if (!pool_out)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	if (dev >= 0 && type == CU_MEM_ALLOCATION_TYPE_PINNED)
+		*pool_out = current ? default_pool(dev) : (default_pool(dev), S.default_pool[dev]);
+	else
+		*pool_out = other_pool(type);
+	unlock();
+	return *pool_out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
+{
+	return loc_pool(pool_out, location, type, 0);
+}
+
+CUresult cuMemGetMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
+{
+	return loc_pool(pool_out, location, type, 1);
+}
+
+/* Only a device's pinned pool can be made current here (as
+ * cuDeviceSetMemPool); other locations keep their default. */
+CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
+{
+	CUresult r;
+	int dev = location_device(location, type, &r);
+
+	if (dev < -1)
+		return r;
+	if (dev >= 0 && type == CU_MEM_ALLOCATION_TYPE_PINNED)
+		return cuDeviceSetMemPool(dev, pool);
+	return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 /* ---- streams and events --------------------------------------------------- */
@@ -1333,6 +1438,45 @@ CUresult cuStreamCreate(CUstream *ph, unsigned int flags)
 CUresult cuStreamCreateWithPriority(CUstream *ph, unsigned int flags, int priority)
 {
 	return stream_create(ph, flags, priority);
+}
+
+/* The device and context a stream works on (the current context's for the
+ * legacy and per-thread streams). */
+static CUresult stream_get(CUstream s, CUdevice *device, CUcontext *pctx)
+{
+	CUresult r;
+	int d;
+
+	lock();
+	d = stream_device(s, &r);
+	if (r == CUDA_SUCCESS) {
+		if (device)
+			*device = d;
+		if (pctx)
+			*pctx = is_builtin_stream(s) ? cur_ctx() : s->ctx;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuStreamGetDevice(CUstream s, CUdevice *device)
+{
+	return device ? stream_get(s, device, NULL) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuStreamGetDevice_ptsz(CUstream s, CUdevice *device)
+{
+	return device ? stream_get(s ? s : CU_STREAM_PER_THREAD, device, NULL) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuStreamGetCtx(CUstream s, CUcontext *pctx)
+{
+	return pctx ? stream_get(s, NULL, pctx) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuStreamGetCtx_ptsz(CUstream s, CUcontext *pctx)
+{
+	return pctx ? stream_get(s ? s : CU_STREAM_PER_THREAD, NULL, pctx) : CUDA_ERROR_INVALID_VALUE;
 }
 
 static CUresult stream_sync(CUstream s, int ptds)
@@ -1892,7 +2036,9 @@ CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdevi
 	if ((m = map_find(ptr))) {
 		base = m->va, size = m->size, dev = m->phys->device, host = 0;
 	} else if ((a = tab_find_range(ptr))) {
-		base = a->addr, size = a->size, dev = a->device, host = a->kind == K_HOST;
+		base = a->addr, size = a->size, dev = a->device;
+		host = a->kind == K_HOST || (a->kind == K_POOL && a->pool->loc_type != CU_MEM_LOCATION_TYPE_DEVICE &&
+					     a->pool->alloc_type == CU_MEM_ALLOCATION_TYPE_PINNED);
 	} else {
 		unlock();
 		return CUDA_ERROR_INVALID_VALUE;
@@ -1910,7 +2056,8 @@ CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdevi
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = base; break;
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = size; break;
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-		*(unsigned int *)data = a && a->kind == K_MANAGED;
+		*(unsigned int *)data = a && (a->kind == K_MANAGED ||
+					      (a->kind == K_POOL && a->pool->alloc_type == CU_MEM_ALLOCATION_TYPE_MANAGED));
 		break;
 	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
 		*(CUmemoryPool *)data = a && a->kind == K_POOL ? a->pool : NULL;
@@ -2290,7 +2437,9 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuin
 	X(cuMemAllocFromPoolAsync_ptsz) X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz) \
 	X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuMemPoolTrimTo) X(cuMemPoolSetAttribute) \
 	X(cuMemPoolGetAttribute) X(cuDeviceGetDefaultMemPool) X(cuDeviceGetMemPool) \
-	X(cuDeviceSetMemPool) X(cuStreamCreate) X(cuStreamCreateWithPriority) X(cuStreamDestroy) \
+	X(cuDeviceSetMemPool) X(cuMemGetDefaultMemPool) X(cuMemGetMemPool) X(cuMemSetMemPool) \
+	X(cuStreamGetDevice) X(cuStreamGetDevice_ptsz) X(cuStreamGetCtx) X(cuStreamGetCtx_ptsz) \
+	X(cuStreamCreate) X(cuStreamCreateWithPriority) X(cuStreamDestroy) \
 	X(cuStreamDestroy_v2) X(cuStreamSynchronize) X(cuStreamSynchronize_ptsz) X(cuStreamQuery) \
 	X(cuStreamQuery_ptsz) X(cuEventCreate) X(cuEventRecord) X(cuEventRecord_ptsz) \
 	X(cuEventSynchronize) X(cuEventQuery) X(cuEventDestroy) X(cuEventDestroy_v2) \
@@ -2380,6 +2529,11 @@ static const struct fk_proc procs[] = {
 	P("cuDeviceGetDefaultMemPool", 11020, cuDeviceGetDefaultMemPool)
 	P("cuDeviceGetMemPool", 11020, cuDeviceGetMemPool)
 	P("cuDeviceSetMemPool", 11020, cuDeviceSetMemPool)
+	P("cuMemGetDefaultMemPool", 13000, cuMemGetDefaultMemPool)
+	P("cuMemGetMemPool", 13000, cuMemGetMemPool)
+	P("cuMemSetMemPool", 13000, cuMemSetMemPool)
+	PP("cuStreamGetDevice", 12080, cuStreamGetDevice, cuStreamGetDevice_ptsz)
+	PP("cuStreamGetCtx", 9020, cuStreamGetCtx, cuStreamGetCtx_ptsz)
 	P("cuStreamCreate", 2000, cuStreamCreate)
 	P("cuStreamCreateWithPriority", 5050, cuStreamCreateWithPriority)
 	P("cuStreamDestroy", 2000, cuStreamDestroy)

@@ -195,6 +195,66 @@ int main(void)
 	DC_EQ(CUDA_SUCCESS, cuStreamDestroy(s));
 	DC_EQ(f0, free_now());
 
+	/* Pools located in host memory and managed pools charge no device
+	 * (their blocks are not device memory): reserved and used follow the
+	 * same rules, the device's free bytes do not move. */
+	{
+		CUmemoryPool H, M, Hd, Md, cur2;
+		CUdeviceptr h1, m1;
+		CUmemLocation loc = { CU_MEM_LOCATION_TYPE_HOST, 0 };
+		CUdevice sd = -1;
+		CUcontext sc = NULL, cc = NULL;
+		int ord = 7;
+		unsigned managed = 0;
+
+		memset(&props, 0, sizeof(props));
+		props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+		props.location.type = CU_MEM_LOCATION_TYPE_HOST;
+		DC_EQ(CUDA_SUCCESS, cuMemPoolCreate(&H, &props));
+		props.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+		DC_EQ(CUDA_SUCCESS, cuMemPoolCreate(&Hd, &props));
+		DC_EQ(CUDA_SUCCESS, cuMemPoolDestroy(Hd));
+		props.location.type = CU_MEM_LOCATION_TYPE_NONE;
+		DC_EQ(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&Hd, &props));	/* pinned needs a place */
+		props.allocType = CU_MEM_ALLOCATION_TYPE_MANAGED;
+		DC_EQ(CUDA_SUCCESS, cuMemPoolCreate(&M, &props));
+		DC_EQ(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&h1, 5000, H, s2));
+		DC_EQ(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&m1, 3 * MiB, M, s2));
+		POOL_IS(H, 2 * MiB, 5120, 2 * MiB, 5120);
+		POOL_IS(M, 4 * MiB, 3 * MiB, 4 * MiB, 3 * MiB);
+		DC_EQ(f0, free_now());
+		DC_EQ(CUDA_SUCCESS, cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, h1));
+		DC_EQ(-1, ord);
+		DC_EQ(CUDA_SUCCESS, cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, m1));
+		DC_EQ(1, managed);
+		/* CUDA 13's look-ups by location: one host pool and one managed
+		 * pool per process, a device's pinned pools are the device's. */
+		DC_EQ(CUDA_SUCCESS, cuMemGetDefaultMemPool(&Hd, &loc, CU_MEM_ALLOCATION_TYPE_PINNED));
+		DC_EQ(CUDA_SUCCESS, cuMemGetDefaultMemPool(&Md, &loc, CU_MEM_ALLOCATION_TYPE_MANAGED));
+		DC_TRUE(Hd != Md && Hd != H);
+		DC_EQ(CUDA_SUCCESS, cuMemGetMemPool(&cur2, &loc, CU_MEM_ALLOCATION_TYPE_PINNED));
+		DC_TRUE(cur2 == Hd);
+		loc.type = CU_MEM_LOCATION_TYPE_DEVICE;
+		DC_EQ(CUDA_SUCCESS, cuMemGetMemPool(&cur2, &loc, CU_MEM_ALLOCATION_TYPE_PINNED));
+		DC_TRUE(cur2 == P);
+		DC_EQ(CUDA_ERROR_INVALID_VALUE, cuDeviceSetMemPool(0, H));	/* not the device's */
+		DC_EQ(CUDA_SUCCESS, cuMemFreeAsync(h1, s2));
+		DC_EQ(CUDA_SUCCESS, cuMemFreeAsync(m1, s2));
+		DC_EQ(CUDA_SUCCESS, cuStreamSynchronize(s2));
+		POOL_IS(H, 0, 0, 2 * MiB, 5120);
+		POOL_IS(M, 0, 0, 4 * MiB, 3 * MiB);
+		DC_EQ(CUDA_SUCCESS, cuMemPoolDestroy(H));
+		DC_EQ(CUDA_SUCCESS, cuMemPoolDestroy(M));
+		/* A stream's device and context. */
+		DC_EQ(CUDA_SUCCESS, cuStreamGetDevice(s2, &sd));
+		DC_EQ(0, sd);
+		DC_EQ(CUDA_SUCCESS, cuStreamGetCtx(s2, &sc));
+		DC_EQ(CUDA_SUCCESS, cuCtxGetCurrent(&cc));
+		DC_TRUE(sc == cc && sc != NULL);
+		DC_EQ(CUDA_SUCCESS, cuStreamGetDevice(NULL, &sd));
+		DC_EQ(0, sd);
+	}
+
 	DC_EQ(CUDA_SUCCESS, cuEventDestroy(e));
 	DC_EQ(CUDA_SUCCESS, cuEventDestroy(e2));
 	DC_EQ(CUDA_SUCCESS, cuStreamDestroy(s2));
