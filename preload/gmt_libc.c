@@ -30,7 +30,7 @@
 
 GMT_EXPORT void _exit(int status)
 {
-	gmt_tracer_exit_flush();
+	gmt_tracer_exit_flush(status);
 	for (;;)
 		syscall(SYS_exit_group, status);
 }

@@ -555,6 +555,7 @@ fail:
  * count from the minor version that added them on (0: as rec_len). */
 static const size_t rec_len_1_4[GMT_REC_TAG_MAX + 1] = {
 	[GMT_REC_MODULE] = 9,   /* + soname, file */
+	[GMT_REC_END] = 7,      /* + how, value */
 };
 
 /* Checks the field count: need, or what the file's version may add; more
@@ -689,6 +690,10 @@ static int record(dec_t *d, const msgpack_object *o)
 		r.written = u2;
 		r.dropped = u3;
 		r.late = u4;
+		r.how = "";
+		r.value = 0;
+		if (n >= 7 && (get_str(d, &a[5], &r.how, NULL) || get_int(&a[6], &r.value)))
+			return wrong(d, tag, "END.how");
 		d->res->ended_cleanly = 1;
 		return CB(d, end, &r);
 	}

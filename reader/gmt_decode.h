@@ -77,6 +77,11 @@ typedef struct gmt_drops {
 
 typedef struct gmt_end {
 	uint64_t ts, written, dropped, late;
+	/* (1.4) How the process ended: GMT_END_EXIT, GMT_END__EXIT,
+	 * GMT_END_SIGNAL, GMT_END_SHUTDOWN (gmt_format.h), or "" before 1.4;
+	 * value is the exit status or the signal number. */
+	const char *how;
+	int value;
 } gmt_end_t;
 
 /* Callbacks may be NULL. A nonzero return stops decoding (result

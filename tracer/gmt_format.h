@@ -32,11 +32,20 @@ enum gmt_rec_tag {
 	GMT_REC_EVENTS        = 7,  /* [7, n, base_ts, flags, 9 bin columns]      */
 	GMT_REC_DROPS         = 8,  /* [8, count, first_ts, last_ts, reason, errno] */
 	GMT_REC_STRING        = 9,  /* [9, id, text]                              */
-	GMT_REC_END           = 10, /* [10, ts, written, dropped, late]           */
+	GMT_REC_END           = 10, /* [10, ts, written, dropped, late, how, value]
+				     * (how and value: 1.4, GMT_END_*)        */
 	GMT_REC_META          = 11, /* [11, ts, map] free-form key/values         */
 	GMT_REC_TEXT_STACK    = 12, /* [12, id, [str frames, innermost first]] (1.2) */
 	GMT_REC_TAG_MAX       = 12
 };
+
+/* END `how` (1.4): how the process ended; `value` is the exit status (the
+ * low 8 bits, as the parent sees them) or the signal number. */
+#define GMT_END_EXIT     "exit"      /* exit(value), or main returned value   */
+#define GMT_END__EXIT    "_exit"     /* _exit/_Exit(value): no atexit handlers */
+#define GMT_END_SIGNAL   "signal"    /* a fatal signal value (we flushed, then
+				      * it killed the process the default way) */
+#define GMT_END_SHUTDOWN "shutdown"  /* gmt_tracer_shutdown(), value 0        */
 
 /* Event types (column "type", one byte), kinds, APIs and owners: the lists
  * are in gmt_format.def (one line each: number, name, key, meaning). */

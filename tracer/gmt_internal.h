@@ -122,6 +122,13 @@ typedef struct gmt_global {
 	/* the writer */
 	pthread_t writer;
 	int writer_running;
+	/* The end handshake (gmt_tracer.c, tracer_end): how the process ended,
+	 * set before stop; the writer bumps progress as it goes and sets done
+	 * (a futex word) once END is written and the file closed. */
+	const char *end_how;
+	int end_value;
+	_Atomic uint32_t writer_progress;
+	_Atomic uint32_t writer_done;
 	_Atomic uint32_t wake;            /* futex word: bumped to wake the writer */
 	_Atomic int stop;
 	_Atomic uint64_t flush_target;    /* write everything with ts <= this   */
@@ -188,7 +195,10 @@ void gmt_fd_close_trace_file(void);
  * backlog window (ms of the writer's throughput, 0: none). */
 void gmt_buffer_setup(size_t bytes, int ms);
 int gmt_writer_start(void);        /* header record queued, preamble written */
-void gmt_writer_stop(void);        /* final round, END, close                */
+/* Asks for the final round, END and the file's close, and waits while the
+ * writer makes progress (at most about 2 s; async-signal-safe). Returns 1
+ * when it finished; then, with join, the thread is joined too. */
+int gmt_writer_stop(int join);
 void gmt_writer_wake(void);        /* async-signal-safe                      */
 void gmt_writer_reset_child(void); /* forget writer state in a fork child    */
 extern void *gmt_writer_parent_state; /* what the child set aside (see there) */

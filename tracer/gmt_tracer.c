@@ -435,19 +435,15 @@ static const int flush_signals[] = {
 	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
 };
 
-/* Asks the writer to write everything published (async-signal-safe: atomics
- * and an eventfd write), waits at most 1 s, then dies the default way. */
+static void tracer_end(const char *how, int value, int join);
+
+/* Ends the trace saying which signal killed the process (tracer_end: atomics,
+ * a futex and a bounded wait, async-signal-safe), then dies the default way. */
 static void signal_flush(int sig)
 {
 	int saved = errno;
-	if (atomic_load(&gmt_g.state) == GMT_ACTIVE && gmt_g.writer_running &&
-	    !gmt_tls_in_writer) {
-		uint64_t gen = atomic_fetch_add(&gmt_g.sig_req, 1) + 1;
-		gmt_writer_wake();
-		struct timespec d = { 0, 1000000 };
-		for (int i = 0; i < 1000 && atomic_load(&gmt_g.sig_done) < gen; i++)
-			nanosleep(&d, NULL);
-	}
+	if (!gmt_tls_in_writer)
+		tracer_end(GMT_END_SIGNAL, sig, 0);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
@@ -559,6 +555,8 @@ static void fork_child(void)
 	atomic_store(&gmt_g.done_ts, 0);
 	atomic_store(&gmt_g.sig_req, 0);
 	atomic_store(&gmt_g.sig_done, 0);
+	atomic_store(&gmt_g.writer_progress, 0);
+	atomic_store(&gmt_g.writer_done, 0);
 	atomic_store(&gmt_g.waiters, 0);
 	atomic_store(&gmt_g.written, 0);
 	atomic_store(&gmt_g.dropped, 0);
@@ -571,9 +569,13 @@ static void fork_child(void)
 
 /* ---- init / shutdown ---------------------------------------------------- */
 
-static void shutdown_at_exit(void)
+/* exit(status) and a return from main come here first (on_exit, not atexit:
+ * it is told the status). */
+static void shutdown_at_exit(int status, void *arg)
 {
-	gmt_tracer_shutdown();
+	(void)arg;
+	if (getpid() == owner_pid)
+		tracer_end(GMT_END_EXIT, status & 0xff, 1);
 }
 
 __attribute__((destructor)) static void shutdown_destructor(void)
@@ -590,7 +592,7 @@ static void once_init(void)
 	pthread_condattr_destroy(&ca);
 	pthread_key_create(&thread_key, thread_exit);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	atexit(shutdown_at_exit);
+	on_exit(shutdown_at_exit, NULL);
 }
 
 int gmt_tracer_init(const gmt_config_t *cfg)
@@ -671,28 +673,45 @@ int gmt_tracer_active(void)
 	return atomic_load(&gmt_g.state) == GMT_ACTIVE;
 }
 
-void gmt_tracer_shutdown(void)
+/*
+ * The end. Whoever ends the trace first (exit's handler, _exit, a fatal
+ * signal's handler, gmt_tracer_shutdown) wins the state change ACTIVE ->
+ * DOWN with one compare-and-swap: no lock, so a signal handler that
+ * interrupted its own thread in the middle of the tracer (holding the
+ * registry's or the pool's lock, or inside malloc) never waits on itself.
+ * It then asks the writer for its final round and END, and waits only while
+ * the writer makes progress (gmt_writer_stop: at most about 2 s, nothing
+ * if the writer is stuck behind a lock the interrupted thread holds: the
+ * trace then ends at its last frame, without END, as after SIGKILL). Only
+ * a caller that may block (join) joins the writer and wakes flush waiters.
+ */
+static void tracer_end(const char *how, int value, int join)
 {
-	if (atomic_load(&gmt_g.state) != GMT_ACTIVE)
+	int st = GMT_ACTIVE;
+	if (!atomic_compare_exchange_strong(&gmt_g.state, &st, GMT_DOWN))
 		return;
-	pthread_mutex_lock(&gmt_g.init_lock);
-	if (atomic_load(&gmt_g.state) == GMT_ACTIVE) {
-		atomic_store(&gmt_g.state, GMT_DOWN);
-		gmt_writer_stop();
+	gmt_g.end_how = how;
+	gmt_g.end_value = value;
+	if (gmt_writer_stop(join) && join) {
 		pthread_mutex_lock(&gmt_g.wait_lock);
 		pthread_cond_broadcast(&gmt_g.wait_cond);
 		pthread_mutex_unlock(&gmt_g.wait_lock);
 	}
-	pthread_mutex_unlock(&gmt_g.init_lock);
+}
+
+void gmt_tracer_shutdown(void)
+{
+	if (atomic_load(&gmt_g.state) == GMT_ACTIVE)
+		tracer_end(GMT_END_SHUTDOWN, 0, 1);
 }
 
 /* A vfork()ed child (posix_spawn, CPython's subprocess) shares our memory
  * and must not shut the parent's tracer down: only the process that opened
  * the trace ends it. */
-void gmt_tracer_exit_flush(void)
+void gmt_tracer_exit_flush(int status)
 {
 	if (atomic_load(&gmt_g.state) == GMT_ACTIVE && getpid() == owner_pid)
-		gmt_tracer_shutdown();
+		tracer_end(GMT_END__EXIT, status & 0xff, 0);
 }
 
 const char *gmt_tracer_path(void)

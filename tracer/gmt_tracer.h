@@ -77,14 +77,18 @@ int gmt_tracer_init(const gmt_config_t *cfg);
 /* Nonzero once gmt_tracer_init() succeeded and shutdown has not run. */
 int gmt_tracer_active(void);
 
-/* Drains every buffer, writes the END record, closes the file, stops the
- * writer. Later emits are dropped silently (counted nowhere: the file is
- * closed). Called automatically at exit. */
+/* Drains every buffer, writes the END record (how "shutdown"), closes the
+ * file, stops the writer. Later emits are dropped silently (counted
+ * nowhere: the file is closed). exit() and fatal signals end the trace
+ * themselves, saying so in END (GMT_END_*). Never waits on a lock; waits
+ * for the writer only while it makes progress (at most about 2 s). */
 void gmt_tracer_shutdown(void);
 
-/* gmt_tracer_shutdown() for a process about to _exit(): only in the process
- * that opened the trace (never in a vfork()ed child sharing its memory). */
-void gmt_tracer_exit_flush(void);
+/* Ends the trace of a process about to _exit(status) (END how "_exit"):
+ * async-signal-safe (an _exit from a signal handler), and only in the
+ * process that opened the trace (never in a vfork()ed child sharing its
+ * memory). */
+void gmt_tracer_exit_flush(int status);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t gmt_now_ns(void);

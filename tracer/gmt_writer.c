@@ -124,6 +124,12 @@ static struct writer {
 	_Atomic int warned;
 } w;
 
+/* Tells gmt_writer_stop's wait that the writer is still moving. */
+static inline void progress(void)
+{
+	atomic_fetch_add_explicit(&gmt_g.writer_progress, 1, memory_order_relaxed);
+}
+
 /* ---- file --------------------------------------------------------------- */
 
 /* The job's rank for file names: RANK (torchrun, most launchers) when it
@@ -569,6 +575,7 @@ static void frame_end(void)
 		}
 		size_t z = ZSTD_compress2(w.cctx, w.zbuf + off, w.zcap - off, w.sb.data, w.sb.size);
 		err = ZSTD_isError(z) ? EIO : -file_write(w.zbuf, off + z);
+		progress();
 		if (!err)
 			w.preamble_done = 1;
 	}
@@ -857,6 +864,7 @@ static void writer_round(int all, int final)
 	uint64_t T0 = gmt_now_ns();
 	if (snap_threads() < 0)
 		return;
+	progress();
 	/* Never inside dl_iterate_phdr while a thread forks: the child would
 	 * inherit the loader's lock held by a thread it does not have. */
 	gmt_mrec_t *mods = NULL;
@@ -864,6 +872,7 @@ static void writer_round(int all, int final)
 	if (!atomic_load(&gmt_g.forking))
 		mods = gmt_modules_poll(T0);
 	atomic_store(&gmt_g.in_dl, 0);
+	progress();
 	while (mods) {
 		gmt_mrec_t *n = mods->next;
 		mods->next = NULL;
@@ -932,12 +941,14 @@ static void writer_end(void)
 {
 	for (int attempt = 0; attempt < 2; attempt++) {
 		frame_begin();
-		msgpack_pack_array(&w.pk, 5);
+		msgpack_pack_array(&w.pk, 7);
 		msgpack_pack_uint8(&w.pk, GMT_REC_END);
 		msgpack_pack_uint64(&w.pk, gmt_now_ns());
 		msgpack_pack_uint64(&w.pk, atomic_load(&gmt_g.written));
 		msgpack_pack_uint64(&w.pk, atomic_load(&gmt_g.dropped));
 		msgpack_pack_uint64(&w.pk, atomic_load(&gmt_g.late));
+		pack_str(&w.pk, gmt_g.end_how ? gmt_g.end_how : GMT_END_SHUTDOWN);
+		msgpack_pack_int(&w.pk, gmt_g.end_value);
 		uint64_t before = gmt_g.file_off;
 		frame_end();
 		if (gmt_g.file_off != before)
@@ -971,7 +982,11 @@ static void *writer_main(void *arg)
 		struct timespec ts = { timeout / 1000, (long)(timeout % 1000) * 1000000L };
 		syscall(SYS_futex, &gmt_g.wake, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
 	}
+	progress();
 	writer_end();
+	gmt_fd_close_trace_file();
+	atomic_store(&gmt_g.writer_done, 1);
+	syscall(SYS_futex, &gmt_g.writer_done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 	return NULL;
 }
 
@@ -1030,16 +1045,38 @@ int gmt_writer_start(void)
 	return 0;
 }
 
-void gmt_writer_stop(void)
+/* The waiter gives up after STALL_NS without progress, or TOTAL_NS in all:
+ * the final frame of a full 64 MiB buffer takes well under a second to
+ * compress, and a writer stuck behind a lock never gets anywhere. */
+#define STALL_NS  200000000ull
+#define TOTAL_NS 2000000000ull
+
+int gmt_writer_stop(int join)
 {
 	if (!gmt_g.writer_running)
-		return;
+		return 1;
 	atomic_store(&gmt_g.stop, 1);
 	gmt_writer_wake();
-	pthread_join(gmt_g.writer, NULL);
-	gmt_g.writer_running = 0;
+	uint64_t start = gmt_now_ns(), moved = start;
+	uint32_t seen = atomic_load(&gmt_g.writer_progress);
+	while (!atomic_load(&gmt_g.writer_done)) {
+		struct timespec d = { 0, 10000000 };
+		syscall(SYS_futex, &gmt_g.writer_done, FUTEX_WAIT_PRIVATE, 0, &d, NULL, 0);
+		uint64_t now = gmt_now_ns();
+		uint32_t p = atomic_load(&gmt_g.writer_progress);
+		if (p != seen) {
+			seen = p;
+			moved = now;
+		}
+		if (now - moved > STALL_NS || now - start > TOTAL_NS)
+			return 0;
+	}
+	if (join) {
+		pthread_join(gmt_g.writer, NULL);
+		gmt_g.writer_running = 0;
+	}
 	atomic_store(&gmt_g.done_ts, UINT64_MAX);
-	gmt_fd_close_trace_file();
+	return 1;
 }
 
 void *gmt_writer_parent_state;

@@ -12,6 +12,7 @@
  *      owner= flags= result= aux=  [" late" for events of a LATE record,
  *      " side" for events of a SIDE record]
  *   DROPS count= reason= errno=           END written= dropped= late=
+ *   EXIT how= value= (1.4: how the process ended, right after END)
  * and a last line "STATUS ok clean|ok cut|damaged MSG|refused MSG".
  * Exit status: 0 ok, 1 damaged, 2 refused or I/O error.
  * Usage: gmt-dump TRACE
@@ -110,6 +111,8 @@ static int on_end(void *ctx, const gmt_end_t *e)
 {
 	printf("END written=%" PRIu64 " dropped=%" PRIu64 " late=%" PRIu64 "\n", e->written,
 	       e->dropped, e->late);
+	if (*e->how)
+		printf("EXIT how=%s value=%d\n", e->how, e->value);
 	return 0;
 }
 

@@ -53,7 +53,8 @@ typedef struct coll {
 	uint64_t drops_total, drops_buffer, drops_write;
 	int drops_errno;
 	int has_end;
-	gmt_end_t end;
+	gmt_end_t end;      /* end.how points into end_how */
+	char end_how[32];
 	size_t n_meta;
 	char meta_kv[8][128];
 	int records_before_header;
@@ -176,6 +177,8 @@ static int c_end(void *ctx, const gmt_end_t *e)
 	coll_t *c = ctx;
 	c->has_end++;
 	c->end = *e;
+	snprintf(c->end_how, sizeof(c->end_how), "%s", e->how);
+	c->end.how = c->end_how;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* unit_tracer_kill: a traced child killed with SIGKILL leaves a trace that
  * decodes up to its last whole frame and says it was cut; one killed with
- * SIGTERM (default disposition) flushes what it buffered before dying. */
+ * SIGTERM (default disposition) flushes what it buffered before dying and
+ * says in END that SIGTERM ended it. */
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -86,8 +87,11 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/gpumemtrace.unit_tracer_kill.%d.gmt", dir, (int)pid);
 	c = coll_decode(path, &r);
 	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
-	CHECK_EQ_U64(0, r.ended_cleanly);
+	CHECK_EQ_U64(1, r.ended_cleanly);
 	CHECK_EQ_U64(3000, c->n);
+	CHECK_EQ_U64(1, c->has_end);
+	CHECK(strcmp(c->end.how, GMT_END_SIGNAL) == 0);
+	CHECK_EQ_U64(SIGTERM, c->end.value);
 	coll_free(c);
 	free(c);
 	TEST_DONE();
