@@ -286,6 +286,7 @@ static int each_row(gmt_curves_t *c, int (*out)(void *, const crow_t *), void *c
 
 typedef struct rctx {
 	FILE *f;
+	gmt_json_t *j;
 	gmt_phases_t *ph;
 	uint64_t first_ts;
 	unsigned trace;
@@ -348,77 +349,84 @@ int gmt_curves_csv(FILE *f, gmt_curves_t *c, gmt_phases_t *ph, unsigned trace)
 	return each_row(c, csv_row, &x);
 }
 
+static void j_opt_u64(gmt_json_t *j, int has, uint64_t v)
+{
+	if (has)
+		gmt_json_u64(j, v);
+	else
+		gmt_json_null(j);
+}
+
 static int json_row(void *ctx, const crow_t *r)
 {
 	rctx_t *x = ctx;
-	fprintf(x->f, "%s\n[%d,%" PRIu64 ",%.9f,", x->n++ ? "," : "", r->dev, r->ts,
-		(double)(int64_t)(r->ts - x->first_ts) / 1e9);
+	gmt_json_t *j = x->j;
+	gmt_json_newline(j);
+	gmt_json_arr_begin(j);
+	gmt_json_i64(j, r->dev);
+	gmt_json_u64(j, r->ts);
+	gmt_json_fixed(j, (double)(int64_t)(r->ts - x->first_ts) / 1e9, 9);
 	if (r->has_phase) {
 		const char *name = gmt_phases_string(x->ph, r->phase);
-		gmt_json_str(x->f, name ? name : "(unnamed)");
+		gmt_json_str(j, name ? name : "(unnamed)");
 	} else {
-		fputs("null", x->f);
+		gmt_json_null(j);
 	}
-	fputc(',', x->f);
-	opt_u64(x->f, r->has_alloc, r->allocated, "null");
-	fputc(',', x->f);
-	opt_u64(x->f, r->has_res, r->reserved, "null");
-	fprintf(x->f, ",%" PRIu64 ",", r->outside);
-	opt_u64(x->f, r->has_used, r->used, "null");
-	fprintf(x->f, ",%" PRIu64 "]", r->held);
+	j_opt_u64(j, r->has_alloc, r->allocated);
+	j_opt_u64(j, r->has_res, r->reserved);
+	gmt_json_u64(j, r->outside);
+	j_opt_u64(j, r->has_used, r->used);
+	gmt_json_u64(j, r->held);
+	gmt_json_arr_end(j);
 	return 0;
 }
 
-int gmt_curves_json(FILE *f, gmt_curves_t *c, gmt_phases_t *ph, int first)
+int gmt_curves_json(gmt_json_t *j, gmt_curves_t *c, gmt_phases_t *ph)
 {
 	const gmt_summary_t *s = gmt_phases_summary(ph);
 	int ok = s->status == GMT_DECODE_OK || s->status == GMT_DECODE_DAMAGED;
-	if (!first)
-		fputc(',', f);
-	fputs("\n{\"file\":", f);
-	gmt_json_str(f, s->file);
-	fprintf(f, ",\"status\":\"%s\",\"decode\":{\"bytes_ok\":%" PRIu64 ",\"file_size\":%" PRIu64
-		",\"ended_cleanly\":%s,\"message\":", gmt_status_key(s), s->bytes_ok, s->file_size,
-		s->ended_cleanly ? "true" : "false");
-	if (s->status != GMT_DECODE_OK)
-		gmt_json_str(f, s->message);
-	else
-		fputs("null", f);
-	fputc('}', f);
+	gmt_json_newline(j);
+	gmt_json_obj_begin(j);
+	gmt_json_kv_str(j, "file", s->file);
+	gmt_json_kv_str(j, "status", gmt_status_key(s));
+	gmt_json_kv_obj_begin(j, "decode");
+	gmt_json_kv_u64(j, "bytes_ok", s->bytes_ok);
+	gmt_json_kv_u64(j, "file_size", s->file_size);
+	gmt_json_kv_bool(j, "ended_cleanly", s->ended_cleanly);
+	gmt_json_kv_str(j, "message", s->status != GMT_DECODE_OK ? s->message : NULL);
+	gmt_json_obj_end(j);
 	if (!ok) {
-		fputc('}', f);
+		gmt_json_obj_end(j);
 		return 0;
 	}
-	if (s->have_ts)
-		fprintf(f, ",\"first_event_ts_ns\":%" PRIu64, s->first_ts);
-	else
-		fputs(",\"first_event_ts_ns\":null", f);
-	fputs(",\"devices\":[", f);
+	gmt_json_key(j, "first_event_ts_ns");
+	j_opt_u64(j, s->have_ts, s->first_ts);
+	gmt_json_kv_arr_begin(j, "devices");
 	int devs[256];
 	size_t nd = gmt_phases_devices(ph, devs, 256);
 	for (size_t i = 0; i < nd && i < 256; i++) {
 		gmt_lv_vals_t v;
 		gmt_levels_values(gmt_phases_levels(ph), devs[i], c->view, &v);
-		const char *as = gmt_asrc_name(v.asrc), *rs = gmt_rsrc_name(v.rsrc);
 		cdev_t *d = cdev(c, devs[i]);
-		fprintf(f, "%s{\"ordinal\":%d,\"rows\":%" PRIu64 ",\"sources\":{\"allocated\":", i ? "," : "",
-			devs[i], d ? d->rows : 0);
-		if (as)
-			gmt_json_str(f, as);
-		else
-			fputs("null", f);
-		fputs(",\"reserved\":", f);
-		if (rs)
-			gmt_json_str(f, rs);
-		else
-			fputs("null", f);
-		fprintf(f, ",\"device_used\":%s}}", v.has_used ? "\"cuMemGetInfo samples\"" : "null");
+		gmt_json_obj_begin(j);
+		gmt_json_kv_i64(j, "ordinal", devs[i]);
+		gmt_json_kv_u64(j, "rows", d ? d->rows : 0);
+		gmt_json_kv_obj_begin(j, "sources");
+		gmt_json_kv_str(j, "allocated", gmt_asrc_name(v.asrc));
+		gmt_json_kv_str(j, "reserved", gmt_rsrc_name(v.rsrc));
+		gmt_json_kv_str(j, "device_used", v.has_used ? "cuMemGetInfo samples" : NULL);
+		gmt_json_obj_end(j);
+		gmt_json_obj_end(j);
 	}
+	gmt_json_arr_end(j);
 	uint64_t all;
 	uint64_t kept = gmt_curves_rows(c, &all);
-	fprintf(f, "],\"rows_total\":%" PRIu64 ",\"rows_kept\":%" PRIu64 ",\"rows\":[", all, kept);
-	rctx_t x = { .f = f, .ph = ph, .first_ts = s->first_ts };
+	gmt_json_kv_u64(j, "rows_total", all);
+	gmt_json_kv_u64(j, "rows_kept", kept);
+	gmt_json_kv_arr_begin(j, "rows");
+	rctx_t x = { .j = j, .ph = ph, .first_ts = s->first_ts };
 	int rc = c->rows ? each_row(c, json_row, &x) : 0;
-	fputs("]}", f);
+	gmt_json_arr_end(j);
+	gmt_json_obj_end(j);
 	return rc;
 }

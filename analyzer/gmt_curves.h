@@ -30,8 +30,7 @@ uint64_t gmt_curves_rows(const gmt_curves_t *c, uint64_t *all);
 void gmt_curves_csv_header(FILE *f);
 int gmt_curves_csv(FILE *f, gmt_curves_t *c, gmt_phases_t *ph, unsigned trace);
 
-/* JSON: one trace object (first = 1 for the first), inside the document of
- * gmt_phases_json_begin(f, "curves", ...) / gmt_phases_json_end. */
-int gmt_curves_json(FILE *f, gmt_curves_t *c, gmt_phases_t *ph, int first);
+/* JSON: one trace object, inside the document of gmt_report_json_head. */
+int gmt_curves_json(gmt_json_t *j, gmt_curves_t *c, gmt_phases_t *ph);
 
 #endif /* GMT_CURVES_H */

@@ -200,10 +200,9 @@ size_t gmt_phases_devices(const gmt_phases_t *ph, int *out, size_t cap);
 /* The checkpoints of a device; NULL when it had none. */
 const gmt_ck_dev_t *gmt_phases_checkpoints(const gmt_phases_t *ph, int ordinal);
 
-/* Renderers (gmt_phases_report.c). */
+/* Renderers (gmt_phases_report.c): text; one JSON trace object (inside the
+ * document of gmt_report_json_head). */
 void gmt_phases_report_text(FILE *f, gmt_phases_t *ph);
-void gmt_phases_json_begin(FILE *f, const char *command, const char *extra);
-void gmt_phases_report_json(FILE *f, gmt_phases_t *ph, int first);
-void gmt_phases_json_end(FILE *f);
+void gmt_phases_report_json(gmt_json_t *j, gmt_phases_t *ph);
 
 #endif /* GMT_PHASES_H */

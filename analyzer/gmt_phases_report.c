@@ -9,10 +9,6 @@
 
 #include "gmt_phases.h"
 
-#ifndef GMT_VERSION
-#define GMT_VERSION "0.0.0"
-#endif
-
 
 static const char bound_note[] =
 	"a sum or difference of maxima reached at different instants: a bound that "
@@ -468,362 +464,288 @@ void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
 	fprintf(f, "\nBOUND lines: %s.\n", bound_note);
 }
 
-/* ---- JSON ------------------------------------------------------------------ */
+/* ---- JSON (writers/gmt_json.h) -------------------------------------------- */
 
-static void jk(FILE *f, int *first, const char *k)
+static void j_vals(gmt_json_t *j, const gmt_lv_vals_t *v)
 {
-	fprintf(f, "%s\"%s\":", *first ? "" : ",", k);
-	*first = 0;
-}
-
-static void ju(FILE *f, int *first, const char *k, uint64_t v)
-{
-	jk(f, first, k);
-	fprintf(f, "%" PRIu64, v);
-}
-
-static void ji(FILE *f, int *first, const char *k, int64_t v)
-{
-	jk(f, first, k);
-	fprintf(f, "%" PRId64, v);
-}
-
-static void jnull(FILE *f, int *first, const char *k)
-{
-	jk(f, first, k);
-	fputs("null", f);
-}
-
-static void js(FILE *f, int *first, const char *k, const char *v)
-{
-	jk(f, first, k);
-	if (v)
-		gmt_json_str(f, v);
-	else
-		fputs("null", f);
-}
-
-static void jsec(FILE *f, int *first, const char *k, double v)
-{
-	jk(f, first, k);
-	fprintf(f, "%.9f", v);
-}
-
-static void j_vals(FILE *f, const gmt_lv_vals_t *v)
-{
-	int q = 1;
-	fputc('{', f);
+	gmt_json_obj_begin(j);
 	if (v->has_allocated)
-		ju(f, &q, "allocated_bytes", v->allocated);
+		gmt_json_kv_u64(j, "allocated_bytes", v->allocated);
 	else
-		jnull(f, &q, "allocated_bytes");
-	js(f, &q, "allocated_source", gmt_asrc_name(v->asrc));
+		gmt_json_kv_null(j, "allocated_bytes");
+	gmt_json_kv_str(j, "allocated_source", gmt_asrc_name(v->asrc));
 	if (v->has_reserved)
-		ju(f, &q, "reserved_bytes", v->reserved);
+		gmt_json_kv_u64(j, "reserved_bytes", v->reserved);
 	else
-		jnull(f, &q, "reserved_bytes");
-	js(f, &q, "reserved_source", gmt_rsrc_name(v->rsrc));
-	ju(f, &q, "outside_bytes", v->outside);
-	jk(f, &q, "outside_by_owner");
-	fputc('{', f);
+		gmt_json_kv_null(j, "reserved_bytes");
+	gmt_json_kv_str(j, "reserved_source", gmt_rsrc_name(v->rsrc));
+	gmt_json_kv_u64(j, "outside_bytes", v->outside);
+	gmt_json_kv_obj_begin(j, "outside_by_owner");
 	for (int o = 0; o < GMT_DOWNERS; o++)
-		fprintf(f, "%s\"%s\":%" PRIu64, o ? "," : "", gmt_downer_key(o), v->outside_owner[o]);
-	fputc('}', f);
-	ju(f, &q, "held_bytes", v->held);
+		gmt_json_kv_u64(j, gmt_downer_key(o), v->outside_owner[o]);
+	gmt_json_obj_end(j);
+	gmt_json_kv_u64(j, "held_bytes", v->held);
 	if (v->has_used) {
-		ju(f, &q, "device_used_bytes", v->used);
-		ju(f, &q, "device_used_sample_ts_ns", v->used_ts);
-		ji(f, &q, "untraced_estimate_bytes", v->untraced);
+		gmt_json_kv_u64(j, "device_used_bytes", v->used);
+		gmt_json_kv_u64(j, "device_used_sample_ts_ns", v->used_ts);
+		gmt_json_kv_i64(j, "untraced_estimate_bytes", v->untraced);
 	} else {
-		jnull(f, &q, "device_used_bytes");
-		jnull(f, &q, "device_used_sample_ts_ns");
-		jnull(f, &q, "untraced_estimate_bytes");
+		gmt_json_kv_null(j, "device_used_bytes");
+		gmt_json_kv_null(j, "device_used_sample_ts_ns");
+		gmt_json_kv_null(j, "untraced_estimate_bytes");
 	}
-	fputc('}', f);
+	gmt_json_obj_end(j);
 }
 
 /* which: the maximised quantity, as in t_mval. */
-static void j_moment(FILE *f, int *first, const char *k, const gmt_summary_t *s, const gmt_moment_t *m,
+static void j_moment(gmt_json_t *j, const char *k, const gmt_summary_t *s, const gmt_moment_t *m,
 		     char which, int warm)
 {
-	jk(f, first, k);
+	gmt_json_key(j, k);
 	if (!m->valid) {
-		fputs("null", f);
+		gmt_json_null(j);
 		return;
 	}
-	int q = 1;
-	fputc('{', f);
+	gmt_json_obj_begin(j);
 	switch (which) {
-	case 'a': ju(f, &q, "bytes", m->v.allocated); break;
-	case 'r': ju(f, &q, "bytes", m->v.reserved); break;
-	case 'h': ju(f, &q, "bytes", m->v.held); break;
-	case 'o': ju(f, &q, "bytes", m->v.outside); break;
-	case 'g': ji(f, &q, "bytes", (int64_t)(m->v.reserved - m->v.allocated)); break;
-	default: ji(f, &q, "bytes", m->v.untraced); break;
+	case 'a': gmt_json_kv_u64(j, "bytes", m->v.allocated); break;
+	case 'r': gmt_json_kv_u64(j, "bytes", m->v.reserved); break;
+	case 'h': gmt_json_kv_u64(j, "bytes", m->v.held); break;
+	case 'o': gmt_json_kv_u64(j, "bytes", m->v.outside); break;
+	case 'g': gmt_json_kv_i64(j, "bytes", (int64_t)(m->v.reserved - m->v.allocated)); break;
+	default: gmt_json_kv_i64(j, "bytes", m->v.untraced); break;
 	}
-	ju(f, &q, "ts_ns", m->ts);
-	jsec(f, &q, "since_first_event_s", since_s(s, m->ts));
+	gmt_json_kv_u64(j, "ts_ns", m->ts);
+	gmt_json_kv_fixed(j, "since_first_event_s", since_s(s, m->ts), 9);
 	if (warm)
-		ju(f, &q, "occurrence", m->occ);
+		gmt_json_kv_u64(j, "occurrence", m->occ);
 	else
-		jnull(f, &q, "occurrence");
-	jk(f, &q, "values");
-	j_vals(f, &m->v);
-	fputc('}', f);
+		gmt_json_kv_null(j, "occurrence");
+	gmt_json_key(j, "values");
+	j_vals(j, &m->v);
+	gmt_json_obj_end(j);
 }
 
 /* A checkpoint object, or null. */
-static void j_ck(FILE *f, int *first, const char *k, const gmt_phases_t *ph, const gmt_summary_t *s,
+static void j_ck(gmt_json_t *j, const char *k, const gmt_phases_t *ph, const gmt_summary_t *s,
 		 unsigned kind, const gmt_ck_t *c)
 {
-	jk(f, first, k);
+	gmt_json_key(j, k);
 	if (!c->valid) {
-		fputs("null", f);
+		gmt_json_null(j);
 		return;
 	}
-	int q = 1;
-	fputc('{', f);
-	ju(f, &q, "ts_ns", c->ts);
-	jsec(f, &q, "since_first_event_s", since_s(s, c->ts));
-	js(f, &q, "framework", gmt_phases_string(ph, c->fw));
-	ju(f, &q, "framework_current_bytes", c->fw_current);
-	ju(f, &q, "framework_own_peak_bytes", c->fw_peak);
-	js(f, &q, "state", ck_state_key[c->state & 3]);
+	gmt_json_obj_begin(j);
+	gmt_json_kv_u64(j, "ts_ns", c->ts);
+	gmt_json_kv_fixed(j, "since_first_event_s", since_s(s, c->ts), 9);
+	gmt_json_kv_str(j, "framework", gmt_phases_string(ph, c->fw));
+	gmt_json_kv_u64(j, "framework_current_bytes", c->fw_current);
+	gmt_json_kv_u64(j, "framework_own_peak_bytes", c->fw_peak);
+	gmt_json_kv_str(j, "state", ck_state_key[c->state & 3]);
 	if (c->state == GMT_CK_AGREE || c->state == GMT_CK_DISAGREE) {
-		ju(f, &q, "rebuilt_bytes", c->rebuilt);
-		js(f, &q, "rebuilt_source", ck_src(kind, c->src));
-		ji(f, &q, "difference_bytes", (int64_t)(c->fw_current - c->rebuilt));
+		gmt_json_kv_u64(j, "rebuilt_bytes", c->rebuilt);
+		gmt_json_kv_str(j, "rebuilt_source", ck_src(kind, c->src));
+		gmt_json_kv_i64(j, "difference_bytes", (int64_t)(c->fw_current - c->rebuilt));
 	} else {
-		jnull(f, &q, "rebuilt_bytes");
-		jnull(f, &q, "rebuilt_source");
-		jnull(f, &q, "difference_bytes");
+		gmt_json_kv_null(j, "rebuilt_bytes");
+		gmt_json_kv_null(j, "rebuilt_source");
+		gmt_json_kv_null(j, "difference_bytes");
 	}
-	fputc('}', f);
+	gmt_json_obj_end(j);
 }
 
 /* {"allocated": checkpoint|null, "reserved": ...}, or null when neither. */
-static void j_ck_pair(FILE *f, int *first, const char *k, const gmt_phases_t *ph, const gmt_summary_t *s,
+static void j_ck_pair(gmt_json_t *j, const char *k, const gmt_phases_t *ph, const gmt_summary_t *s,
 		      const gmt_ck_t *c)
 {
 	if (!c[0].valid && !c[1].valid) {
-		jnull(f, first, k);
+		gmt_json_kv_null(j, k);
 		return;
 	}
-	jk(f, first, k);
-	int q = 1;
-	fputc('{', f);
+	gmt_json_key(j, k);
+	gmt_json_obj_begin(j);
 	for (unsigned i = 0; i < GMT_CK_KINDS; i++)
-		j_ck(f, &q, ck_kind_key[i], ph, s, i, &c[i]);
-	fputc('}', f);
+		j_ck(j, ck_kind_key[i], ph, s, i, &c[i]);
+	gmt_json_obj_end(j);
 }
 
-static void j_checkpoints(FILE *f, int *first, const gmt_phases_t *ph, const gmt_summary_t *s, int ordinal)
+static void j_checkpoints(gmt_json_t *j, const gmt_phases_t *ph, const gmt_summary_t *s, int ordinal)
 {
 	static const gmt_ck_dev_t none;
 	const gmt_ck_dev_t *c = gmt_phases_checkpoints(ph, ordinal);
 	if (!c)
 		c = &none;
-	jk(f, first, "checkpoints");
-	int q = 1;
-	fputc('{', f);
-	js(f, &q, "note", ck_note);
+	gmt_json_key(j, "checkpoints");
+	gmt_json_obj_begin(j);
+	gmt_json_kv_str(j, "note", ck_note);
 	uint64_t ndiff = 0;
 	for (unsigned k = 0; k < GMT_CK_KINDS; k++) {
-		int w = 1;
-		jk(f, &q, ck_kind_key[k]);
-		fputc('{', f);
-		ju(f, &w, "count", c->count[k]);
+		gmt_json_kv_obj_begin(j, ck_kind_key[k]);
+		gmt_json_kv_u64(j, "count", c->count[k]);
 		for (int st = 0; st < 4; st++)
-			ju(f, &w, ck_state_key[st], c->by_state[k][st]);
-		j_ck(f, &w, "latest", ph, s, k, &c->latest[k]);
-		fputc('}', f);
+			gmt_json_kv_u64(j, ck_state_key[st], c->by_state[k][st]);
+		j_ck(j, "latest", ph, s, k, &c->latest[k]);
+		gmt_json_obj_end(j);
 		ndiff += c->by_state[k][GMT_CK_DISAGREE];
 	}
-	jk(f, &q, "disagreements");
-	fputc('[', f);
+	gmt_json_kv_arr_begin(j, "disagreements");
 	for (size_t i = 0; i < c->n_diffs; i++) {
 		const gmt_ck_diff_t *d = &c->diffs[i];
 		const gmt_boundary_t *b = gmt_ck_nearest(d);
-		int w = 1;
-		fputs(i ? ",{" : "{", f);
-		js(f, &w, "quantity", ck_kind_key[d->kind]);
-		j_ck(f, &w, "checkpoint", ph, s, d->kind, &d->ck);
-		jk(f, &w, "nearest_boundary");
+		gmt_json_obj_begin(j);
+		gmt_json_kv_str(j, "quantity", ck_kind_key[d->kind]);
+		j_ck(j, "checkpoint", ph, s, d->kind, &d->ck);
+		gmt_json_key(j, "nearest_boundary");
 		if (b) {
-			int z = 1;
-			fputc('{', f);
-			js(f, &z, "phase", gmt_phases_string(ph, b->name_id));
-			ju(f, &z, "occurrence", b->k);
-			js(f, &z, "edge", b->is_end ? "end" : "begin");
-			ju(f, &z, "ts_ns", b->ts);
-			ji(f, &z, "checkpoint_minus_boundary_ns", (int64_t)(d->ck.ts - b->ts));
-			fputc('}', f);
+			gmt_json_obj_begin(j);
+			gmt_json_kv_str(j, "phase", gmt_phases_string(ph, b->name_id));
+			gmt_json_kv_u64(j, "occurrence", b->k);
+			gmt_json_kv_str(j, "edge", b->is_end ? "end" : "begin");
+			gmt_json_kv_u64(j, "ts_ns", b->ts);
+			gmt_json_kv_i64(j, "checkpoint_minus_boundary_ns", (int64_t)(d->ck.ts - b->ts));
+			gmt_json_obj_end(j);
 		} else {
-			fputs("null", f);
+			gmt_json_null(j);
 		}
-		fputc('}', f);
+		gmt_json_obj_end(j);
 	}
-	fputc(']', f);
-	ju(f, &q, "disagreements_not_listed", ndiff - c->n_diffs);
-	fputc('}', f);
+	gmt_json_arr_end(j);
+	gmt_json_kv_u64(j, "disagreements_not_listed", ndiff - c->n_diffs);
+	gmt_json_obj_end(j);
 }
 
-static void j_fig(FILE *f, const gmt_summary_t *s, const gmt_pfig_t *x, int warm, int failed)
+static void j_fig(gmt_json_t *j, const gmt_summary_t *s, const gmt_pfig_t *x, int warm, int failed)
 {
-	int q = 1;
-	fputc('{', f);
-	jk(f, &q, "start");
+	gmt_json_obj_begin(j);
+	gmt_json_key(j, "start");
 	if (x->has_start)
-		j_vals(f, &x->start);
+		j_vals(j, &x->start);
 	else
-		fputs("null", f);
-	jk(f, &q, "end");
-	j_vals(f, &x->end);
-	jk(f, &q, "at_failure");
+		gmt_json_null(j);
+	gmt_json_key(j, "end");
+	j_vals(j, &x->end);
+	gmt_json_key(j, "at_failure");
 	if (failed && !warm)
-		j_vals(f, &x->at_fail);
+		j_vals(j, &x->at_fail);
 	else
-		fputs("null", f);
-	j_moment(f, &q, "max_allocated", s, &x->max_alloc, 'a', warm);
-	j_moment(f, &q, "max_reserved", s, &x->max_res, 'r', warm);
-	j_moment(f, &q, "max_held", s, &x->max_held, 'h', warm);
-	j_moment(f, &q, "max_gap", s, &x->max_gap, 'g', warm);
-	j_moment(f, &q, "max_outside", s, &x->max_outside, 'o', warm);
-	j_moment(f, &q, "max_untraced_estimate", s, &x->max_untraced, 'u', warm);
-	jk(f, &q, "bounds");
+		gmt_json_null(j);
+	j_moment(j, "max_allocated", s, &x->max_alloc, 'a', warm);
+	j_moment(j, "max_reserved", s, &x->max_res, 'r', warm);
+	j_moment(j, "max_held", s, &x->max_held, 'h', warm);
+	j_moment(j, "max_gap", s, &x->max_gap, 'g', warm);
+	j_moment(j, "max_outside", s, &x->max_outside, 'o', warm);
+	j_moment(j, "max_untraced_estimate", s, &x->max_untraced, 'u', warm);
+	gmt_json_key(j, "bounds");
 	{
-		int b = 1;
-		fputc('{', f);
+		gmt_json_obj_begin(j);
 		if (x->max_res.valid && x->max_outside.valid)
-			ju(f, &b, "max_reserved_plus_max_outside_bytes",
+			gmt_json_kv_u64(j, "max_reserved_plus_max_outside_bytes",
 			   x->max_res.v.reserved + x->max_outside.v.outside);
 		else
-			jnull(f, &b, "max_reserved_plus_max_outside_bytes");
+			gmt_json_kv_null(j, "max_reserved_plus_max_outside_bytes");
 		if (x->max_res.valid && x->max_alloc.valid)
-			ji(f, &b, "max_reserved_minus_max_allocated_bytes",
+			gmt_json_kv_i64(j, "max_reserved_minus_max_allocated_bytes",
 			   (int64_t)(x->max_res.v.reserved - x->max_alloc.v.allocated));
 		else
-			jnull(f, &b, "max_reserved_minus_max_allocated_bytes");
-		js(f, &b, "note", bound_note);
-		fputc('}', f);
+			gmt_json_kv_null(j, "max_reserved_minus_max_allocated_bytes");
+		gmt_json_kv_str(j, "note", bound_note);
+		gmt_json_obj_end(j);
 	}
-	fputc('}', f);
+	gmt_json_obj_end(j);
 }
 
-static void j_devices(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, const gmt_occ_t *o, int warm)
+static void j_devices(gmt_json_t *j, const gmt_phases_t *ph, const gmt_summary_t *s, const gmt_occ_t *o, int warm)
 {
-	int n = 0;
-	fputc('[', f);
+	gmt_json_arr_begin(j);
 	for (size_t d = 0; d < o->n_dev; d++) {
 		const gmt_pdev_t *p = &o->dev[d];
 		if (p->ordinal < 0)
 			continue;
-		int q = 1;
-		fputs(n++ ? ",{" : "{", f);
-		ji(f, &q, "ordinal", p->ordinal);
-		jk(f, &q, "requested");
-		j_fig(f, s, &p->fig[GMT_VIEW_REQUESTED], warm, o->failed);
-		jk(f, &q, "held");
-		j_fig(f, s, &p->fig[GMT_VIEW_HELD], warm, o->failed);
-		j_ck_pair(f, &q, "checkpoint_at_start", ph, s, p->ck_start);
-		j_ck_pair(f, &q, "checkpoint_at_end", ph, s, p->ck_end);
-		fputc('}', f);
+		gmt_json_obj_begin(j);
+		gmt_json_kv_i64(j, "ordinal", p->ordinal);
+		gmt_json_key(j, "requested");
+		j_fig(j, s, &p->fig[GMT_VIEW_REQUESTED], warm, o->failed);
+		gmt_json_key(j, "held");
+		j_fig(j, s, &p->fig[GMT_VIEW_HELD], warm, o->failed);
+		j_ck_pair(j, "checkpoint_at_start", ph, s, p->ck_start);
+		j_ck_pair(j, "checkpoint_at_end", ph, s, p->ck_end);
+		gmt_json_obj_end(j);
 	}
-	fputc(']', f);
+	gmt_json_arr_end(j);
 }
 
-static void j_occ(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, const gmt_occ_t *o)
+static void j_occ(gmt_json_t *j, const gmt_phases_t *ph, const gmt_summary_t *s, const gmt_occ_t *o)
 {
-	int q = 1;
-	fputc('{', f);
-	ju(f, &q, "occurrence", o->k);
-	js(f, &q, "temperature", o->k == 1 ? "cold" : "warm");
-	js(f, &q, "source", source_name(o->source));
-	js(f, &q, "domain", o->domain_id ? gmt_phases_string(ph, o->domain_id) : NULL);
-	ju(f, &q, "thread", o->thread);
-	ju(f, &q, "begin_ts_ns", o->begin_ts);
-	jsec(f, &q, "begin_s", since_s(s, o->begin_ts));
-	ju(f, &q, "end_ts_ns", o->end_ts);
-	jsec(f, &q, "end_s", since_s(s, o->end_ts));
-	ju(f, &q, "duration_ns", o->end_ts - o->begin_ts);
-	jk(f, &q, "terminated");
-	fputs(o->ended ? "true" : "false", f);
-	jk(f, &q, "failure");
+	gmt_json_obj_begin(j);
+	gmt_json_kv_u64(j, "occurrence", o->k);
+	gmt_json_kv_str(j, "temperature", o->k == 1 ? "cold" : "warm");
+	gmt_json_kv_str(j, "source", source_name(o->source));
+	gmt_json_kv_str(j, "domain", o->domain_id ? gmt_phases_string(ph, o->domain_id) : NULL);
+	gmt_json_kv_u64(j, "thread", o->thread);
+	gmt_json_kv_u64(j, "begin_ts_ns", o->begin_ts);
+	gmt_json_kv_fixed(j, "begin_s", since_s(s, o->begin_ts), 9);
+	gmt_json_kv_u64(j, "end_ts_ns", o->end_ts);
+	gmt_json_kv_fixed(j, "end_s", since_s(s, o->end_ts), 9);
+	gmt_json_kv_u64(j, "duration_ns", o->end_ts - o->begin_ts);
+	gmt_json_key(j, "terminated");
+	gmt_json_bool(j, o->ended);
+	gmt_json_key(j, "failure");
 	if (o->failed) {
-		int w = 1;
-		fputc('{', f);
-		js(f, &w, "event", o->fail_type == GMT_EV_FW_OOM ? "fw_oom" : "alloc_fail");
-		ju(f, &w, "ts_ns", o->fail_ts);
-		jsec(f, &w, "since_first_event_s", since_s(s, o->fail_ts));
-		ji(f, &w, "device", o->fail_dev);
-		ju(f, &w, "requested_bytes", o->fail_size);
-		fputc('}', f);
+		gmt_json_obj_begin(j);
+		gmt_json_kv_str(j, "event", o->fail_type == GMT_EV_FW_OOM ? "fw_oom" : "alloc_fail");
+		gmt_json_kv_u64(j, "ts_ns", o->fail_ts);
+		gmt_json_kv_fixed(j, "since_first_event_s", since_s(s, o->fail_ts), 9);
+		gmt_json_kv_i64(j, "device", o->fail_dev);
+		gmt_json_kv_u64(j, "requested_bytes", o->fail_size);
+		gmt_json_obj_end(j);
 	} else {
-		fputs("null", f);
+		gmt_json_null(j);
 	}
-	jk(f, &q, "devices");
-	j_devices(f, ph, s, o, 0);
-	fputc('}', f);
+	gmt_json_key(j, "devices");
+	j_devices(j, ph, s, o, 0);
+	gmt_json_obj_end(j);
 }
 
-void gmt_phases_json_begin(FILE *f, const char *command, const char *extra)
-{
-	fprintf(f, "{\"tool\":\"gpumemtrace-analyze\",\"tool_version\":");
-	gmt_json_str(f, GMT_VERSION);
-	fprintf(f, ",\"command\":\"%s\"%s%s,\"traces\":[", command, extra && *extra ? "," : "",
-		extra ? extra : "");
-}
-
-void gmt_phases_json_end(FILE *f)
-{
-	fputs("]}\n", f);
-}
-
-void gmt_phases_report_json(FILE *f, gmt_phases_t *ph, int first)
+void gmt_phases_report_json(gmt_json_t *j, gmt_phases_t *ph)
 {
 	const gmt_summary_t *s = gmt_phases_summary(ph);
 	gmt_levels_t *lv = gmt_phases_levels(ph);
-	int fi = 1;
-	if (!first)
-		fputc(',', f);
-	fputs("\n{", f);
-	js(f, &fi, "file", s->file);
-	js(f, &fi, "status", gmt_status_key(s));
-	jk(f, &fi, "decode");
+	gmt_json_newline(j);
+	gmt_json_obj_begin(j);
+	gmt_json_kv_str(j, "file", s->file);
+	gmt_json_kv_str(j, "status", gmt_status_key(s));
+	gmt_json_key(j, "decode");
 	{
-		int d = 1;
-		fputc('{', f);
-		ju(f, &d, "bytes_ok", s->bytes_ok);
-		ju(f, &d, "file_size", s->file_size);
-		jk(f, &d, "ended_cleanly");
-		fputs(s->ended_cleanly ? "true" : "false", f);
+		gmt_json_obj_begin(j);
+		gmt_json_kv_u64(j, "bytes_ok", s->bytes_ok);
+		gmt_json_kv_u64(j, "file_size", s->file_size);
+		gmt_json_key(j, "ended_cleanly");
+		gmt_json_bool(j, s->ended_cleanly);
 		if (s->status != GMT_DECODE_OK)
-			js(f, &d, "message", s->message);
+			gmt_json_kv_str(j, "message", s->message);
 		else
-			jnull(f, &d, "message");
-		fputc('}', f);
+			gmt_json_kv_null(j, "message");
+		gmt_json_obj_end(j);
 	}
 	if (!analysed(s)) {
-		fputc('}', f);
+		gmt_json_obj_end(j);
 		return;
 	}
-	jk(f, &fi, "events");
+	gmt_json_key(j, "events");
 	{
-		int e = 1;
-		fputc('{', f);
-		ju(f, &e, "total", s->events);
-		ju(f, &e, "side", s->side_events);
+		gmt_json_obj_begin(j);
+		gmt_json_kv_u64(j, "total", s->events);
+		gmt_json_kv_u64(j, "side", s->side_events);
 		if (s->have_ts) {
-			ju(f, &e, "first_ts_ns", s->first_ts);
-			ju(f, &e, "last_ts_ns", s->last_ts);
+			gmt_json_kv_u64(j, "first_ts_ns", s->first_ts);
+			gmt_json_kv_u64(j, "last_ts_ns", s->last_ts);
 		} else {
-			jnull(f, &e, "first_ts_ns");
-			jnull(f, &e, "last_ts_ns");
+			gmt_json_kv_null(j, "first_ts_ns");
+			gmt_json_kv_null(j, "last_ts_ns");
 		}
-		fputc('}', f);
+		gmt_json_obj_end(j);
 	}
-	jk(f, &fi, "devices");
-	fputc('[', f);
+	gmt_json_kv_arr_begin(j, "devices");
 	int devs[256];
 	size_t nd = gmt_phases_devices(ph, devs, 256);
 	if (nd > 256)
@@ -833,113 +755,99 @@ void gmt_phases_report_json(FILE *f, gmt_phases_t *ph, int first)
 		gmt_lv_vals_t v;
 		gmt_levels_dev_info(lv, devs[i], &info);
 		gmt_levels_values(lv, devs[i], GMT_VIEW_REQUESTED, &v);
-		int q = 1;
-		fputs(i ? ",{" : "{", f);
-		ji(f, &q, "ordinal", devs[i]);
-		jk(f, &q, "sources");
+		gmt_json_obj_begin(j);
+		gmt_json_kv_i64(j, "ordinal", devs[i]);
+		gmt_json_key(j, "sources");
 		{
-			int w = 1;
-			fputc('{', f);
-			js(f, &w, "allocated", gmt_asrc_name(v.asrc));
-			js(f, &w, "reserved", gmt_rsrc_name(v.rsrc));
-			js(f, &w, "outside", outside_source(&v));
-			js(f, &w, "device_used", v.has_used ? "cuMemGetInfo samples" : NULL);
-			fputc('}', f);
+			gmt_json_obj_begin(j);
+			gmt_json_kv_str(j, "allocated", gmt_asrc_name(v.asrc));
+			gmt_json_kv_str(j, "reserved", gmt_rsrc_name(v.rsrc));
+			gmt_json_kv_str(j, "outside", outside_source(&v));
+			gmt_json_kv_str(j, "device_used", v.has_used ? "cuMemGetInfo samples" : NULL);
+			gmt_json_obj_end(j);
 		}
-		jk(f, &q, "outside_allocations");
+		gmt_json_key(j, "outside_allocations");
 		{
-			int w = 1;
-			fputc('{', f);
-			jk(f, &w, "count_by_owner");
-			fputc('{', f);
+			gmt_json_obj_begin(j);
+			gmt_json_kv_obj_begin(j, "count_by_owner");
 			for (int o = 0; o < GMT_DOWNERS; o++)
-				fprintf(f, "%s\"%s\":%" PRIu64, o ? "," : "", gmt_downer_key(o), info.outliers[o]);
-			fputc('}', f);
-			jk(f, &w, "largest");
-			fputc('[', f);
+				gmt_json_kv_u64(j, gmt_downer_key(o), info.outliers[o]);
+			gmt_json_obj_end(j);
+			gmt_json_kv_arr_begin(j, "largest");
 			for (size_t k = 0; k < info.n_top; k++) {
 				const gmt_outlier_t *o = &info.top[k];
-				int z = 1;
-				fputs(k ? ",{" : "{", f);
-				ju(f, &z, "bytes", o->size);
-				js(f, &z, "owner", gmt_downer_key(o->owner < GMT_DOWNERS ? o->owner : GMT_DOWNER_OTHER));
-				js(f, &z, "kind", gmt_kind_name(o->kind));
-				ju(f, &z, o->is_handle ? "handle" : "address", o->addr);
-				ji(f, &z, "device", o->dev);
-				ju(f, &z, "ts_ns", o->ts);
-				jsec(f, &z, "since_first_event_s", since_s(s, o->ts));
+				gmt_json_obj_begin(j);
+				gmt_json_kv_u64(j, "bytes", o->size);
+				gmt_json_kv_str(j, "owner", gmt_downer_key(o->owner < GMT_DOWNERS ? o->owner : GMT_DOWNER_OTHER));
+				gmt_json_kv_str(j, "kind", gmt_kind_name(o->kind));
+				gmt_json_kv_u64(j, o->is_handle ? "handle" : "address", o->addr);
+				gmt_json_kv_i64(j, "device", o->dev);
+				gmt_json_kv_u64(j, "ts_ns", o->ts);
+				gmt_json_kv_fixed(j, "since_first_event_s", since_s(s, o->ts), 9);
 				if (o->freed_ts)
-					ju(f, &z, "freed_ts_ns", o->freed_ts);
+					gmt_json_kv_u64(j, "freed_ts_ns", o->freed_ts);
 				else
-					jnull(f, &z, "freed_ts_ns");
-				ju(f, &z, "stack", o->stack);
-				fputc('}', f);
+					gmt_json_kv_null(j, "freed_ts_ns");
+				gmt_json_kv_u64(j, "stack", o->stack);
+				gmt_json_obj_end(j);
 			}
-			fputs("]}", f);
+			gmt_json_arr_end(j);
+			gmt_json_obj_end(j);
 		}
-		jk(f, &q, "framework");
+		gmt_json_key(j, "framework");
 		{
-			int w = 1;
-			fputc('{', f);
-			ju(f, &w, "lost_events", info.fw_lost);
+			gmt_json_obj_begin(j);
+			gmt_json_kv_u64(j, "lost_events", info.fw_lost);
 			if (info.fw_lost)
-				ju(f, &w, "lost_first_ts_ns", info.fw_lost_first_ts);
+				gmt_json_kv_u64(j, "lost_first_ts_ns", info.fw_lost_first_ts);
 			else
-				jnull(f, &w, "lost_first_ts_ns");
-			ju(f, &w, "anomalies", info.fw_anomalies);
-			fputc('}', f);
+				gmt_json_kv_null(j, "lost_first_ts_ns");
+			gmt_json_kv_u64(j, "anomalies", info.fw_anomalies);
+			gmt_json_obj_end(j);
 		}
-		j_checkpoints(f, &q, ph, s, devs[i]);
-		fputc('}', f);
+		j_checkpoints(j, ph, s, devs[i]);
+		gmt_json_obj_end(j);
 	}
-	fputc(']', f);
+	gmt_json_arr_end(j);
 
-	jk(f, &fi, "phases");
-	fputc('[', f);
+	gmt_json_kv_arr_begin(j, "phases");
 	size_t nn;
 	const gmt_phase_name_t *names = gmt_phases_names(ph, &nn);
 	for (size_t i = 0; i < nn; i++) {
 		const gmt_phase_name_t *n = &names[i];
-		int q = 1;
-		fputs(i ? ",{" : "{", f);
-		js(f, &q, "name", gmt_phases_string(ph, n->name_id));
-		ju(f, &q, "occurrences", n->occurrences);
-		ju(f, &q, "failed", n->failed);
-		ju(f, &q, "unterminated", n->unterminated);
-		jk(f, &q, "listed");
-		fputc('[', f);
-		for (size_t k = 0; k < n->n_listed; k++) {
-			if (k)
-				fputc(',', f);
-			j_occ(f, ph, s, n->listed[k]);
-		}
-		fputc(']', f);
-		ju(f, &q, "not_listed", n->occurrences - n->n_listed);
-		jk(f, &q, "warm");
+		gmt_json_obj_begin(j);
+		gmt_json_kv_str(j, "name", gmt_phases_string(ph, n->name_id));
+		gmt_json_kv_u64(j, "occurrences", n->occurrences);
+		gmt_json_kv_u64(j, "failed", n->failed);
+		gmt_json_kv_u64(j, "unterminated", n->unterminated);
+		gmt_json_kv_arr_begin(j, "listed");
+		for (size_t k = 0; k < n->n_listed; k++)
+			j_occ(j, ph, s, n->listed[k]);
+		gmt_json_arr_end(j);
+		gmt_json_kv_u64(j, "not_listed", n->occurrences - n->n_listed);
+		gmt_json_key(j, "warm");
 		if (n->n_warm) {
-			int w = 1;
-			fputc('{', f);
-			ju(f, &w, "occurrences", n->n_warm);
-			ju(f, &w, "failed", (uint64_t)n->warm.failed);
-			js(f, &w, "note", aggregate_note);
-			jk(f, &w, "devices");
-			j_devices(f, ph, s, &n->warm, 1);
-			fputc('}', f);
+			gmt_json_obj_begin(j);
+			gmt_json_kv_u64(j, "occurrences", n->n_warm);
+			gmt_json_kv_u64(j, "failed", (uint64_t)n->warm.failed);
+			gmt_json_kv_str(j, "note", aggregate_note);
+			gmt_json_key(j, "devices");
+			j_devices(j, ph, s, &n->warm, 1);
+			gmt_json_obj_end(j);
 		} else {
-			fputs("null", f);
+			gmt_json_null(j);
 		}
-		fputc('}', f);
+		gmt_json_obj_end(j);
 	}
-	fputc(']', f);
-	jk(f, &fi, "range_anomalies");
+	gmt_json_arr_end(j);
+	gmt_json_key(j, "range_anomalies");
 	{
 		const gmt_phase_anomalies_t *a = gmt_phases_anomalies(ph);
-		int w = 1;
-		fputc('{', f);
-		ju(f, &w, "unmatched_ends", a->unmatched_ends);
-		ju(f, &w, "name_mismatches", a->name_mismatches);
-		ju(f, &w, "dropped_ranges", a->dropped_ranges);
-		fputc('}', f);
+		gmt_json_obj_begin(j);
+		gmt_json_kv_u64(j, "unmatched_ends", a->unmatched_ends);
+		gmt_json_kv_u64(j, "name_mismatches", a->name_mismatches);
+		gmt_json_kv_u64(j, "dropped_ranges", a->dropped_ranges);
+		gmt_json_obj_end(j);
 	}
-	fputc('}', f);
+	gmt_json_obj_end(j);
 }

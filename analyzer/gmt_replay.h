@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "gmt_decode.h"
+#include "gmt_json.h"
 
 /* Device kinds as report indices: 0 unknown, then the format's kinds 1-4.
  * Host pinned (kind 5) is never a device kind. */
@@ -267,12 +268,12 @@ void gmt_replay_free(gmt_replay_t *r);
 const gmt_dev_summary_t *gmt_summary_device(const gmt_summary_t *s, int ordinal);
 
 /* Report rendering (gmt_report.c). Text and JSON of one trace; a JSON
- * document is gmt_report_json_begin, each trace with gmt_report_json
- * (first = 1 for the first), then gmt_report_json_end. */
+ * trace object goes inside the document that gmt_report_json_head begins
+ * ({"tool", "tool_version", "command", ...; the caller adds its members,
+ * then "traces": [...], and ends it). */
 void gmt_report_text(FILE *f, const gmt_summary_t *s);
-void gmt_report_json_begin(FILE *f);
-void gmt_report_json(FILE *f, const gmt_summary_t *s, int first);
-void gmt_report_json_end(FILE *f);
+void gmt_report_json_head(gmt_json_t *j, const char *command);
+void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s);
 
 /* "CUDA_ERROR_OUT_OF_MEMORY" for 2, ...; NULL for codes not in the table. */
 const char *gmt_curesult_name(unsigned code);
@@ -281,9 +282,8 @@ const char *gmt_curesult_name(unsigned code);
 const char *gmt_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
 /* Writes str as one line of text (control characters and invalid UTF-8 as
- * '?'), or as a JSON string (escaped; invalid UTF-8 as U+FFFD). */
+ * '?'). */
 void gmt_text_str(FILE *f, const char *str);
-void gmt_json_str(FILE *f, const char *str);
 
 /* Prints "Trace FILE" and how it was read (ended cleanly, cut, damaged at
  * an offset, not analysed) as the text reports begin. Returns nonzero when

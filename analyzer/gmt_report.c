@@ -472,485 +472,371 @@ void gmt_text_str(FILE *f, const char *str)
 	tputs(f, str);
 }
 
-/* ---- JSON -------------------------------------------------------------- */
-
-/* Writes s as a JSON string: control characters escaped, invalid UTF-8
- * replaced by U+FFFD so that the document always parses. */
-static void jstr(FILE *f, const char *str)
-{
-	const unsigned char *p = (const unsigned char *)(str ? str : "");
-	fputc('"', f);
-	while (*p) {
-		unsigned c = *p;
-		size_t n = utf8_len(p);
-		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc((int)c, f);
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-		} else if (n) {
-			fwrite(p, 1, n, f);
-			p += n;
-			continue;
-		} else {
-			fputs("\\ufffd", f);
-		}
-		p++;
-	}
-	fputc('"', f);
-}
-
-void gmt_json_str(FILE *f, const char *str)
-{
-	jstr(f, str);
-}
+/* ---- JSON (writers/gmt_json.h) ------------------------------------------- */
 
 const char *gmt_status_key(const gmt_summary_t *s)
 {
 	return status_key(s);
 }
 
-static void jkey(FILE *f, int *first, const char *k)
+static void j_kinds(gmt_json_t *j, const uint64_t *k)
 {
-	fprintf(f, "%s\"%s\":", *first ? "" : ",", k);
-	*first = 0;
-}
-
-static void ju64(FILE *f, int *first, const char *k, uint64_t v)
-{
-	jkey(f, first, k);
-	fprintf(f, "%" PRIu64, v);
-}
-
-static void ji(FILE *f, int *first, const char *k, long long v)
-{
-	jkey(f, first, k);
-	fprintf(f, "%lld", v);
-}
-
-static void jsec(FILE *f, int *first, const char *k, double v)
-{
-	jkey(f, first, k);
-	fprintf(f, "%.9f", v);
-}
-
-static void jstrk(FILE *f, int *first, const char *k, const char *v)
-{
-	jkey(f, first, k);
-	jstr(f, v);
-}
-
-static void jnull(FILE *f, int *first, const char *k)
-{
-	jkey(f, first, k);
-	fputs("null", f);
-}
-
-static void jbool(FILE *f, int *first, const char *k, int v)
-{
-	jkey(f, first, k);
-	fputs(v ? "true" : "false", f);
-}
-
-static void j_kinds(FILE *f, const uint64_t *k)
-{
-	fputc('{', f);
+	gmt_json_obj_begin(j);
 	for (int i = 0; i < GMT_DKINDS; i++)
-		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", gmt_dkind_key(i), k[i]);
-	fputc('}', f);
+		gmt_json_kv_u64(j, gmt_dkind_key(i), k[i]);
+	gmt_json_obj_end(j);
 }
 
-static void j_comp(FILE *f, const gmt_composition_t *c)
+/* "bytes", "by_kind", "by_owner" of a composition (inside an object). */
+static void j_comp(gmt_json_t *j, const gmt_composition_t *c)
 {
-	fprintf(f, "\"bytes\":%" PRIu64 ",\"by_kind\":", c->total);
-	j_kinds(f, c->kind);
-	fputs(",\"by_owner\":{", f);
+	gmt_json_kv_u64(j, "bytes", c->total);
+	gmt_json_key(j, "by_kind");
+	j_kinds(j, c->kind);
+	gmt_json_kv_obj_begin(j, "by_owner");
 	for (int i = 0; i < GMT_DOWNERS; i++)
-		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", gmt_downer_key(i), c->owner[i]);
-	fputc('}', f);
+		gmt_json_kv_u64(j, gmt_downer_key(i), c->owner[i]);
+	gmt_json_obj_end(j);
+}
+
+static void j_opt_u64(gmt_json_t *j, const char *k, int has, uint64_t v)
+{
+	if (has)
+		gmt_json_kv_u64(j, k, v);
+	else
+		gmt_json_kv_null(j, k);
 }
 
 /* "ts_ns", "since_first_event_s" and "utc" of a moment (or nulls). */
-static void j_when(FILE *f, int *first, const gmt_summary_t *s, int valid, uint64_t ts)
+static void j_when(gmt_json_t *j, const gmt_summary_t *s, int valid, uint64_t ts)
 {
 	char b[64];
 	if (!valid) {
-		jnull(f, first, "ts_ns");
-		jnull(f, first, "since_first_event_s");
-		jnull(f, first, "utc");
+		gmt_json_kv_null(j, "ts_ns");
+		gmt_json_kv_null(j, "since_first_event_s");
+		gmt_json_kv_null(j, "utc");
 		return;
 	}
-	ju64(f, first, "ts_ns", ts);
-	jsec(f, first, "since_first_event_s", since_s(s, ts));
-	if (s->has_header)
-		jstrk(f, first, "utc", gmt_fmt_utc(b, sizeof(b), realtime_of(s, ts)));
-	else
-		jnull(f, first, "utc");
+	gmt_json_kv_u64(j, "ts_ns", ts);
+	gmt_json_kv_fixed(j, "since_first_event_s", since_s(s, ts), 9);
+	gmt_json_kv_str(j, "utc", s->has_header ? gmt_fmt_utc(b, sizeof(b), realtime_of(s, ts)) : NULL);
 }
 
-static void j_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d)
+static void j_device(gmt_json_t *j, const gmt_summary_t *s, const gmt_dev_summary_t *d)
 {
-	int fi = 1;
 	char b[64];
-	fputc('{', f);
-	ji(f, &fi, "ordinal", d->ordinal);
-	jkey(f, &fi, "record");
+	gmt_json_obj_begin(j);
+	gmt_json_kv_i64(j, "ordinal", d->ordinal);
+	gmt_json_key(j, "record");
 	if (d->has_record) {
-		int r = 1;
-		fputc('{', f);
-		jstrk(f, &r, "name", d->name);
+		gmt_json_obj_begin(j);
+		gmt_json_kv_str(j, "name", d->name);
 		uuid_str(b, d->uuid);
-		jstrk(f, &r, "uuid", b);
-		jstrk(f, &r, "pci_bus_id", d->pci_bus_id);
-		ju64(f, &r, "total_bytes", d->total_bytes);
+		gmt_json_kv_str(j, "uuid", b);
+		gmt_json_kv_str(j, "pci_bus_id", d->pci_bus_id);
+		gmt_json_kv_u64(j, "total_bytes", d->total_bytes);
 		snprintf(b, sizeof(b), "%d.%d", d->cc_major, d->cc_minor);
-		jstrk(f, &r, "compute_capability", b);
-		ji(f, &r, "driver_version", d->driver_version);
-		fputc('}', f);
+		gmt_json_kv_str(j, "compute_capability", b);
+		gmt_json_kv_i64(j, "driver_version", d->driver_version);
+		gmt_json_obj_end(j);
 	} else {
-		fputs("null", f);
+		gmt_json_null(j);
 	}
-	jkey(f, &fi, "peak");
-	fputc('{', f);
-	j_comp(f, &d->peak);
-	int p = 0;
-	j_when(f, &p, s, d->peak.total > 0, d->peak_ts);
-	fputc('}', f);
+	gmt_json_kv_obj_begin(j, "peak");
+	j_comp(j, &d->peak);
+	j_when(j, s, d->peak.total > 0, d->peak_ts);
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "independent_maxima");
-	fputs("{\"note\":\"each kind's own maximum over the whole run, each at its own time; "
-	      "together they describe no single moment\",\"by_kind\":{", f);
+	gmt_json_kv_obj_begin(j, "independent_maxima");
+	gmt_json_kv_str(j, "note", "each kind's own maximum over the whole run, each at its own time; "
+			"together they describe no single moment");
+	gmt_json_kv_obj_begin(j, "by_kind");
 	uint64_t sum = 0;
 	for (int k = 0; k < GMT_DKINDS; k++) {
-		int m = 1;
 		sum += d->kind_max[k];
-		fprintf(f, "%s\"%s\":{", k ? "," : "", gmt_dkind_key(k));
-		ju64(f, &m, "bytes", d->kind_max[k]);
-		if (d->kind_max[k])
-			ju64(f, &m, "ts_ns", d->kind_max_ts[k]);
-		else
-			jnull(f, &m, "ts_ns");
-		fputc('}', f);
+		gmt_json_kv_obj_begin(j, gmt_dkind_key(k));
+		gmt_json_kv_u64(j, "bytes", d->kind_max[k]);
+		j_opt_u64(j, "ts_ns", d->kind_max[k] != 0, d->kind_max_ts[k]);
+		gmt_json_obj_end(j);
 	}
-	fprintf(f, "},\"sum_bytes\":%" PRIu64 ",\"sum_note\":\"an upper bound on the peak, not a moment\"}", sum);
+	gmt_json_obj_end(j);
+	gmt_json_kv_u64(j, "sum_bytes", sum);
+	gmt_json_kv_str(j, "sum_note", "an upper bound on the peak, not a moment");
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "final");
-	fputc('{', f);
-	j_comp(f, &d->live);
-	fputc('}', f);
+	gmt_json_kv_obj_begin(j, "final");
+	j_comp(j, &d->live);
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "counts");
-	fputc('{', f);
-	for (int k = 0; k < GMT_DKINDS; k++)
-		fprintf(f, "%s\"%s\":{\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"failed\":%" PRIu64 "}",
-			k ? "," : "", gmt_dkind_key(k), d->n_alloc[k], d->n_free[k], d->n_fail[k]);
-	fputc('}', f);
+	gmt_json_kv_obj_begin(j, "counts");
+	for (int k = 0; k < GMT_DKINDS; k++) {
+		gmt_json_kv_obj_begin(j, gmt_dkind_key(k));
+		gmt_json_kv_u64(j, "allocations", d->n_alloc[k]);
+		gmt_json_kv_u64(j, "frees", d->n_free[k]);
+		gmt_json_kv_u64(j, "failed", d->n_fail[k]);
+		gmt_json_obj_end(j);
+	}
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "contexts");
-	fprintf(f, "{\"destroyed\":%" PRIu64 ",\"released_blocks\":%" PRIu64 ",\"released_bytes\":%" PRIu64
-		",\"last_release_ts_ns\":", d->ctx_destroys, d->ctx_released_blocks, d->ctx_released_bytes);
-	if (d->ctx_released_blocks)
-		fprintf(f, "%" PRIu64 "}", d->ctx_release_ts);
-	else
-		fputs("null}", f);
+	gmt_json_kv_obj_begin(j, "contexts");
+	gmt_json_kv_u64(j, "destroyed", d->ctx_destroys);
+	gmt_json_kv_u64(j, "released_blocks", d->ctx_released_blocks);
+	gmt_json_kv_u64(j, "released_bytes", d->ctx_released_bytes);
+	j_opt_u64(j, "last_release_ts_ns", d->ctx_released_blocks != 0, d->ctx_release_ts);
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "graph_memory");
-	fprintf(f, "{\"captured_allocations\":%" PRIu64 ",\"captured_bytes\":%" PRIu64 ",\"samples\":%" PRIu64
-		",\"latest\":", d->graph_captured_allocs, d->graph_captured_bytes, d->graph_samples);
-	if (d->graph_samples)
-		fprintf(f, "{\"reserved_bytes\":%" PRIu64 ",\"reserved_high_bytes\":%" PRIu64 ",\"used_bytes\":%" PRIu64
-			",\"used_high_bytes\":%" PRIu64 ",\"ts_ns\":%" PRIu64 "}}", d->graph_reserved,
-			d->graph_reserved_high, d->graph_used, d->graph_used_high, d->graph_ts);
-	else
-		fputs("null}", f);
+	gmt_json_kv_obj_begin(j, "graph_memory");
+	gmt_json_kv_u64(j, "captured_allocations", d->graph_captured_allocs);
+	gmt_json_kv_u64(j, "captured_bytes", d->graph_captured_bytes);
+	gmt_json_kv_u64(j, "samples", d->graph_samples);
+	gmt_json_key(j, "latest");
+	if (d->graph_samples) {
+		gmt_json_obj_begin(j);
+		gmt_json_kv_u64(j, "reserved_bytes", d->graph_reserved);
+		gmt_json_kv_u64(j, "reserved_high_bytes", d->graph_reserved_high);
+		gmt_json_kv_u64(j, "used_bytes", d->graph_used);
+		gmt_json_kv_u64(j, "used_high_bytes", d->graph_used_high);
+		gmt_json_kv_u64(j, "ts_ns", d->graph_ts);
+		gmt_json_obj_end(j);
+	} else {
+		gmt_json_null(j);
+	}
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "meminfo");
-	fprintf(f, "{\"samples\":%" PRIu64 ",\"latest\":", d->meminfo_samples);
-	if (d->meminfo_samples)
-		fprintf(f, "{\"free_bytes\":%" PRIu64 ",\"total_bytes\":%" PRIu64 ",\"ts_ns\":%" PRIu64
-			"},\"minimum_free\":{\"free_bytes\":%" PRIu64 ",\"ts_ns\":%" PRIu64 "}}",
-			d->meminfo_free, d->meminfo_total, d->meminfo_ts, d->meminfo_min_free, d->meminfo_min_ts);
-	else
-		fputs("null,\"minimum_free\":null}", f);
-	fputc('}', f);
+	gmt_json_kv_obj_begin(j, "meminfo");
+	gmt_json_kv_u64(j, "samples", d->meminfo_samples);
+	gmt_json_key(j, "latest");
+	if (d->meminfo_samples) {
+		gmt_json_obj_begin(j);
+		gmt_json_kv_u64(j, "free_bytes", d->meminfo_free);
+		gmt_json_kv_u64(j, "total_bytes", d->meminfo_total);
+		gmt_json_kv_u64(j, "ts_ns", d->meminfo_ts);
+		gmt_json_obj_end(j);
+		gmt_json_kv_obj_begin(j, "minimum_free");
+		gmt_json_kv_u64(j, "free_bytes", d->meminfo_min_free);
+		gmt_json_kv_u64(j, "ts_ns", d->meminfo_min_ts);
+		gmt_json_obj_end(j);
+	} else {
+		gmt_json_null(j);
+		gmt_json_kv_null(j, "minimum_free");
+	}
+	gmt_json_obj_end(j);
+	gmt_json_obj_end(j);
 }
 
-void gmt_report_json_begin(FILE *f)
-{
-	fprintf(f, "{\"tool\":\"gpumemtrace-analyze\",\"tool_version\":");
-	jstr(f, GMT_VERSION);
-	fprintf(f, ",\"command\":\"summary\",\"traces\":[");
-}
-
-void gmt_report_json_end(FILE *f)
-{
-	fputs("]}\n", f);
-}
-
-void gmt_report_json(FILE *f, const gmt_summary_t *s, int first)
+void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s)
 {
 	char b[64];
-	int fi = 1;
 	int analysed = s->status == GMT_DECODE_OK || s->status == GMT_DECODE_DAMAGED;
-	if (!first)
-		fputc(',', f);
-	fputs("\n{", f);
-	jstrk(f, &fi, "file", s->file);
-	jstrk(f, &fi, "status", status_key(s));
-	jkey(f, &fi, "decode");
-	{
-		int d = 1;
-		fputc('{', f);
-		ju64(f, &d, "bytes_ok", s->bytes_ok);
-		ju64(f, &d, "file_size", s->file_size);
-		ju64(f, &d, "frames", s->frames);
-		ju64(f, &d, "records", s->records);
-		jbool(f, &d, "ended_cleanly", s->ended_cleanly);
-		if (s->status != GMT_DECODE_OK)
-			jstrk(f, &d, "message", s->message);
-		else
-			jnull(f, &d, "message");
-		fputc('}', f);
-	}
+	gmt_json_newline(j);
+	gmt_json_obj_begin(j);
+	gmt_json_kv_str(j, "file", s->file);
+	gmt_json_kv_str(j, "status", status_key(s));
+	gmt_json_kv_obj_begin(j, "decode");
+	gmt_json_kv_u64(j, "bytes_ok", s->bytes_ok);
+	gmt_json_kv_u64(j, "file_size", s->file_size);
+	gmt_json_kv_u64(j, "frames", s->frames);
+	gmt_json_kv_u64(j, "records", s->records);
+	gmt_json_kv_bool(j, "ended_cleanly", s->ended_cleanly);
+	gmt_json_kv_str(j, "message", s->status != GMT_DECODE_OK ? s->message : NULL);
+	gmt_json_obj_end(j);
 	if (!analysed) {
-		fputc('}', f);
+		gmt_json_obj_end(j);
 		return;
 	}
 
-	jkey(f, &fi, "process");
+	gmt_json_key(j, "process");
 	if (s->has_header) {
-		int p = 1;
-		fputc('{', f);
-		ju64(f, &p, "pid", s->pid);
-		ju64(f, &p, "ppid", s->ppid);
-		jstrk(f, &p, "host", s->host);
-		jstrk(f, &p, "exe", s->exe);
-		jkey(f, &p, "cmdline");
-		fputc('[', f);
-		for (size_t i = 0; i < s->n_cmdline; i++) {
-			if (i)
-				fputc(',', f);
-			jstr(f, s->cmdline[i]);
-		}
-		fputc(']', f);
-		jkey(f, &p, "env");
-		fputc('{', f);
-		for (size_t i = 0; i < s->n_env; i++) {
-			if (i)
-				fputc(',', f);
-			jstr(f, s->env_keys[i]);
-			fputc(':', f);
-			jstr(f, s->env_values[i]);
-		}
-		fputc('}', f);
-		jstrk(f, &p, "tool_version", s->tool_version);
+		gmt_json_obj_begin(j);
+		gmt_json_kv_u64(j, "pid", s->pid);
+		gmt_json_kv_u64(j, "ppid", s->ppid);
+		gmt_json_kv_str(j, "host", s->host ? s->host : "");
+		gmt_json_kv_str(j, "exe", s->exe ? s->exe : "");
+		gmt_json_kv_arr_begin(j, "cmdline");
+		for (size_t i = 0; i < s->n_cmdline; i++)
+			gmt_json_str(j, s->cmdline[i] ? s->cmdline[i] : "");
+		gmt_json_arr_end(j);
+		gmt_json_kv_obj_begin(j, "env");
+		for (size_t i = 0; i < s->n_env; i++)
+			gmt_json_kv_str(j, s->env_keys[i] ? s->env_keys[i] : "",
+					s->env_values[i] ? s->env_values[i] : "");
+		gmt_json_obj_end(j);
+		gmt_json_kv_str(j, "tool_version", s->tool_version ? s->tool_version : "");
 		snprintf(b, sizeof(b), "%u.%u", s->format_major, s->format_minor);
-		jstrk(f, &p, "format_version", b);
-		ju64(f, &p, "clock_monotonic_ns", s->clock_monotonic_ns);
-		ju64(f, &p, "clock_realtime_ns", s->clock_realtime_ns);
-		jstrk(f, &p, "start_utc", gmt_fmt_utc(b, sizeof(b), s->clock_realtime_ns));
-		fputc('}', f);
+		gmt_json_kv_str(j, "format_version", b);
+		gmt_json_kv_u64(j, "clock_monotonic_ns", s->clock_monotonic_ns);
+		gmt_json_kv_u64(j, "clock_realtime_ns", s->clock_realtime_ns);
+		gmt_json_kv_str(j, "start_utc", gmt_fmt_utc(b, sizeof(b), s->clock_realtime_ns));
+		gmt_json_obj_end(j);
 	} else {
-		fputs("null", f);
+		gmt_json_null(j);
 	}
 
-	jkey(f, &fi, "time");
+	gmt_json_kv_obj_begin(j, "time");
 	{
-		int t = 1;
 		uint64_t dur = s->have_ts ? s->last_ts - s->first_ts : 0;
-		fputc('{', f);
-		if (s->have_ts) {
-			ju64(f, &t, "first_event_ts_ns", s->first_ts);
-			ju64(f, &t, "last_event_ts_ns", s->last_ts);
-		} else {
-			jnull(f, &t, "first_event_ts_ns");
-			jnull(f, &t, "last_event_ts_ns");
-		}
-		ju64(f, &t, "duration_ns", dur);
-		jsec(f, &t, "duration_s", (double)dur / 1e9);
-		fputc('}', f);
+		j_opt_u64(j, "first_event_ts_ns", s->have_ts, s->first_ts);
+		j_opt_u64(j, "last_event_ts_ns", s->have_ts, s->last_ts);
+		gmt_json_kv_u64(j, "duration_ns", dur);
+		gmt_json_kv_fixed(j, "duration_s", (double)dur / 1e9, 9);
 	}
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "events");
+	gmt_json_kv_obj_begin(j, "events");
+	gmt_json_kv_u64(j, "total", s->events);
+	gmt_json_kv_u64(j, "late", s->late_events);
+	gmt_json_kv_u64(j, "side", s->side_events);
+	gmt_json_kv_obj_begin(j, "by_type");
 	{
-		int e = 1;
-		fputc('{', f);
-		ju64(f, &e, "total", s->events);
-		ju64(f, &e, "late", s->late_events);
-		ju64(f, &e, "side", s->side_events);
-		jkey(f, &e, "by_type");
-		fputc('{', f);
-		int t = 1;
 		uint64_t unknown = s->by_type[GMT_EV_TYPE_MAX + 1];
 		for (unsigned i = 0; i <= GMT_EV_TYPE_MAX; i++) {
 			if (gmt_ev_type_known(i))
-				ju64(f, &t, gmt_ev_type_name(i), s->by_type[i]);
+				gmt_json_kv_u64(j, gmt_ev_type_name(i), s->by_type[i]);
 			else
 				unknown += s->by_type[i];
 		}
-		ju64(f, &t, "unknown", unknown);
-		fputs("}}", f);
+		gmt_json_kv_u64(j, "unknown", unknown);
 	}
+	gmt_json_obj_end(j);
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "devices");
-	fputc('[', f);
-	int dn = 0;
+	gmt_json_kv_arr_begin(j, "devices");
 	for (size_t i = 1; i <= s->n_dev; i++) {
 		const gmt_dev_summary_t *d = s->dev[i % s->n_dev];
-		if (!dev_reported(d))
-			continue;
-		if (dn++)
-			fputc(',', f);
-		j_device(f, s, d);
+		if (dev_reported(d))
+			j_device(j, s, d);
 	}
-	fputc(']', f);
+	gmt_json_arr_end(j);
 
-	jkey(f, &fi, "host_pinned");
-	{
-		int h = 1;
-		fputc('{', f);
-		ju64(f, &h, "peak_bytes", s->host_peak);
-		if (s->host_peak)
-			ju64(f, &h, "peak_ts_ns", s->host_peak_ts);
-		else
-			jnull(f, &h, "peak_ts_ns");
-		ju64(f, &h, "final_bytes", s->host_live);
-		ju64(f, &h, "allocations", s->host_allocs);
-		ju64(f, &h, "frees", s->host_frees);
-		ju64(f, &h, "failed", s->host_fails);
-		ju64(f, &h, "released_with_contexts_bytes", s->host_ctx_released);
-		fputc('}', f);
-	}
+	gmt_json_kv_obj_begin(j, "host_pinned");
+	gmt_json_kv_u64(j, "peak_bytes", s->host_peak);
+	j_opt_u64(j, "peak_ts_ns", s->host_peak != 0, s->host_peak_ts);
+	gmt_json_kv_u64(j, "final_bytes", s->host_live);
+	gmt_json_kv_u64(j, "allocations", s->host_allocs);
+	gmt_json_kv_u64(j, "frees", s->host_frees);
+	gmt_json_kv_u64(j, "failed", s->host_fails);
+	gmt_json_kv_u64(j, "released_with_contexts_bytes", s->host_ctx_released);
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "address_space");
-	{
-		int a = 1;
-		fputc('{', f);
-		ju64(f, &a, "reserved_peak_bytes", s->va_peak);
-		if (s->va_peak)
-			ju64(f, &a, "reserved_peak_ts_ns", s->va_peak_ts);
-		else
-			jnull(f, &a, "reserved_peak_ts_ns");
-		ju64(f, &a, "reserved_final_bytes", s->va_live);
-		ju64(f, &a, "reservations", s->va_reserves);
-		ju64(f, &a, "address_frees", s->va_frees);
-		fputc('}', f);
-	}
+	gmt_json_kv_obj_begin(j, "address_space");
+	gmt_json_kv_u64(j, "reserved_peak_bytes", s->va_peak);
+	j_opt_u64(j, "reserved_peak_ts_ns", s->va_peak != 0, s->va_peak_ts);
+	gmt_json_kv_u64(j, "reserved_final_bytes", s->va_live);
+	gmt_json_kv_u64(j, "reservations", s->va_reserves);
+	gmt_json_kv_u64(j, "address_frees", s->va_frees);
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "vmm");
-	{
-		int v = 1;
-		fputc('{', f);
-		ju64(f, &v, "maps", s->vmm_maps);
-		ju64(f, &v, "unmaps", s->vmm_unmaps);
-		ju64(f, &v, "map_failures", s->vmm_map_fails);
-		ju64(f, &v, "released_while_mapped", s->vmm_released_while_mapped);
-		ju64(f, &v, "live_handles_at_end", s->vmm_live_handles);
-		ju64(f, &v, "live_mappings_at_end", s->vmm_live_mappings);
-		fputc('}', f);
-	}
+	gmt_json_kv_obj_begin(j, "vmm");
+	gmt_json_kv_u64(j, "maps", s->vmm_maps);
+	gmt_json_kv_u64(j, "unmaps", s->vmm_unmaps);
+	gmt_json_kv_u64(j, "map_failures", s->vmm_map_fails);
+	gmt_json_kv_u64(j, "released_while_mapped", s->vmm_released_while_mapped);
+	gmt_json_kv_u64(j, "live_handles_at_end", s->vmm_live_handles);
+	gmt_json_kv_u64(j, "live_mappings_at_end", s->vmm_live_mappings);
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "pools");
-	fputc('[', f);
+	gmt_json_kv_arr_begin(j, "pools");
 	for (size_t i = 0; i < s->n_pools; i++) {
 		const gmt_pool_summary_t *p = &s->pools[i];
-		int q = 1;
-		fputs(i ? ",{" : "{", f);
-		ju64(f, &q, "pool", p->pool);
-		ji(f, &q, "device", p->device);
-		jbool(f, &q, "created", p->created);
-		jbool(f, &q, "destroyed", p->destroyed);
-		ju64(f, &q, "trims", p->trims);
-		ju64(f, &q, "samples", p->samples);
-		ju64(f, &q, "reserved_current_bytes", p->reserved_current);
-		ju64(f, &q, "reserved_high_bytes", p->reserved_high);
-		ju64(f, &q, "used_current_bytes", p->used_current);
-		ju64(f, &q, "used_high_bytes", p->used_high);
-		if (p->samples)
-			ju64(f, &q, "last_sample_ts_ns", p->ts);
-		else
-			jnull(f, &q, "last_sample_ts_ns");
-		fputc('}', f);
+		gmt_json_obj_begin(j);
+		gmt_json_kv_u64(j, "pool", p->pool);
+		gmt_json_kv_i64(j, "device", p->device);
+		gmt_json_kv_bool(j, "created", p->created);
+		gmt_json_kv_bool(j, "destroyed", p->destroyed);
+		gmt_json_kv_u64(j, "trims", p->trims);
+		gmt_json_kv_u64(j, "samples", p->samples);
+		gmt_json_kv_u64(j, "reserved_current_bytes", p->reserved_current);
+		gmt_json_kv_u64(j, "reserved_high_bytes", p->reserved_high);
+		gmt_json_kv_u64(j, "used_current_bytes", p->used_current);
+		gmt_json_kv_u64(j, "used_high_bytes", p->used_high);
+		j_opt_u64(j, "last_sample_ts_ns", p->samples != 0, p->ts);
+		gmt_json_obj_end(j);
 	}
-	fputc(']', f);
+	gmt_json_arr_end(j);
 
-	jkey(f, &fi, "failed_allocations");
-	fprintf(f, "{\"total\":%" PRIu64 ",\"listed\":%zu,\"items\":[", s->fails_total, s->n_fails);
+	gmt_json_kv_obj_begin(j, "failed_allocations");
+	gmt_json_kv_u64(j, "total", s->fails_total);
+	gmt_json_kv_u64(j, "listed", s->n_fails);
+	gmt_json_kv_arr_begin(j, "items");
 	for (size_t i = 0; i < s->n_fails; i++) {
 		const gmt_fail_summary_t *x = &s->fails[i];
-		const char *rn = gmt_curesult_name(x->result);
-		int q = 1;
-		fputs(i ? ",{" : "{", f);
-		j_when(f, &q, s, 1, x->ts);
-		ji(f, &q, "device", x->device);
-		ju64(f, &q, "requested_bytes", x->size);
-		jstrk(f, &q, "kind", gmt_kind_name(x->kind));
-		jstrk(f, &q, "api", gmt_api_name(x->api));
-		jstrk(f, &q, "owner", gmt_owner_name(x->owner));
-		ju64(f, &q, "result", x->result);
-		if (rn)
-			jstrk(f, &q, "result_name", rn);
-		else
-			jnull(f, &q, "result_name");
-		ju64(f, &q, "stream", x->stream);
-		jkey(f, &q, "live_on_device");
-		fputc('{', f);
-		j_comp(f, &x->live);
-		fputc('}', f);
-		if (x->has_meminfo) {
-			ju64(f, &q, "meminfo_free_bytes", x->meminfo_free);
-			ju64(f, &q, "meminfo_ts_ns", x->meminfo_ts);
-		} else {
-			jnull(f, &q, "meminfo_free_bytes");
-			jnull(f, &q, "meminfo_ts_ns");
-		}
-		fputc('}', f);
+		gmt_json_obj_begin(j);
+		j_when(j, s, 1, x->ts);
+		gmt_json_kv_i64(j, "device", x->device);
+		gmt_json_kv_u64(j, "requested_bytes", x->size);
+		gmt_json_kv_str(j, "kind", gmt_kind_name(x->kind));
+		gmt_json_kv_str(j, "api", gmt_api_name(x->api));
+		gmt_json_kv_str(j, "owner", gmt_owner_name(x->owner));
+		gmt_json_kv_u64(j, "result", x->result);
+		gmt_json_kv_str(j, "result_name", gmt_curesult_name(x->result));
+		gmt_json_kv_u64(j, "stream", x->stream);
+		gmt_json_kv_obj_begin(j, "live_on_device");
+		j_comp(j, &x->live);
+		gmt_json_obj_end(j);
+		j_opt_u64(j, "meminfo_free_bytes", x->has_meminfo, x->meminfo_free);
+		j_opt_u64(j, "meminfo_ts_ns", x->has_meminfo, x->meminfo_ts);
+		gmt_json_obj_end(j);
 	}
-	fputs("]}", f);
+	gmt_json_arr_end(j);
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "drops");
-	fprintf(f, "{\"events\":%" PRIu64 ",\"records\":%" PRIu64 ",\"listed\":[", s->drops_total, s->drop_records);
+	gmt_json_kv_obj_begin(j, "drops");
+	gmt_json_kv_u64(j, "events", s->drops_total);
+	gmt_json_kv_u64(j, "records", s->drop_records);
+	gmt_json_kv_arr_begin(j, "listed");
 	for (size_t i = 0; i < s->n_drops; i++) {
 		const gmt_drop_summary_t *d = &s->drops[i];
-		int q = 1;
-		fputs(i ? ",{" : "{", f);
-		ju64(f, &q, "count", d->count);
-		jstrk(f, &q, "reason", d->reason);
-		ji(f, &q, "errno", d->err);
-		ju64(f, &q, "first_ts_ns", d->first_ts);
-		ju64(f, &q, "last_ts_ns", d->last_ts);
-		fputc('}', f);
+		gmt_json_obj_begin(j);
+		gmt_json_kv_u64(j, "count", d->count);
+		gmt_json_kv_str(j, "reason", d->reason);
+		gmt_json_kv_i64(j, "errno", d->err);
+		gmt_json_kv_u64(j, "first_ts_ns", d->first_ts);
+		gmt_json_kv_u64(j, "last_ts_ns", d->last_ts);
+		gmt_json_obj_end(j);
 	}
-	fputs("]}", f);
+	gmt_json_arr_end(j);
+	gmt_json_obj_end(j);
 
-	jkey(f, &fi, "end");
-	if (s->has_end)
-		fprintf(f, "{\"ts_ns\":%" PRIu64 ",\"written\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"late\":%" PRIu64 "}",
-			s->end.ts, s->end.written, s->end.dropped, s->end.late);
-	else
-		fputs("null", f);
+	gmt_json_key(j, "end");
+	if (s->has_end) {
+		gmt_json_obj_begin(j);
+		gmt_json_kv_u64(j, "ts_ns", s->end.ts);
+		gmt_json_kv_u64(j, "written", s->end.written);
+		gmt_json_kv_u64(j, "dropped", s->end.dropped);
+		gmt_json_kv_u64(j, "late", s->end.late);
+		gmt_json_obj_end(j);
+	} else {
+		gmt_json_null(j);
+	}
 
-	jkey(f, &fi, "anomalies");
+	gmt_json_kv_obj_begin(j, "anomalies");
 	{
 		const gmt_anomalies_t *a = &s->anom;
-		int q = 1;
-		fputc('{', f);
-		ju64(f, &q, "overlapping_allocations", a->overlapping_allocations);
-		ju64(f, &q, "unmatched_frees", a->unmatched_frees);
-		ju64(f, &q, "null_frees", a->null_frees);
-		ju64(f, &q, "voided_frees", a->voided_frees);
-		ju64(f, &q, "unmatched_free_fails", a->unmatched_free_fails);
-		ju64(f, &q, "overlapping_vmm_handles", a->overlapping_vmm_handles);
-		ju64(f, &q, "unmatched_vmm_releases", a->unmatched_vmm_releases);
-		ju64(f, &q, "unmatched_vmm_retains", a->unmatched_vmm_retains);
-		ju64(f, &q, "unmatched_maps", a->unmatched_maps);
-		ju64(f, &q, "overlapping_maps", a->overlapping_maps);
-		ju64(f, &q, "unmatched_unmaps", a->unmatched_unmaps);
-		ju64(f, &q, "overlapping_reserves", a->overlapping_reserves);
-		ju64(f, &q, "unmatched_addr_frees", a->unmatched_addr_frees);
-		ju64(f, &q, "unknown_kinds", a->unknown_kinds);
-		ju64(f, &q, "ambiguous_ctx_destroys", a->ambiguous_ctx_destroys);
-		fputc('}', f);
+		gmt_json_kv_u64(j, "overlapping_allocations", a->overlapping_allocations);
+		gmt_json_kv_u64(j, "unmatched_frees", a->unmatched_frees);
+		gmt_json_kv_u64(j, "null_frees", a->null_frees);
+		gmt_json_kv_u64(j, "voided_frees", a->voided_frees);
+		gmt_json_kv_u64(j, "unmatched_free_fails", a->unmatched_free_fails);
+		gmt_json_kv_u64(j, "overlapping_vmm_handles", a->overlapping_vmm_handles);
+		gmt_json_kv_u64(j, "unmatched_vmm_releases", a->unmatched_vmm_releases);
+		gmt_json_kv_u64(j, "unmatched_vmm_retains", a->unmatched_vmm_retains);
+		gmt_json_kv_u64(j, "unmatched_maps", a->unmatched_maps);
+		gmt_json_kv_u64(j, "overlapping_maps", a->overlapping_maps);
+		gmt_json_kv_u64(j, "unmatched_unmaps", a->unmatched_unmaps);
+		gmt_json_kv_u64(j, "overlapping_reserves", a->overlapping_reserves);
+		gmt_json_kv_u64(j, "unmatched_addr_frees", a->unmatched_addr_frees);
+		gmt_json_kv_u64(j, "unknown_kinds", a->unknown_kinds);
+		gmt_json_kv_u64(j, "ambiguous_ctx_destroys", a->ambiguous_ctx_destroys);
 	}
-	fputc('}', f);
+	gmt_json_obj_end(j);
+	gmt_json_obj_end(j);
+}
+
+/* The document around every command's traces: tool, version, command. */
+void gmt_report_json_head(gmt_json_t *j, const char *command)
+{
+	gmt_json_obj_begin(j);
+	gmt_json_kv_str(j, "tool", "gpumemtrace-analyze");
+	gmt_json_kv_str(j, "tool_version", GMT_VERSION);
+	gmt_json_kv_str(j, "command", command);
 }

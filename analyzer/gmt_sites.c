@@ -1097,60 +1097,52 @@ static int text_site(FILE *o, sites_run_t *r, const site_t *s, uint64_t peak, si
 	return each_frame(r, st, text_frame, o);
 }
 
-typedef struct jctx {
-	FILE *o;
-	int n;
-} jctx_t;
-
 static void json_frame(void *ctx, const gmt_sym_t *sym, const gmt_symframe_t *f, int first)
 {
-	jctx_t *j = ctx;
-	FILE *o = j->o;
-	fprintf(o, "%s{\"addr\":\"0x%" PRIx64 "\",\"status\":\"%s\",\"module\":", j->n++ ? "," : "",
-		sym->addr, status_name(sym->status));
-	if (sym->module)
-		gmt_json_str(o, sym->module);
-	else
-		fputs("null", o);
-	fprintf(o, ",\"offset\":%" PRIu64 ",\"function\":", sym->offset);
-	if (f->function)
-		gmt_json_str(o, f->function);
-	else
-		fputs("null", o);
-	fputs(",\"file\":", o);
-	if (f->file)
-		gmt_json_str(o, f->file);
-	else
-		fputs("null", o);
-	fprintf(o, ",\"line\":%u,\"inlined\":%s,\"label\":", f->line, f->inlined ? "true" : "false");
-	gmt_json_str(o, sym->label);
-	fputc('}', o);
+	gmt_json_t *j = ctx;
+	char b[32];
+	snprintf(b, sizeof(b), "0x%" PRIx64, sym->addr);
+	gmt_json_obj_begin(j);
+	gmt_json_kv_str(j, "addr", b);
+	gmt_json_kv_str(j, "status", status_name(sym->status));
+	gmt_json_kv_str(j, "module", sym->module);
+	gmt_json_kv_u64(j, "offset", sym->offset);
+	gmt_json_kv_str(j, "function", f->function);
+	gmt_json_kv_str(j, "file", f->file);
+	gmt_json_kv_u64(j, "line", f->line);
+	gmt_json_kv_bool(j, "inlined", f->inlined);
+	gmt_json_kv_str(j, "label", sym->label ? sym->label : "");
+	gmt_json_obj_end(j);
 }
 
-static int json_stack(FILE *o, sites_run_t *r, uint32_t stack, unsigned owner)
+/* "stack_id", "owner", "stack_owner", "frames" of a site or failure. */
+static int json_stack(gmt_json_t *j, sites_run_t *r, uint32_t stack, unsigned owner)
 {
 	const stack_rec_t *st = stack_get(r, stack);
-	fprintf(o, "\"stack_id\":%u,\"owner\":\"%s\",\"stack_owner\":\"%s\",\"frames\":[", stack,
-		gmt_owner_name(owner), gmt_stack_owner_name(owner_of_stack(r, st)));
-	jctx_t j = { o, 0 };
-	int rc = each_frame(r, st, json_frame, &j);
-	fputc(']', o);
+	gmt_json_kv_u64(j, "stack_id", stack);
+	gmt_json_kv_str(j, "owner", gmt_owner_name(owner));
+	gmt_json_kv_str(j, "stack_owner", gmt_stack_owner_name(owner_of_stack(r, st)));
+	gmt_json_kv_arr_begin(j, "frames");
+	int rc = each_frame(r, st, json_frame, j);
+	gmt_json_arr_end(j);
 	return rc;
 }
 
-static int json_site(FILE *o, sites_run_t *r, const site_t *s, uint64_t peak, int first)
+static int json_site(gmt_json_t *j, sites_run_t *r, const site_t *s, uint64_t peak)
 {
-	fprintf(o, "%s{\"bytes\":%" PRIu64 ",\"count\":%" PRIu64 ",", first ? "" : ",", s->bytes, s->count);
+	gmt_json_obj_begin(j);
+	gmt_json_kv_u64(j, "bytes", s->bytes);
+	gmt_json_kv_u64(j, "count", s->count);
 	if (peak)
-		fprintf(o, "\"share\":%.17g,", (double)s->bytes / (double)peak);
-	fputs("\"stack_ids\":[", o);
+		gmt_json_kv_double(j, "share", (double)s->bytes / (double)peak);
+	gmt_json_kv_arr_begin(j, "stack_ids");
 	if (!s->n_ids)
-		fprintf(o, "%u", s->stack);
+		gmt_json_u64(j, s->stack);
 	for (size_t i = 0; i < s->n_ids; i++)
-		fprintf(o, "%s%u", i ? "," : "", s->ids[i]);
-	fputs("],", o);
-	int rc = json_stack(o, r, s->stack, s->owner);
-	fputc('}', o);
+		gmt_json_u64(j, s->ids[i]);
+	gmt_json_arr_end(j);
+	int rc = json_stack(j, r, s->stack, s->owner);
+	gmt_json_obj_end(j);
 	return rc;
 }
 
@@ -1188,45 +1180,52 @@ static int text_fw_site(FILE *o, sites_run_t *r, const site_t *s, uint64_t peak,
 	return each_frame(r, st, text_frame, o);
 }
 
-static int json_fw_site(FILE *o, sites_run_t *r, const site_t *s, uint64_t peak, int first)
+static int json_fw_site(gmt_json_t *j, sites_run_t *r, const site_t *s, uint64_t peak)
 {
 	const int text = GMT_STACK_IS_TEXT(s->stack);
 	const text_stack_rec_t *ts = text ? text_stack_get(r, s->stack) : NULL;
 	const stack_rec_t *st = text ? NULL : stack_get(r, s->stack);
-	fprintf(o, "%s{\"bytes\":%" PRIu64 ",\"count\":%" PRIu64 ",\"share\":%.17g,\"stack_id\":%u,"
-		"\"stack_kind\":\"%s\",\"frames\":[", first ? "" : ",", s->bytes, s->count,
-		peak ? (double)s->bytes / (double)peak : 0.0, s->stack,
-		ts ? "text" : st ? "native" : "none");
+	gmt_json_obj_begin(j);
+	gmt_json_kv_u64(j, "bytes", s->bytes);
+	gmt_json_kv_u64(j, "count", s->count);
+	gmt_json_kv_double(j, "share", peak ? (double)s->bytes / (double)peak : 0.0);
+	gmt_json_kv_u64(j, "stack_id", s->stack);
+	gmt_json_kv_str(j, "stack_kind", ts ? "text" : st ? "native" : "none");
+	gmt_json_kv_arr_begin(j, "frames");
 	int rc = 0;
 	if (ts) {
 		for (size_t i = 0; i < ts->n; i++) {
-			fputs(i ? ",{\"text\":" : "{\"text\":", o);
-			gmt_json_str(o, ts->frames[i]);
-			fputc('}', o);
+			gmt_json_obj_begin(j);
+			gmt_json_kv_str(j, "text", ts->frames[i] ? ts->frames[i] : "");
+			gmt_json_obj_end(j);
 		}
 	} else if (st) {
-		jctx_t j = { o, 0 };
-		rc = each_frame(r, st, json_frame, &j);
+		rc = each_frame(r, st, json_frame, j);
 	}
-	fputs("]}", o);
+	gmt_json_arr_end(j);
+	gmt_json_obj_end(j);
 	return rc;
 }
 
 /* A JSON array of framework devices (framework_sites, framework_devices). */
-static int json_fw_devs(FILE *o, sites_run_t *r, const fwdev_rec_t *devs, size_t n, unsigned top)
+static int json_fw_devs(gmt_json_t *j, sites_run_t *r, const fwdev_rec_t *devs, size_t n, unsigned top)
 {
 	int rc = 0;
-	fputc('[', o);
+	gmt_json_arr_begin(j);
 	for (size_t k = 0; k < n && !rc; k++) {
 		const fwdev_rec_t *d = &devs[k];
-		fprintf(o, "%s{\"ordinal\":%d,\"peak_bytes\":%" PRIu64 ",\"peak_ts_ns\":%" PRIu64
-			",\"live_sites_total\":%zu,\"live_sites\":[", k ? "," : "", d->ordinal, d->peak,
-			d->peak_ts, d->n_sites);
+		gmt_json_obj_begin(j);
+		gmt_json_kv_i64(j, "ordinal", d->ordinal);
+		gmt_json_kv_u64(j, "peak_bytes", d->peak);
+		gmt_json_kv_u64(j, "peak_ts_ns", d->peak_ts);
+		gmt_json_kv_u64(j, "live_sites_total", d->n_sites);
+		gmt_json_kv_arr_begin(j, "live_sites");
 		for (size_t i = 0; i < d->n_sites && i < top && !rc; i++)
-			rc = json_fw_site(o, r, &d->sites[i], d->peak, i == 0);
-		fputs("]}", o);
+			rc = json_fw_site(j, r, &d->sites[i], d->peak);
+		gmt_json_arr_end(j);
+		gmt_json_obj_end(j);
 	}
-	fputc(']', o);
+	gmt_json_arr_end(j);
 	return rc;
 }
 
@@ -1241,72 +1240,89 @@ static const char *status_key(const gmt_decode_result_t *res)
 	}
 }
 
-static int report_json(FILE *o, sites_run_t *r, unsigned top, int first)
+/* "ordinal", "peak_bytes", "peak_ts_ns", "live_sites_total", "live_sites" of
+ * a device (the whole run's or an occurrence's). */
+static int json_dev_head(gmt_json_t *j, sites_run_t *r, dev_rec_t *d, unsigned top)
 {
 	int rc = 0;
-	fprintf(o, "%s{\"file\":", first ? "" : ",");
-	gmt_json_str(o, r->file);
-	fprintf(o, ",\"status\":\"%s\",\"devices\":[", status_key(&r->res));
-	for (size_t k = 0; k < r->n_devs; k++) {
+	gmt_json_kv_i64(j, "ordinal", d->ordinal);
+	gmt_json_kv_u64(j, "peak_bytes", d->peak);
+	gmt_json_kv_u64(j, "peak_ts_ns", d->peak_ts);
+	gmt_json_kv_u64(j, "live_sites_total", d->n_live);
+	gmt_json_kv_arr_begin(j, "live_sites");
+	for (size_t i = 0; i < d->n_live && i < top && !rc; i++)
+		rc = json_site(j, r, &d->live[i], d->peak);
+	gmt_json_arr_end(j);
+	return rc;
+}
+
+static int report_json(gmt_json_t *j, sites_run_t *r, unsigned top)
+{
+	int rc = 0;
+	gmt_json_obj_begin(j);
+	gmt_json_kv_str(j, "file", r->file);
+	gmt_json_kv_str(j, "status", status_key(&r->res));
+	gmt_json_kv_arr_begin(j, "devices");
+	for (size_t k = 0; k < r->n_devs && !rc; k++) {
 		dev_rec_t *d = &r->devs[k];
-		fprintf(o, "%s{\"ordinal\":%d,\"peak_bytes\":%" PRIu64 ",\"peak_ts_ns\":%" PRIu64
-			",\"live_sites_total\":%zu,\"live_sites\":[", k ? "," : "", d->ordinal, d->peak,
-			d->peak_ts, d->n_live);
-		for (size_t i = 0; i < d->n_live && i < top && !rc; i++)
-			rc = json_site(o, r, &d->live[i], d->peak, i == 0);
-		fputs("],\"most_allocated\":[", o);
+		gmt_json_obj_begin(j);
+		rc = json_dev_head(j, r, d, top);
+		gmt_json_kv_arr_begin(j, "most_allocated");
 		for (size_t i = 0; i < d->n_top && !rc; i++)
-			rc = json_site(o, r, &d->top[i], 0, i == 0);
-		fputs("]}", o);
+			rc = json_site(j, r, &d->top[i], 0);
+		gmt_json_arr_end(j);
+		gmt_json_obj_end(j);
 	}
-	fputc(']', o);
-	if (r->framework) {
-		fputs(",\"framework_sites\":", o);
-		rc = json_fw_devs(o, r, r->fwdevs, r->n_fwdevs, top);
+	gmt_json_arr_end(j);
+	if (r->framework && !rc) {
+		gmt_json_key(j, "framework_sites");
+		rc = json_fw_devs(j, r, r->fwdevs, r->n_fwdevs, top);
 	}
-	if (r->phase) {
-		fputs(",\"phase\":{\"name\":", o);
-		gmt_json_str(o, r->phase);
-		fprintf(o, ",\"occurrences_total\":%" PRIu64 ",\"occurrences\":[", r->occ_total);
+	if (r->phase && !rc) {
+		gmt_json_kv_obj_begin(j, "phase");
+		gmt_json_kv_str(j, "name", r->phase);
+		gmt_json_kv_u64(j, "occurrences_total", r->occ_total);
+		gmt_json_kv_arr_begin(j, "occurrences");
 		for (size_t i = 0; i < r->n_occs && !rc; i++) {
 			occ_rec_t *oc = &r->occs[i];
-			fprintf(o, "%s{\"occurrence\":%" PRIu64 ",\"begin_ts_ns\":%" PRIu64 ",\"end_ts_ns\":%" PRIu64
-				",\"ended\":%s,\"devices\":[", i ? "," : "", oc->k, oc->begin_ts, oc->end_ts,
-				oc->ended ? "true" : "false");
+			gmt_json_obj_begin(j);
+			gmt_json_kv_u64(j, "occurrence", oc->k);
+			gmt_json_kv_u64(j, "begin_ts_ns", oc->begin_ts);
+			gmt_json_kv_u64(j, "end_ts_ns", oc->end_ts);
+			gmt_json_kv_bool(j, "ended", oc->ended);
+			gmt_json_kv_arr_begin(j, "devices");
 			for (size_t k = 0; k < oc->n_devs && !rc; k++) {
-				dev_rec_t *d = &oc->devs[k];
-				fprintf(o, "%s{\"ordinal\":%d,\"peak_bytes\":%" PRIu64 ",\"peak_ts_ns\":%" PRIu64
-					",\"live_sites_total\":%zu,\"live_sites\":[", k ? "," : "", d->ordinal,
-					d->peak, d->peak_ts, d->n_live);
-				for (size_t q = 0; q < d->n_live && q < top && !rc; q++)
-					rc = json_site(o, r, &d->live[q], d->peak, q == 0);
-				fputs("]}", o);
+				gmt_json_obj_begin(j);
+				rc = json_dev_head(j, r, &oc->devs[k], top);
+				gmt_json_obj_end(j);
 			}
-			fputc(']', o);
+			gmt_json_arr_end(j);
 			if (r->framework && !rc) {
-				fputs(",\"framework_devices\":", o);
-				rc = json_fw_devs(o, r, oc->fwdevs, oc->n_fwdevs, top);
+				gmt_json_key(j, "framework_devices");
+				rc = json_fw_devs(j, r, oc->fwdevs, oc->n_fwdevs, top);
 			}
-			fputc('}', o);
+			gmt_json_obj_end(j);
 		}
-		fputs("]}", o);
+		gmt_json_arr_end(j);
+		gmt_json_obj_end(j);
 	}
-	fprintf(o, ",\"failed_allocations_total\":%" PRIu64 ",\"failed_allocations\":[", r->fails_total);
+	gmt_json_kv_u64(j, "failed_allocations_total", r->fails_total);
+	gmt_json_kv_arr_begin(j, "failed_allocations");
 	for (size_t i = 0; i < r->n_fails && !rc; i++) {
 		fail_rec_t *f = &r->fails[i];
-		const char *res = gmt_curesult_name(f->result);
-		fprintf(o, "%s{\"ts_ns\":%" PRIu64 ",\"device\":%d,\"bytes\":%" PRIu64 ",\"kind\":\"%s\","
-			"\"api\":\"%s\",\"result\":%u,\"result_name\":", i ? "," : "", f->ts, f->device,
-			f->size, gmt_kind_name(f->kind), gmt_api_name(f->api), f->result);
-		if (res)
-			gmt_json_str(o, res);
-		else
-			fputs("null", o);
-		fputc(',', o);
-		rc = json_stack(o, r, f->stack, f->owner);
-		fputc('}', o);
+		gmt_json_obj_begin(j);
+		gmt_json_kv_u64(j, "ts_ns", f->ts);
+		gmt_json_kv_i64(j, "device", f->device);
+		gmt_json_kv_u64(j, "bytes", f->size);
+		gmt_json_kv_str(j, "kind", gmt_kind_name(f->kind));
+		gmt_json_kv_str(j, "api", gmt_api_name(f->api));
+		gmt_json_kv_u64(j, "result", f->result);
+		gmt_json_kv_str(j, "result_name", gmt_curesult_name(f->result));
+		rc = json_stack(j, r, f->stack, f->owner);
+		gmt_json_obj_end(j);
 	}
-	fputs("]}", o);
+	gmt_json_arr_end(j);
+	gmt_json_obj_end(j);
 	return rc;
 }
 
@@ -1772,9 +1788,13 @@ int gmt_sites_main(const char *cmd, int argc, char **argv)
 
 	double sym_s = 0;
 	uint64_t sym_addrs = 0, sym_files = 0;
-	if (json)
-		fprintf(out, "{\"tool\":\"gpumemtrace-analyze\",\"tool_version\":\"%s\",\"command\":\"sites\","
-			"\"top\":%lu,\"traces\":[", GMT_VERSION, top);
+	gmt_json_t j;
+	gmt_json_init(&j, out);
+	if (json) {
+		gmt_report_json_head(&j, "sites");
+		gmt_json_kv_u64(&j, "top", top);
+		gmt_json_kv_arr_begin(&j, "traces");
+	}
 	for (size_t i = 0; i < nfiles; i++) {
 		sites_run_t r;
 		memset(&r, 0, sizeof(r));
@@ -1799,7 +1819,7 @@ int gmt_sites_main(const char *cmd, int argc, char **argv)
 			if (flamegraph)
 				e = flame(out, &r);
 			else if (json)
-				e = report_json(out, &r, (unsigned)top, i == 0);
+				e = report_json(&j, &r, (unsigned)top);
 			else {
 				if (i)
 					fputs("\n========================================================================\n\n", out);
@@ -1821,10 +1841,21 @@ int gmt_sites_main(const char *cmd, int argc, char **argv)
 			break;
 		}
 	}
-	if (json)
-		fprintf(out, "],\"symbolisation\":{\"enabled\":%s,\"addresses\":%" PRIu64 ",\"files\":%" PRIu64
-			",\"seconds\":%.6f}}\n", symbols ? "true" : "false", sym_addrs, sym_files, sym_s);
-	else if (!flamegraph)
+	if (json) {
+		gmt_json_arr_end(&j);
+		gmt_json_kv_obj_begin(&j, "symbolisation");
+		gmt_json_kv_bool(&j, "enabled", symbols);
+		gmt_json_kv_u64(&j, "addresses", sym_addrs);
+		gmt_json_kv_u64(&j, "files", sym_files);
+		gmt_json_kv_fixed(&j, "seconds", sym_s, 6);
+		gmt_json_obj_end(&j);
+		gmt_json_obj_end(&j);
+		if (gmt_json_close(&j) == -EINVAL) {
+			fprintf(stderr, "gpumemtrace-analyze: %s: internal error: the JSON document was not "
+				"well formed (completed)\n", cmd);
+			rc = EXIT_USAGE;
+		}
+	} else if (!flamegraph)
 		fprintf(out, "\nsymbolisation: %" PRIu64 " distinct addresses, %" PRIu64 " files, %.3f s%s\n",
 			sym_addrs, sym_files, sym_s, symbols ? "" : " (off: --no-symbols)");
 	else

@@ -103,6 +103,28 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* Ends the report: the JSON document (when one was begun), then the stream.
+ * Returns nonzero (reported) when a write failed or the document was not
+ * well formed. */
+static int finish_output(gmt_json_t *j, FILE *out, const char *out_path, const char *cmd)
+{
+	int e = gmt_json_close(j);
+	int bad = fflush(out) || ferror(out);
+	if (out != stdout && fclose(out))
+		bad = 1;
+	if (bad || e == -EIO) {
+		fprintf(stderr, "gpumemtrace-analyze: %s: write error: %s\n",
+			out_path ? out_path : "stdout", strerror(errno ? errno : EIO));
+		return 1;
+	}
+	if (e) {
+		fprintf(stderr, "gpumemtrace-analyze: %s: internal error: the JSON document was not "
+			"well formed (completed)\n", cmd);
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_summary(int argc, char **argv)
 {
 	int json = 0, stats = 0, rc = EXIT_OK;
@@ -161,8 +183,12 @@ static int cmd_summary(int argc, char **argv)
 
 	double t0 = now_s();
 	uint64_t total_events = 0;
-	if (json)
-		gmt_report_json_begin(out);
+	gmt_json_t j;
+	gmt_json_init(&j, out);
+	if (json) {
+		gmt_report_json_head(&j, "summary");
+		gmt_json_kv_arr_begin(&j, "traces");
+	}
 	for (int i = 0; i < nfiles; i++) {
 		gmt_replay_t *r = gmt_replay_new(files[i]);
 		if (!r) {
@@ -196,7 +222,7 @@ static int cmd_summary(int argc, char **argv)
 			break;
 		}
 		if (json) {
-			gmt_report_json(out, s, i == 0);
+			gmt_report_json(&j, s);
 		} else {
 			if (i)
 				fputs("\n========================================================================\n\n", out);
@@ -204,13 +230,12 @@ static int cmd_summary(int argc, char **argv)
 		}
 		gmt_replay_free(r);
 	}
-	if (json)
-		gmt_report_json_end(out);
-	if (fflush(out) || (out != stdout && fclose(out))) {
-		fprintf(stderr, "gpumemtrace-analyze: %s: write error: %s\n",
-			out_path ? out_path : "stdout", strerror(errno));
-		rc = EXIT_USAGE;
+	if (json) {
+		gmt_json_arr_end(&j);
+		gmt_json_obj_end(&j);
 	}
+	if (finish_output(&j, out, out_path, "summary"))
+		rc = EXIT_USAGE;
 	if (stats) {
 		double dt = now_s() - t0;
 		struct rusage ru;
@@ -395,35 +420,34 @@ static int cmd_timeline(const char *cmd, int argc, char **argv)
 		.all_depths = o.all_depths, .max_listed = (unsigned)o.max_listed,
 		.top_n = (unsigned)o.top, .max_ck_listed = (unsigned)o.max_ck,
 	};
-	char extra[4096];
-	int n = snprintf(extra, sizeof(extra), "\"selection\":{\"all_depths\":%s,\"domains\":[",
-			 o.all_depths ? "true" : "false");
-	if (curves)
-		n = snprintf(extra, sizeof(extra), "\"view\":\"%s\",\"columns\":[\"device\",\"ts_ns\","
-			     "\"time_s\",\"phase\",\"allocated_bytes\",\"reserved_bytes\",\"outside_bytes\","
-			     "\"device_used_bytes\",\"held_bytes\"],\"max_rows\":%llu,"
-			     "\"selection\":{\"all_depths\":%s,\"domains\":[", gmt_view_name(o.view),
-			     o.max_rows, o.all_depths ? "true" : "false");
+	gmt_json_t j;
+	gmt_json_init(&j, out);
 	if (o.json) {
-		/* The selection goes into the document; names as JSON strings. */
-		FILE *mf = fmemopen(extra + n, sizeof(extra) - (size_t)n, "w");
-		if (mf) {
-			for (size_t i = 0; i < o.n_domains; i++) {
-				if (i)
-					fputc(',', mf);
-				gmt_json_str(mf, o.domains[i]);
-			}
-			fputs("],\"patterns\":[", mf);
-			for (size_t i = 0; i < o.n_patterns; i++) {
-				if (i)
-					fputc(',', mf);
-				gmt_json_str(mf, o.patterns[i]);
-			}
-			fputs("]}", mf);
-			fputc(0, mf);
-			fclose(mf);
+		gmt_report_json_head(&j, cmd);
+		if (curves) {
+			static const char *const columns[] = {
+				"device", "ts_ns", "time_s", "phase", "allocated_bytes", "reserved_bytes",
+				"outside_bytes", "device_used_bytes", "held_bytes",
+			};
+			gmt_json_kv_str(&j, "view", gmt_view_name(o.view));
+			gmt_json_kv_arr_begin(&j, "columns");
+			for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+				gmt_json_str(&j, columns[i]);
+			gmt_json_arr_end(&j);
+			gmt_json_kv_u64(&j, "max_rows", o.max_rows);
 		}
-		gmt_phases_json_begin(out, cmd, extra);
+		gmt_json_kv_obj_begin(&j, "selection");
+		gmt_json_kv_bool(&j, "all_depths", o.all_depths);
+		gmt_json_kv_arr_begin(&j, "domains");
+		for (size_t i = 0; i < o.n_domains; i++)
+			gmt_json_str(&j, o.domains[i]);
+		gmt_json_arr_end(&j);
+		gmt_json_kv_arr_begin(&j, "patterns");
+		for (size_t i = 0; i < o.n_patterns; i++)
+			gmt_json_str(&j, o.patterns[i]);
+		gmt_json_arr_end(&j);
+		gmt_json_obj_end(&j);
+		gmt_json_kv_arr_begin(&j, "traces");
 	} else if (curves) {
 		gmt_curves_csv_header(out);
 	}
@@ -456,11 +480,11 @@ static int cmd_timeline(const char *cmd, int argc, char **argv)
 		if (r > rc)
 			rc = r;
 		if (curves && o.json) {
-			gmt_curves_json(out, cv, ph, i == 0);
+			gmt_curves_json(&j, cv, ph);
 		} else if (curves) {
 			gmt_curves_csv(out, cv, ph, (unsigned)i);
 		} else if (o.json) {
-			gmt_phases_report_json(out, ph, i == 0);
+			gmt_phases_report_json(&j, ph);
 		} else {
 			if (i)
 				fputs("\n========================================================================\n\n", out);
@@ -469,13 +493,12 @@ static int cmd_timeline(const char *cmd, int argc, char **argv)
 		gmt_curves_free(cv);
 		gmt_phases_free(ph);
 	}
-	if (o.json)
-		gmt_phases_json_end(out);
-	if (fflush(out) || (out != stdout && fclose(out))) {
-		fprintf(stderr, "gpumemtrace-analyze: %s: write error: %s\n",
-			o.out_path ? o.out_path : "stdout", strerror(errno));
-		rc = EXIT_USAGE;
+	if (o.json) {
+		gmt_json_arr_end(&j);
+		gmt_json_obj_end(&j);
 	}
+	if (finish_output(&j, out, o.out_path, cmd))
+		rc = EXIT_USAGE;
 	free_tl(&o);
 	return rc;
 }

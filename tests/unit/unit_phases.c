@@ -649,9 +649,14 @@ static void test_checkpoints(void)
 	CHECK(f != NULL);
 	if (f) {
 		gmt_phases_report_text(f, P);
-		gmt_phases_json_begin(f, "phases", NULL);
-		gmt_phases_report_json(f, P, 1);
-		gmt_phases_json_end(f);
+		gmt_json_t j;
+		gmt_json_init(&j, f);
+		gmt_report_json_head(&j, "phases");
+		gmt_json_kv_arr_begin(&j, "traces");
+		gmt_phases_report_json(&j, P);
+		gmt_json_arr_end(&j);
+		gmt_json_obj_end(&j);
+		CHECK(gmt_json_close(&j) == 0);
 		fclose(f);
 		CHECK(strstr(buf, "allocated: 5 checkpoints, 2 agree to the byte, 1 DISAGREE, 1 with the "
 				  "rebuilt value unknown") != NULL);

@@ -85,10 +85,14 @@ static char *render(const gmt_summary_t *s, int json, size_t *len)
 	FILE *f = open_memstream(&buf, len);
 	if (!f)
 		return NULL;
-	if (json)
-		gmt_report_json(f, s, 1);
-	else
+	if (json) {
+		gmt_json_t j;
+		gmt_json_init(&j, f);
+		gmt_report_json(&j, s);
+		CHECK(gmt_json_close(&j) == 0);
+	} else {
 		gmt_report_text(f, s);
+	}
 	fclose(f);
 	return buf;
 }
@@ -135,10 +139,15 @@ int main(int argc, char **argv)
 		FILE *f = fopen(argv[2], "w");
 		if (!f)
 			return 2;
-		gmt_report_json_begin(f);
-		gmt_report_json(f, s, 1);
-		gmt_report_json(f, s, 0);
-		gmt_report_json_end(f);
+		gmt_json_t j;
+		gmt_json_init(&j, f);
+		gmt_report_json_head(&j, "summary");
+		gmt_json_kv_arr_begin(&j, "traces");
+		gmt_report_json(&j, s);
+		gmt_report_json(&j, s);
+		gmt_json_arr_end(&j);
+		gmt_json_obj_end(&j);
+		gmt_json_close(&j);
 		fclose(f);
 		gmt_replay_free(r);
 		return 0;
