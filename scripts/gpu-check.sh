@@ -3,8 +3,9 @@
 # table (check, expected, measured, PASS/FAIL/SKIP/INFO, reason): rows 0-8
 # (the foundation: routes, allocators, NCCL, out of memory, overhead),
 # rows 9-14 (issue 3: what jobs measured of themselves per phase against
-# `gpumemtrace-analyze phases`), row 15 (what cudaDeviceReset takes) and row
-# 16 (CUDA graphs' memory nodes). docs/gpu-validation.md says how to run it on
+# `gpumemtrace-analyze phases`), row 15 (what cudaDeviceReset takes), row
+# 16 (CUDA graphs' memory nodes) and row 17 (the memory viewer snapshot the
+# memory-viz export writes, read by PyTorch's own torch.cuda._memory_viz). docs/gpu-validation.md says how to run it on
 # the device machine and what each row means.
 #
 #   sh scripts/gpu-check.sh [--doubles] [--budget SECONDS]
@@ -93,7 +94,7 @@ evaluate() {
 	demo) _id=1 ;; alloc-native) _id=2 ;; alloc-expandable) _id=3 ;; alloc-async) _id=4 ;;
 	nccl) _id=5 ;; oom) _id=6 ;; train) _id=7 ;; context) _id=8 ;; measure) _id=9 ;;
 	phases-native) _id=10 ;; phases-expandable) _id=11 ;; phases-async) _id=12 ;;
-	nccl-phases) _id=13 ;; oom-phase) _id=14 ;; reset) _id=15 ;; graph) _id=16 ;; *) _id="-" ;;
+	nccl-phases) _id=13 ;; oom-phase) _id=14 ;; reset) _id=15 ;; graph) _id=16 ;; memviz) _id=17 ;; *) _id="-" ;;
 	esac
 	if [ "$HAVE_PY" = 0 ]; then
 		row "$_id" "$1" "-" "-" SKIP "no python3 to evaluate with ($PYTHON)"
@@ -420,6 +421,24 @@ check_train() {
 	evaluate train
 }
 
+# 17: the memory viewer snapshot of export/gmt_memviz.c (its fixture, a run
+# known by construction: tests/tools/gmt-memviz-fixture) as pickles of
+# protocols 4 and 2 and as JSON, through PyTorch's own torch.cuda._memory_viz
+check_memviz() {
+	D=$WORK/memviz
+	mkdir -p "$D"
+	fx=$BUILD/tests/tools/gmt-memviz-fixture
+	if [ ! -x "$fx" ]; then
+		echo "$fx missing: carry build/" > "$D/skip"
+	else
+		"$fx" 4 "$D/ours-4.pickle" && "$fx" 2 "$D/ours-2.pickle" && "$fx" json "$D/ours.json" ||
+			echo "$fx failed" > "$D/fixture.log"
+		torch_skip "$D" || torch_run "$D" result memviz plain \
+			GMT_MEMVIZ_OURS="$D/ours-4.pickle $D/ours-2.pickle $D/ours.json"
+	fi
+	evaluate memviz
+}
+
 # ---------------------------------------------------------------- the end
 
 finish() {
@@ -468,6 +487,7 @@ main() {
 	check_phases phases-native ""
 	check_phases phases-expandable "expandable_segments:True"
 	check_phases phases-async "backend:cudaMallocAsync"
+	check_memviz
 	check_train
 }
 

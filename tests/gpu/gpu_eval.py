@@ -8,7 +8,8 @@ CHECK: demo, alloc-native, alloc-expandable, alloc-async, nccl, oom, train,
 context, and issue 3's phase checks measure (A), phases-native,
 phases-expandable, phases-async (B), nccl-phases (C), oom-phase (D); E is
 train; reset (15: what cudaDeviceReset takes); graph (16: CUDA graphs'
-memory nodes). Each reads the files the script left in WORK/<dir>/ (see
+memory nodes); memviz (17: the memory viewer snapshot of the memory-viz
+export, through PyTorch's own torch.cuda._memory_viz). Each reads the files the script left in WORK/<dir>/ (see
 gpu-check.sh), runs the analyzer (BUILD/gpumemtrace-analyze summary --json)
 (or `phases --json` for the phase checks) and the dumper
 (BUILD/tests/tools/gmt-dump) on the trace, compares, and
@@ -1125,14 +1126,60 @@ def check_oom_phase(work, build):
     return row
 
 
+def check_memviz(work, build):
+    """17: export/gmt_memviz.c's snapshot of tests/tools/gmt-memviz-fixture
+    (reserved 20 MiB + 6 MiB outside, requested 1000000 + 512 B + 6 MiB live)
+    read by torch.cuda._memory_viz as torch's own snapshot is."""
+    d = os.path.join(work, "memviz")
+    want = ["total_reserved: 26.0MiB", "total_allocated: 7.0MiB", "total_free: 19.0MiB (0.2% internal)"]
+    row = Row("17", "memory-viz snapshot through torch.cuda._memory_viz",
+              "segsum, trace, trace_plot run on ours (pickle 4, 2, JSON) as on torch's own; "
+              "segsum: " + ", ".join(want) + "; our fields are torch's, with its types")
+    if read(os.path.join(d, "fixture.log")).strip():
+        raise Fail("the fixture failed: " + read(os.path.join(d, "fixture.log")).strip())
+    r = torch_run(d)
+    for tool, t in sorted(r.get("torch", {}).items()):
+        row.true("%s on torch's own snapshot" % tool, t.get("ok"), t.get("error", ""))
+    ours = r.get("ours", {})
+    row.eq("snapshots of ours read", ["ours-2.pickle", "ours-4.pickle", "ours.json"], sorted(ours), show=str)
+    for name, tools in sorted(ours.items()):
+        for tool in ("segsum", "trace", "trace_plot"):
+            t = tools.get(tool, {})
+            row.true("%s on %s" % (tool, name), t.get("ok"), t.get("error", ""))
+        if tools.get("segsum", {}).get("ok"):
+            row.eq("segsum's totals of %s" % name, want, tools["segsum"].get("totals"), show=str)
+    fields = r.get("fields", {})
+    import json as _json
+    snap = _json.load(open(os.path.join(d, "ours.json")))
+    seg = snap["segments"][0]
+    mine = {"segment": seg, "block": seg["blocks"][0], "entry": snap["device_traces"][0][0],
+            "frame": snap["device_traces"][0][0]["frames"][0]}
+    for part, obj in mine.items():
+        theirs = fields.get(part, {})
+        for k, v in obj.items():
+            if k in ("device_free", "category"):
+                continue
+            row.true("torch's %s has our field %s" % (part, k), k in theirs,
+                     "torch's: %s" % sorted(theirs))
+            if k in theirs:
+                row.eq("type of %s.%s" % (part, k), theirs[k], type(v).__name__, show=str)
+        extra = sorted(set(theirs) - set(obj))
+        if extra:
+            row.note("torch's %s has fields ours has not: %s" % (part, ", ".join(extra)))
+    row.measured = "; ".join("%s: %s" % (n, ", ".join("%s %s" % (k, "ok" if v.get("ok") else "FAILED")
+                                                     for k, v in sorted(t.items())))
+                             for n, t in sorted(ours.items())) or "nothing read"
+    return row
+
+
 CHECKS = {"demo": check_demo, "nccl": check_nccl, "oom": check_oom, "train": check_train,
           "context": check_context, "measure": check_measure,
           "nccl-phases": check_nccl_phases, "oom-phase": check_oom_phase, "reset": check_reset,
-          "graph": check_graph}
+          "graph": check_graph, "memviz": check_memviz}
 CHECK_IDS = {"demo": "1", "alloc-native": "2", "alloc-expandable": "3", "alloc-async": "4",
              "nccl": "5", "oom": "6", "train": "7", "context": "8", "measure": "9",
              "phases-native": "10", "phases-expandable": "11", "phases-async": "12",
-             "nccl-phases": "13", "oom-phase": "14", "reset": "15", "graph": "16"}
+             "nccl-phases": "13", "oom-phase": "14", "reset": "15", "graph": "16", "memviz": "17"}
 CHECK_DIRS = {"context": "alloc-native", "nccl-phases": "nccl", "oom-phase": "oom"}
 MAX_REASONS = 8
 

@@ -13,6 +13,13 @@ MODE is one of
   phases  5 steps of a small MLP with AdamW, forward, backward and optimizer
           step each an NVTX range (a phase); run it with each
           PYTORCH_CUDA_ALLOC_CONF as alloc
+  memviz  PyTorch's own memory viewer tools (torch.cuda._memory_viz: segsum,
+          trace, trace_plot) on the snapshots in GMT_MEMVIZ_OURS (paths,
+          space-separated: pickles, or .json read with json), and on
+          torch's own snapshot of a few allocations (torch.pickle beside
+          OUT.json) for comparison: "ours" and "torch" hold each tool's
+          outcome and segsum's totals lines, "fields" the keys and value
+          types of torch's segments, blocks, trace entries and frames
 
 The modes phases, nccl and oom mark phases with torch.cuda.nvtx and measure
 each phase as scripts/examples/gmt_example.py measure does (the protocol of
@@ -384,8 +391,62 @@ def mode_phases(torch, res):
 
 PHASE_STEPS = 5
 
+
+def memviz_tools(mv, data):
+    """Each of _memory_viz's text and HTML tools on one snapshot: what it
+    raised, or segsum's total lines and trace_plot's length."""
+    out = {}
+    for name, fn in (("segsum", mv.segsum), ("trace", mv.trace), ("trace_plot", mv.trace_plot)):
+        try:
+            text = fn(data)
+            out[name] = {"ok": True, "length": len(text)}
+            if name == "segsum":
+                out[name]["totals"] = [ln for ln in text.splitlines() if ln.startswith("total_")]
+        except Exception as e:  # noqa: BLE001 - the outcome is the result
+            out[name] = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
+    return out
+
+
+def field_types(d):
+    return {k: type(v).__name__ for k, v in d.items()}
+
+
+def mode_memviz(torch, res):
+    import pickle
+    import torch.cuda._memory_viz as mv
+    torch.cuda.memory._record_memory_history(max_entries=10000)
+    a = torch.empty(2 * MiB, dtype=torch.uint8, device="cuda")
+    b = torch.empty(1000000, dtype=torch.uint8, device="cuda")
+    del a
+    c = torch.empty(512, dtype=torch.uint8, device="cuda")
+    torch.cuda.synchronize()
+    snap = torch.cuda.memory._snapshot()
+    torch.cuda.memory._record_memory_history(enabled=None)
+    path = os.path.join(os.path.dirname(os.path.abspath(sys.argv[2])), "torch.pickle")
+    with open(path, "wb") as f:
+        pickle.dump(snap, f, protocol=4)
+    seg = snap["segments"][0] if snap["segments"] else {}
+    entries = [e for t in snap["device_traces"] for e in t]
+    frames = [f for e in entries for f in e.get("frames", [])]
+    res["fields"] = {"top": sorted(snap), "segment": field_types(seg),
+                     "block": field_types(seg["blocks"][0]) if seg.get("blocks") else {},
+                     "entry": field_types(entries[0]) if entries else {},
+                     "frame": field_types(frames[0]) if frames else {}}
+    res["torch"] = memviz_tools(mv, snap)
+    res["ours"] = {}
+    for p in os.environ.get("GMT_MEMVIZ_OURS", "").split():
+        if p.endswith(".json"):
+            with open(p) as f:
+                data = json.load(f)
+        else:
+            with open(p, "rb") as f:
+                data = pickle.load(f)
+        res["ours"][os.path.basename(p)] = memviz_tools(mv, data)
+    leak(b)
+    leak(c)
+
 MODES = {"probe": mode_probe, "alloc": mode_alloc, "nccl": mode_nccl,
-         "oom": mode_oom, "train": mode_train, "phases": mode_phases}
+         "oom": mode_oom, "train": mode_train, "phases": mode_phases, "memviz": mode_memviz}
 
 
 def main():
