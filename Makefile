@@ -217,6 +217,7 @@ $(BUILD)/tests/%: tests/routes/%.c $(FAKE) $(wildcard tests/routes/*.h)
 -include tests/extra.mk
 include web/web.mk
 include export/export.mk
+include answers/answers.mk
 $(BUILD)/extra.stamp: $(EXTRA_TARGETS)
 	$(Q)touch $@
 
