@@ -20,8 +20,14 @@
  * the probe. libunwind's call (by its PLT, so through our export) gets its
  * descriptors moved high, as the tracer's own are (tracer/gmt_fd.c);
  * everybody else's pipe2 is the system call, untouched.
+ *
+ * sigaction() and signal() answer with the program's own dispositions:
+ * the tracer's flush handlers on fatal signals stand in for the default
+ * and must look like it (tracer/gmt_signals.c says how). signal() has
+ * glibc's semantics: BSD, SA_RESTART, the signal blocked in its handler.
  */
 #include <dlfcn.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -59,4 +65,23 @@ GMT_EXPORT int pipe2(int fds[2], int flags)
 		fds[1] = gmt_tracer_fd_high(fds[1]);
 	}
 	return r;
+}
+
+GMT_EXPORT int sigaction(int sig, const struct sigaction *restrict act, struct sigaction *restrict old)
+{
+	return gmt_tracer_sigaction(sig, act, old);
+}
+
+GMT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction act, old;
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	sigemptyset(&act.sa_mask);
+	if (sigaddset(&act.sa_mask, sig) < 0)
+		return SIG_ERR;   /* EINVAL, as glibc's */
+	act.sa_flags = SA_RESTART;
+	if (gmt_tracer_sigaction(sig, &act, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
 }

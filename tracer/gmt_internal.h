@@ -122,7 +122,7 @@ typedef struct gmt_global {
 	/* the writer */
 	pthread_t writer;
 	int writer_running;
-	/* The end handshake (gmt_tracer.c, tracer_end): how the process ended,
+	/* The end handshake (gmt_tracer.c, gmt_tracer_end): how the process ended,
 	 * set before stop; the writer bumps progress as it goes and sets done
 	 * (a futex word) once END is written and the file closed. */
 	const char *end_how;
@@ -150,6 +150,15 @@ extern gmt_global_t gmt_g;
 /* Set in the writer thread: signal handlers and urgent waits never wait on
  * themselves. */
 extern __thread int gmt_tls_in_writer __attribute__((tls_model("initial-exec")));
+
+/* Ends the trace (END how/value) unless someone did already: see the essay
+ * above it in gmt_tracer.c. Async-signal-safe with join = 0. */
+void gmt_tracer_end(const char *how, int value, int join);
+
+/* ---- signals (gmt_signals.c) -------------------------------------------- */
+/* Puts the flush handler on the fatal signals whose disposition is the
+ * default (once per process image). */
+void gmt_signals_install(void);
 
 /* ---- logging (gmt_log.c) ------------------------------------------------ */
 int gmt_log_level(void);

@@ -1,7 +1,7 @@
 /*
  * gmt_tracer.c - the tracer core: configuration, the hot path, per-thread
  * buffers, the thread registry, metadata (threads, devices, strings, meta),
- * init / shutdown, fork and signals.
+ * init / shutdown (the end of the trace), fork. Signals: gmt_signals.c.
  *
  * How an event travels. gmt_emit() runs in the application's thread: it
  * marks the thread busy (an odd sequence number), reads CLOCK_MONOTONIC
@@ -57,7 +57,6 @@ __thread int gmt_tls_in_writer __attribute__((tls_model("initial-exec")));
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_key_t thread_key;
 static int stacks_on, free_stacks;
-static int signals_installed;
 static pid_t owner_pid;        /* the process whose trace this is */
 
 /* ---- configuration ------------------------------------------------------ */
@@ -429,45 +428,6 @@ int gmt_tracer_flush(int timeout_ms)
 	return wait_written(gmt_now_ns(), timeout_ms < 0 ? 0 : timeout_ms);
 }
 
-/* ---- signals ------------------------------------------------------------ */
-
-static const int flush_signals[] = {
-	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
-};
-
-static void tracer_end(const char *how, int value, int join);
-
-/* Ends the trace saying which signal killed the process (tracer_end: atomics,
- * a futex and a bounded wait, async-signal-safe), then dies the default way. */
-static void signal_flush(int sig)
-{
-	int saved = errno;
-	if (!gmt_tls_in_writer)
-		tracer_end(GMT_END_SIGNAL, sig, 0);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
-	raise(sig);   /* blocked until the handler returns, then default */
-	errno = saved;
-}
-
-static void install_signals(void)
-{
-	for (size_t i = 0; i < sizeof(flush_signals) / sizeof(flush_signals[0]); i++) {
-		struct sigaction old, sa;
-		if (sigaction(flush_signals[i], NULL, &old) ||
-		    (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
-			continue;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = signal_flush;
-		sigemptyset(&sa.sa_mask);
-		sa.sa_flags = SA_RESTART;
-		sigaction(flush_signals[i], &sa, NULL);
-	}
-}
-
 /* ---- fork --------------------------------------------------------------- */
 
 /* glibc does not reset the loader lock that dl_iterate_phdr takes in a
@@ -575,7 +535,7 @@ static void shutdown_at_exit(int status, void *arg)
 {
 	(void)arg;
 	if (getpid() == owner_pid)
-		tracer_end(GMT_END_EXIT, status & 0xff, 1);
+		gmt_tracer_end(GMT_END_EXIT, status & 0xff, 1);
 }
 
 __attribute__((destructor)) static void shutdown_destructor(void)
@@ -657,10 +617,8 @@ int gmt_tracer_init(const gmt_config_t *cfg)
 		pthread_mutex_unlock(&gmt_g.init_lock);
 		return rc;
 	}
-	if (c->install_signal_handlers && !signals_installed) {
-		install_signals();
-		signals_installed = 1;
-	}
+	if (c->install_signal_handlers)
+		gmt_signals_install();
 	gmt_log(2, "tracing to %s", gmt_g.path);
 	owner_pid = getpid();
 	atomic_store(&gmt_g.state, GMT_ACTIVE);
@@ -685,7 +643,7 @@ int gmt_tracer_active(void)
  * trace then ends at its last frame, without END, as after SIGKILL). Only
  * a caller that may block (join) joins the writer and wakes flush waiters.
  */
-static void tracer_end(const char *how, int value, int join)
+void gmt_tracer_end(const char *how, int value, int join)
 {
 	int st = GMT_ACTIVE;
 	if (!atomic_compare_exchange_strong(&gmt_g.state, &st, GMT_DOWN))
@@ -702,7 +660,7 @@ static void tracer_end(const char *how, int value, int join)
 void gmt_tracer_shutdown(void)
 {
 	if (atomic_load(&gmt_g.state) == GMT_ACTIVE)
-		tracer_end(GMT_END_SHUTDOWN, 0, 1);
+		gmt_tracer_end(GMT_END_SHUTDOWN, 0, 1);
 }
 
 /* A vfork()ed child (posix_spawn, CPython's subprocess) shares our memory
@@ -711,7 +669,7 @@ void gmt_tracer_shutdown(void)
 void gmt_tracer_exit_flush(int status)
 {
 	if (atomic_load(&gmt_g.state) == GMT_ACTIVE && getpid() == owner_pid)
-		tracer_end(GMT_END__EXIT, status & 0xff, 0);
+		gmt_tracer_end(GMT_END__EXIT, status & 0xff, 0);
 }
 
 const char *gmt_tracer_path(void)

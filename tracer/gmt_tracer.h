@@ -14,6 +14,7 @@
 #ifndef GMT_TRACER_H
 #define GMT_TRACER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -168,6 +169,13 @@ const char *gmt_tracer_path(void);
  * number, close-on-exec, out of the program's way; returns the new number
  * (the old one is closed), or fd itself when there is no room. */
 int gmt_tracer_fd_high(int fd);
+
+/* sigaction() as the program sees it (the preload's sigaction and signal):
+ * where the tracer's flush handler stands in for the default disposition,
+ * queries answer with the default as the program set it, and setting a
+ * handler replaces ours (tracer/gmt_signals.c). Same contract as
+ * sigaction(2), async-signal-safe. */
+int gmt_tracer_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
 #ifdef __cplusplus
 }
