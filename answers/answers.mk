@@ -4,6 +4,8 @@
 #                         the coinciding peak of their bytes, each one's share
 #   answers/gmt_card.c    the sizing card's computed part: exact bytes, GB/GiB
 #   answers/gmt_leads.c   phase names to the measurement protocol's leads
+#   answers/gmt_diff.c    two runs: rows matched by key, growth, --fail-above
+#   answers/gmt_dec.c     exact decimals as typed (private)
 # ANSWERS_OBJ is what a program that uses them links. Tests:
 # tests/unit/unit_answers.c.
 ANSWERS_SRC := $(wildcard answers/*.c)

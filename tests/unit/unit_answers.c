@@ -5,9 +5,12 @@
  * 2 x 32 x 8 x 128 x 8192 x 2 x 1 = 1,073,741,824 B = 1.00 GiB), its refusals;
  * the coinciding peak of several processes' step functions (ties, changes
  * at one nanosecond, a change going back in time), own peaks and their sum;
- * the device identity; the phase-name rules. */
+ * the device identity; the phase-name rules; the diff's matching by key
+ * (a rebuilt library's frames match by file name and function), growth,
+ * percent and the --fail-above decision at its edge. */
 #include "gmt_test.h"
 #include "gmt_card.h"
+#include "gmt_diff.h"
 #include "gmt_group.h"
 #include "gmt_leads.h"
 
@@ -193,10 +196,115 @@ static void leads(void)
 	CHECK_EQ_U64(-1, gmt_leads_rule(&l, "loading", err, sizeof err));
 }
 
+static void diff(void)
+{
+	char k[128], pc[32];
+	gmt_diff_row_t *rows = NULL;
+
+	gmt_diff_frame_key("/a/lib/libdiffws.so", "diffws_workspace", 0x1119, k, sizeof k);
+	CHECK_EQ_STR("libdiffws.so:diffws_workspace", k);
+	gmt_diff_frame_key("/b/lib/libdiffws.so", NULL, 0x1129, k, sizeof k);
+	CHECK_EQ_STR("libdiffws.so+0x1129", k);
+	gmt_diff_frame_key("main", "", 16, k, sizeof k);
+	CHECK_EQ_STR("main+0x10", k);
+
+	/* sites of the diff fixture (diff_main.c): the workspace grows by
+	 * 28 MiB, the NCCL buffers by 4 MiB, a site only in A, one only in B,
+	 * a key repeated in B (two stacks, one symbolised site) */
+	const gmt_diff_item_t A[] = {
+		{ "libdiffws.so:diffws_workspace\ndiff_workload:main", 4 * MiB, 1, NULL },
+		{ "diff_workload:load_weights", 1024 * MiB, 1, NULL },
+		{ "libnccl.so.2:buffers", 4 * MiB, 1, NULL },
+		{ "diff_workload:gone", 1 * MiB, 1, NULL },
+	};
+	const gmt_diff_item_t B[] = {
+		{ "libnccl.so.2:buffers", 8 * MiB, 1, NULL },
+		{ "diff_workload:load_weights", 1024 * MiB, 1, NULL },
+		{ "libdiffws.so:diffws_workspace\ndiff_workload:main", 16 * MiB, 1, NULL },
+		{ "libdiffws.so:diffws_workspace\ndiff_workload:main", 16 * MiB, 1, NULL },
+		{ "diff_workload:new", 2 * MiB, 1, NULL },
+	};
+	long n = gmt_diff_match(A, 4, B, 5, GMT_DIFF_BY_GROWTH, &rows);
+	CHECK_EQ_U64(5, n);
+	if (n == 5) {
+		CHECK_EQ_U64(0, rows[0].a);             /* the workspace: +28 MiB */
+		CHECK_EQ_U64(2, rows[0].b);
+		CHECK_EQ_U64(28 * MiB, rows[0].delta);
+		CHECK_EQ_U64(GMT_DIFF_BOTH, rows[0].side);
+		CHECK_EQ_U64(2, rows[1].a);             /* NCCL: +4 MiB */
+		CHECK_EQ_U64(4 * MiB, rows[1].delta);
+		CHECK_EQ_U64(-1, rows[2].a);            /* new: +2 MiB */
+		CHECK_EQ_U64(4, rows[2].b);
+		CHECK_EQ_U64(GMT_DIFF_ONLY_B, rows[2].side);
+		CHECK_EQ_U64(1, rows[3].a);             /* weights: 0 */
+		CHECK_EQ_U64(0, rows[3].delta);
+		CHECK_EQ_U64(0, rows[3].differs);
+		CHECK_EQ_U64(3, rows[4].a);             /* gone: -1 MiB */
+		CHECK_EQ_U64(GMT_DIFF_ONLY_A, rows[4].side);
+		CHECK_EQ_U64((uint64_t)-(int64_t)MiB, (uint64_t)rows[4].delta);
+		CHECK_EQ_U64(1, rows[4].differs);
+	}
+	free(rows);
+
+	/* the environment: by key, values compared as text */
+	const gmt_diff_item_t EA[] = { { "driver_version", 0, 0, "13000" }, { "NCCL_BUFFSIZE", 0, 0, "4194304" },
+				       { "host", 0, 0, "vm" } };
+	const gmt_diff_item_t EB[] = { { "host", 0, 0, "vm" }, { "driver_version", 0, 0, "13010" },
+				       { "NCCL_BUFFSIZE", 0, 0, "8388608" }, { "CUDA_MODULE_LOADING", 0, 0, "EAGER" } };
+	n = gmt_diff_match(EA, 3, EB, 4, GMT_DIFF_BY_KEY, &rows);
+	CHECK_EQ_U64(4, n);
+	if (n == 4) {
+		CHECK_EQ_U64(3, rows[0].b);             /* CUDA_MODULE_LOADING, only in B */
+		CHECK_EQ_U64(1, rows[0].differs);
+		CHECK_EQ_U64(1, rows[1].a);             /* NCCL_BUFFSIZE */
+		CHECK_EQ_U64(1, rows[1].differs);
+		CHECK_EQ_U64(0, rows[2].a);             /* driver_version */
+		CHECK_EQ_U64(1, rows[2].differs);
+		CHECK_EQ_U64(2, rows[3].a);             /* host: same */
+		CHECK_EQ_U64(0, rows[3].differs);
+	}
+	free(rows);
+	CHECK_EQ_U64(0, gmt_diff_match(NULL, 0, NULL, 0, GMT_DIFF_BY_KEY, &rows));
+	free(rows);
+
+	/* percent to one decimal, half away from zero */
+	gmt_diff_percent(1290 * MiB, 1322 * MiB, pc);
+	CHECK_EQ_STR("+2.5", pc);                       /* 32 / 1290 = 2.48 % */
+	gmt_diff_percent(1000, 1000, pc);
+	CHECK_EQ_STR("0.0", pc);
+	gmt_diff_percent(1000, 900, pc);
+	CHECK_EQ_STR("-10.0", pc);
+	gmt_diff_percent(2000, 2001, pc);               /* 0.05 % -> 0.1 */
+	CHECK_EQ_STR("+0.1", pc);
+	gmt_diff_percent(20000, 20001, pc);             /* 0.005 % -> 0.0 */
+	CHECK_EQ_STR("0.0", pc);
+	gmt_diff_percent(0, 5, pc);
+	CHECK_EQ_STR("new", pc);
+	gmt_diff_percent(0, 0, pc);
+	CHECK_EQ_STR("0.0", pc);
+
+	/* --fail-above: exactly at the edge is not above */
+	CHECK_EQ_U64(1, gmt_diff_exceeds(1290 * MiB, 1322 * MiB, "2"));
+	CHECK_EQ_U64(0, gmt_diff_exceeds(1290 * MiB, 1322 * MiB, "5"));
+	CHECK_EQ_U64(0, gmt_diff_exceeds(1000, 1025, "2.5"));
+	CHECK_EQ_U64(1, gmt_diff_exceeds(1000, 1026, "2.5"));
+	CHECK_EQ_U64(1, gmt_diff_exceeds(1000000, 1000001, "0.000099"));
+	CHECK_EQ_U64(0, gmt_diff_exceeds(1000000, 1000001, "0.0001"));
+	CHECK_EQ_U64(0, gmt_diff_exceeds(1000, 900, "0"));
+	CHECK_EQ_U64(0, gmt_diff_exceeds(1000, 1000, "0"));
+	CHECK_EQ_U64(1, gmt_diff_exceeds(1000, 1001, "0"));
+	CHECK_EQ_U64(1, gmt_diff_exceeds(0, 1, "1000"));
+	CHECK_EQ_U64(0, gmt_diff_exceeds(UINT64_MAX - 1, UINT64_MAX, "1"));
+	CHECK_EQ_U64((uint64_t)-1, (uint64_t)gmt_diff_exceeds(1, 2, "-1"));
+	CHECK_EQ_U64((uint64_t)-1, (uint64_t)gmt_diff_exceeds(1, 2, "1e-7"));
+	CHECK_EQ_U64((uint64_t)-1, (uint64_t)gmt_diff_exceeds(1, 2, "abc"));
+}
+
 int main(void)
 {
 	card();
 	group();
 	leads();
+	diff();
 	TEST_DONE();
 }
