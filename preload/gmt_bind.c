@@ -326,7 +326,7 @@ static int bind_one(mod_t *m, const ElfW(Rela) *r, size_t bytes)
 		      (name[0] == 'n' && name[1] == 'c' && name[2] == 'c' && name[3] == 'l')))
 			continue;
 		id = gmt_hook_find(name);
-		if (id < 0 || gmt_hooks[id].targets == NULL)
+		if (id < 0 || gmt_hooks[id].lib == GMT_LIB_DRV)
 			continue;
 		slot = (void **)(m->c->base + r[i].r_offset);
 		if (!writable(m, (uintptr_t)slot))

@@ -10,6 +10,9 @@
  *   parameter list in hooks.def that differs from the CUDA headers does not
  *   compile). Its real function is the driver's, one per process
  *   (gmt_real(), found lazily by gmt_resolve()).
+ *   It also has GMT_DRV_TARGETS per-target wrappers (as below), handed out
+ *   for a cuGetProcAddress result that is no exported symbol (traced
+ *   through the prototype its name, version and flags give).
  * - A runtime or NCCL hook (lib RT, NCCL) is NOT exported: a process may
  *   hold several runtimes and NCCLs (a renamed libcudart-<hash>.so.12 of a
  *   wheel, two runtime majors, a vendored NCCL), and each caller must reach
@@ -59,12 +62,18 @@ static inline void *real_or_resolve(int id)
 	return GMT_LIKELY(p != NULL) ? p : gmt_resolve(id);
 }
 
-/* Per library: DRV exports one wrapper; RT and NCCL get GMT_TARGETS. */
+/* Per library: DRV exports one wrapper, plus GMT_DRV_TARGETS per-target
+ * ones for what a cuGetProcAddress returns that is no exported symbol
+ * (gmt_substitute traces it through its prototype); RT and NCCL get
+ * GMT_TARGETS. */
 #define GMT_WRAPPERS_DRV(name, ret, params, args, body, flg)                              \
 	GMT_WRAPPER(gmt_w_##name, DRV, name, ret, params, args, body, flg,              \
 		    real_or_resolve(GMT_ID_##name))                                      \
 	extern __typeof__(name) name                                                     \
-		__attribute__((alias("gmt_w_" #name), visibility("default")));
+		__attribute__((alias("gmt_w_" #name), visibility("default")));           \
+	GMT_FOR_DRV_TARGETS(GMT_TARGET_WRAPPER, DRV, name, ret, params, args, body, flg)  \
+	static void *const gmt_tw_##name[GMT_DRV_TARGETS] = {                            \
+		GMT_FOR_DRV_TARGETS(GMT_TARGET_ADDR, name) };
 #define GMT_TARGET_WRAPPER(k, lib, name, ret, params, args, body, flg)                    \
 	static GMT_WRAPPER(gmt_w_##name##_##k, lib, name, ret, params, args, body, flg,  \
 			   gmt_target(GMT_ID_##name, k))
@@ -81,9 +90,9 @@ static inline void *real_or_resolve(int id)
 #include "hooks.def"
 #undef GMT_HOOK
 
-#define GMT_WRAPPER_OF_DRV(name)  (void *)gmt_w_##name, NULL
-#define GMT_WRAPPER_OF_RT(name)   NULL, gmt_tw_##name
-#define GMT_WRAPPER_OF_NCCL(name) NULL, gmt_tw_##name
+#define GMT_WRAPPER_OF_DRV(name)  (void *)gmt_w_##name, gmt_tw_##name, GMT_DRV_TARGETS
+#define GMT_WRAPPER_OF_RT(name)   NULL, gmt_tw_##name, GMT_TARGETS
+#define GMT_WRAPPER_OF_NCCL(name) NULL, gmt_tw_##name, GMT_TARGETS
 const gmt_hook_t gmt_hooks[GMT_HOOK_COUNT] = {
 #define GMT_HOOK(lib, name, ret, params, args, minver, body, flg, req) \
 	[GMT_ID_##name] = { #name, GMT_WRAPPER_OF_##lib(name), #body, (minver), \
@@ -145,9 +154,9 @@ int gmt_target_index(int id, const void *p)
 {
 	const gmt_hook_t *hk = &gmt_hooks[id];
 
-	if (hk->targets == NULL || p == NULL)
+	if (p == NULL)
 		return -1;
-	for (int k = 0; k < GMT_TARGETS; k++)
+	for (int k = 0; k < hk->ntargets; k++)
 		if (hk->targets[k] == p)
 			return k;
 	return -1;
@@ -159,11 +168,11 @@ void *gmt_target_wrapper(int id, void *real)
 {
 	const gmt_hook_t *hk = &gmt_hooks[id];
 
-	if (hk->targets == NULL || real == NULL)
+	if (real == NULL)
 		return NULL;
-	if (gmt_target_index(id, real) >= 0)
+	if (gmt_target_index(id, real) >= 0 || real == hk->wrapper)
 		return real; /* already one of ours */
-	for (int k = 0; k < GMT_TARGETS; k++) {
+	for (int k = 0; k < hk->ntargets; k++) {
 		void *expected = NULL;
 		if (atomic_compare_exchange_strong_explicit(&gmt_targets[id][k], &expected, real,
 							    memory_order_acq_rel, memory_order_acquire) ||
@@ -171,8 +180,9 @@ void *gmt_target_wrapper(int id, void *real)
 			return hk->targets[k];
 	}
 	if (!atomic_exchange(&targets_full[id], 1))
-		gmt_pl_log(1, "more than %d %s libraries in this process: calls of the others to "
-			   "%s reach them untraced by name", GMT_TARGETS,
-			   hk->lib == GMT_LIB_NCCL ? "NCCL" : "CUDA runtime", hk->name);
+		gmt_pl_log(1, hk->lib == GMT_LIB_DRV
+			   ? "more than %d unidentified implementations of %s: the others are untraced"
+			   : "more than %d copies of a library with %s in this process: calls of the "
+			     "others reach them untraced by name", hk->ntargets, hk->name);
 	return NULL;
 }

@@ -49,7 +49,14 @@
  *    of the requested name in the driver's handle and comparing pointers.
  *    If it is a hooked implementation, the caller gets our wrapper of that
  *    same implementation, so neither the signature nor the stream semantics
- *    change. Anything else passes through untouched. A look-up of
+ *    change. Anything else passes through untouched - except a pointer for
+ *    a hooked name that none of those identifies (a driver may hand out
+ *    internal entry points): the name, version and flags then determine
+ *    its prototype (by_prototype: hooks.def's versions are cudaTypedefs.h's
+ *    ABI versions), and the caller gets a per-target wrapper calling
+ *    exactly that pointer; where the prototype cannot be known (a version
+ *    newer than our headers) it passes through untraced, said once and
+ *    counted in the trace (PROC_UNIDENTIFIED). A look-up of
  *    "cuGetProcAddress" itself returns the real look-up function, which we
  *    recognise like any other and replace by our wrapper.
  *
@@ -284,7 +291,7 @@ static __attribute__((noinline)) void *wrap_lookup(void *p, const char *name, co
 		return p;
 	/* A runtime or NCCL function: our wrapper of exactly this one (the
 	 * handle's library, whichever copy it is). */
-	if (gmt_hooks[id].targets != NULL) {
+	if (gmt_hooks[id].lib != GMT_LIB_DRV) {
 		void *w = gmt_target_wrapper(id, p);
 		return w != NULL ? w : p;
 	}
@@ -450,7 +457,77 @@ static int implements(const char *name, const char *requested)
 	return *rest == '\0' || strcmp(rest, "_ptsz") == 0 || strcmp(rest, "_ptds") == 0;
 }
 
-void *gmt_substitute(void *fn, const char *requested)
+/* The hook whose prototype a look-up of `requested` at cudaVersion with
+ * flags returns, known without the pointer: among the hooks implementing
+ * the name, the newest ABI (hooks.def's minver is the version of its
+ * PFN_<name>_v<version> typedef in cudaTypedefs.h) not newer than the
+ * version asked for, the _ptsz one when the per-thread-default-stream flag
+ * asks for it and the name has one. -1 when there is none, or when the
+ * version asked for is newer than the headers we were built with: the
+ * driver may know an ABI we do not, and a wrong prototype must never be
+ * called. */
+static int by_prototype(const char *requested, int version, cuuint64_t flags)
+{
+	int want_ptsz = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0, has_ptsz = 0;
+	int best = -1;
+
+	if (version > CUDA_VERSION)
+		return -1;
+	for (int id = 0; id < GMT_HOOK_COUNT; id++)
+		if (gmt_hooks[id].lib == GMT_LIB_DRV && (gmt_hooks[id].flags & GMT_FLAG_PTSZ) &&
+		    implements(gmt_hooks[id].name, requested))
+			has_ptsz = 1;
+	want_ptsz &= has_ptsz;
+	for (int id = 0; id < GMT_HOOK_COUNT; id++) {
+		const gmt_hook_t *hk = &gmt_hooks[id];
+		if (hk->lib != GMT_LIB_DRV || !implements(hk->name, requested) ||
+		    ((hk->flags & GMT_FLAG_PTSZ) != 0) != want_ptsz || hk->min_version > version)
+			continue;
+		if (best < 0 || hk->min_version > gmt_hooks[best].min_version)
+			best = id;
+	}
+	return best;
+}
+
+/* Does any driver hook implement requested? (Else it is not ours at all.) */
+static int hooked_name(const char *requested)
+{
+	for (int id = 0; id < GMT_HOOK_COUNT; id++)
+		if (gmt_hooks[id].lib == GMT_LIB_DRV && implements(gmt_hooks[id].name, requested))
+			return 1;
+	return 0;
+}
+
+static _Atomic int said_prototype, said_untraced;
+
+/* What the look-up returned for a hooked name is no function we know:
+ * trace it through its prototype (a per-target wrapper calling exactly
+ * fn), or, where its prototype cannot be known, pass it on untraced -
+ * said once on stderr and each time in the trace (PROC_UNIDENTIFIED), so
+ * that the analyzer can say the trace is incomplete. */
+static void *unidentified(void *fn, const char *requested, int version, cuuint64_t flags)
+{
+	int id = by_prototype(requested, version, flags);
+	void *w = id >= 0 ? gmt_target_wrapper(id, fn) : NULL;
+	uint32_t as = 0;
+
+	if (w != NULL) {
+		as = gmt_tracer_string(gmt_hooks[id].name);
+		if (!atomic_exchange(&said_prototype, 1))
+			gmt_pl_log(2, "cuGetProcAddress(%s, %d) returned no exported symbol: traced as %s "
+				   "by its version", requested, version, gmt_hooks[id].name);
+	} else if (!atomic_exchange(&said_untraced, 1)) {
+		gmt_pl_log(1, "cuGetProcAddress(%s, %d, flags %llu) returned a function that is no "
+			   "exported symbol and whose prototype is not known here: its calls are "
+			   "NOT traced (the trace says how many such look-ups there were)",
+			   requested, version, (unsigned long long)flags);
+	}
+	gmt_rec(GMT_EV_PROC_UNIDENTIFIED, -1, gmt_tracer_string(requested), (uint64_t)(unsigned)version,
+		flags, as, 0);
+	return w != NULL ? w : fn;
+}
+
+void *gmt_substitute(void *fn, const char *requested, int version, cuuint64_t flags)
 {
 	Dl_info info;
 	int id;
@@ -458,7 +535,7 @@ void *gmt_substitute(void *fn, const char *requested)
 	if (fn == NULL)
 		return fn;
 	for (id = 0; id < GMT_HOOK_COUNT; id++)
-		if (gmt_hooks[id].wrapper == fn)
+		if (gmt_hooks[id].wrapper == fn || gmt_target_index(id, fn) >= 0)
 			return fn; /* already ours (the driver used our dlsym) */
 	for (id = 0; id < GMT_HOOK_COUNT; id++)
 		if (gmt_hooks[id].lib == GMT_LIB_DRV && gmt_real(id) == fn)
@@ -467,8 +544,14 @@ void *gmt_substitute(void *fn, const char *requested)
 		id = gmt_hook_find(info.dli_sname);
 		if (id >= 0 && gmt_hooks[id].lib == GMT_LIB_DRV && gmt_real_offer(id, fn))
 			return gmt_hooks[id].wrapper;
+		/* An exported symbol we do not hook (the legacy 32-bit cuMemAlloc
+		 * of an old version): identified, and not ours. */
+		if (id < 0)
+			return fn;
 	}
-	if (requested != NULL) {
+	if (requested == NULL)
+		return fn;
+	{
 		void *(*sym)(void *, const char *) = real_dlsym_fn();
 		void *h = gmt_driver_handle();
 		for (id = 0; h != NULL && id < GMT_HOOK_COUNT; id++) {
@@ -480,7 +563,14 @@ void *gmt_substitute(void *fn, const char *requested)
 				return gmt_hooks[id].wrapper;
 		}
 	}
-	return fn;
+	/* A previous look-up's unidentified function, seen again. */
+	for (id = 0; id < GMT_HOOK_COUNT; id++) {
+		int k;
+		for (k = 0; k < gmt_hooks[id].ntargets; k++)
+			if (gmt_hooks[id].lib == GMT_LIB_DRV && gmt_target(id, k) == fn)
+				return gmt_hooks[id].targets[k];
+	}
+	return hooked_name(requested) ? unidentified(fn, requested, version, flags) : fn;
 }
 
 CUresult gmt_do_cuGetProcAddress_v2(__typeof__(cuGetProcAddress_v2) *real, const gmt_call_t *call,
@@ -492,7 +582,7 @@ CUresult gmt_do_cuGetProcAddress_v2(__typeof__(cuGetProcAddress_v2) *real, const
 	gmt_bind_check();
 	gmt_lib_note(call->caller);
 	if (r == CUDA_SUCCESS && pfn != NULL && *pfn != NULL)
-		*pfn = gmt_substitute(*pfn, symbol);
+		*pfn = gmt_substitute(*pfn, symbol, cudaVersion, flags);
 	return r;
 }
 
@@ -504,6 +594,6 @@ CUresult gmt_do_cuGetProcAddress(__typeof__(cuGetProcAddress) *real, const gmt_c
 	gmt_bind_check();
 	gmt_lib_note(call->caller);
 	if (r == CUDA_SUCCESS && pfn != NULL && *pfn != NULL)
-		*pfn = gmt_substitute(*pfn, symbol);
+		*pfn = gmt_substitute(*pfn, symbol, cudaVersion, flags);
 	return r;
 }

@@ -76,8 +76,9 @@ typedef struct gmt_hook {
 	const char *name;       /* exact exported / implementation name       */
 	void *wrapper;          /* DRV: our wrapper (the exported symbol's
 				 * address); RT, NCCL: NULL                    */
-	void *const *targets;   /* RT, NCCL: the GMT_TARGETS per-target
-				 * wrappers (gmt_targets[id][k]); DRV: NULL    */
+	void *const *targets;   /* the per-target wrappers: wrapper k calls
+				 * gmt_targets[id][k]                          */
+	int ntargets;           /* RT, NCCL: GMT_TARGETS; DRV: GMT_DRV_TARGETS */
 	const char *body;       /* the body's base name                        */
 	int min_version;
 	uint8_t lib;            /* enum gmt_hook_lib                           */
@@ -99,8 +100,10 @@ static inline void *gmt_real(int id)
 /* Runtime and NCCL hooks: up to GMT_TARGETS distinct real functions per
  * name (one per copy of the library in the process), set once each (first
  * writer wins) by gmt_target_wrapper(); wrapper k of a hook calls
- * gmt_targets[id][k]. Driver hooks leave their rows empty. */
+ * gmt_targets[id][k]. Driver hooks: up to GMT_DRV_TARGETS functions the
+ * driver's cuGetProcAddress returned that are no exported symbol. */
 #define GMT_TARGETS 16
+#define GMT_DRV_TARGETS 4
 extern _Atomic(void *) gmt_targets[GMT_HOOK_COUNT][GMT_TARGETS];
 
 static inline void *gmt_target(int id, int k)
@@ -114,6 +117,9 @@ static inline void *gmt_target(int id, int k)
 void *gmt_target_wrapper(int id, void *real);
 /* k when p is hook id's k-th per-target wrapper, else -1. */
 int gmt_target_index(int id, const void *p);
+
+/* X(k, ...) for k = 0 .. GMT_DRV_TARGETS-1. */
+#define GMT_FOR_DRV_TARGETS(X, ...) X(0, __VA_ARGS__) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)
 
 /* X(k, ...) for k = 0 .. GMT_TARGETS-1. */
 #define GMT_FOR_TARGETS(X, ...)                                                          	X(0, __VA_ARGS__) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)           	X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__)           	X(8, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__)         	X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__)
@@ -213,9 +219,12 @@ void gmt_bind_init(void);
 /* A handle of the loaded driver (libcuda), or NULL. */
 void *gmt_driver_handle(void);
 
-/* Replaces a function pointer the driver handed out by our wrapper for the
- * same implementation, when it is one we hook; else returns fn. */
-void *gmt_substitute(void *fn, const char *requested);
+/* Replaces a function pointer the driver handed out for a look-up of
+ * requested (at version, with flags) by our wrapper for the same
+ * implementation, when it is one we hook; a pointer that is no exported
+ * symbol is traced through the prototype the look-up determines, or said
+ * (PROC_UNIDENTIFIED) and passed on; any other name's pointer is fn. */
+void *gmt_substitute(void *fn, const char *requested, int version, cuuint64_t flags);
 
 /* ---- driver functions the tracer calls itself (never hooked) ------------- */
 

@@ -153,6 +153,7 @@ static struct {
 	int ndev;
 	uint64_t total, ctx_bytes;
 	int driver_version;
+	int proc_internal;	/* GMT_FAKE_PROC_INTERNAL: look-ups answer internal entry points */
 	uint64_t used[FK_MAX_DEV];
 	/* each device's graph memory pool (cuDeviceGetGraphMemAttribute) */
 	uint64_t graph_reserved[FK_MAX_DEV], graph_reserved_high[FK_MAX_DEV];
@@ -210,6 +211,7 @@ static void state_init(void)
 	S.total = env_u64("GMT_FAKE_MEM_BYTES", 17179869184ull);
 	S.ctx_bytes = env_u64("GMT_FAKE_CONTEXT_BYTES", 0);
 	S.driver_version = (int)env_u64("GMT_FAKE_DRIVER_VERSION", 13000);
+	S.proc_internal = env_u64("GMT_FAKE_PROC_INTERNAL", 0) != 0;
 	/* Address space only: PROT_NONE + MAP_NORESERVE costs no memory and
 	 * keeps host allocations out of the fake device ranges. Without it
 	 * (ulimit -v), fall back to numbers above the user address space. */
@@ -2455,14 +2457,27 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuin
 	X(cuDeviceGraphMemTrim) X(cuThreadExchangeStreamCaptureMode)
 FK_FUNCS(FK_ALIAS)
 
+/* With GMT_FAKE_PROC_INTERNAL=1, cuGetProcAddress answers with internal
+ * entry points instead of the exported symbols: one jump each to the
+ * function, at an address no exported symbol has (as a driver may hand
+ * out), so that the tracer's identification by address fails. */
+#define FK_THUNK(n)                                                                \
+	__asm__(".pushsection .text\n\t.p2align 4\n\t.type fk_thunk_" #n ",@function\n" \
+		"fk_thunk_" #n ":\n\tjmp fk_" #n "\n\t.size fk_thunk_" #n ", .-fk_thunk_" #n \
+		"\n\t.popsection");                                                  \
+	extern char fk_thunk_##n[] __attribute__((visibility("hidden")));
+FK_FUNCS(FK_THUNK)
+
 struct fk_proc {
 	const char *name;
 	int version;	/* the first CUDA version that resolves name to this entry */
 	void *legacy, *ptds;
+	void *legacy_internal, *ptds_internal;
 };
 
-#define P(name, ver, fn) { name, ver, (void *)fk_##fn, NULL },
-#define PP(name, ver, fn, pfn) { name, ver, (void *)fk_##fn, (void *)fk_##pfn },
+#define P(name, ver, fn) { name, ver, (void *)fk_##fn, NULL, (void *)fk_thunk_##fn, NULL },
+#define PP(name, ver, fn, pfn) { name, ver, (void *)fk_##fn, (void *)fk_##pfn, \
+				 (void *)fk_thunk_##fn, (void *)fk_thunk_##pfn },
 /* Entries of one name are consecutive, oldest first (versions from the
  * PFN_<name>_v<version> typedefs of cudaTypedefs.h). */
 static const struct fk_proc procs[] = {
@@ -2608,8 +2623,12 @@ static CUresult proc_lookup(const char *symbol, void **pfn, int cudaVersion, cuu
 			*status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
 		return CUDA_ERROR_NOT_FOUND;
 	}
-	*pfn = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && best->ptds
-		? best->ptds : best->legacy;
+	if (S.proc_internal)
+		*pfn = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && best->ptds_internal
+			? best->ptds_internal : best->legacy_internal;
+	else
+		*pfn = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && best->ptds
+			? best->ptds : best->legacy;
 	if (status)
 		*status = CU_GET_PROC_ADDRESS_SUCCESS;
 	return CUDA_SUCCESS;
