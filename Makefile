@@ -53,7 +53,7 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 DECODE_SRC := $(wildcard reader/*.c)
 TRACER_SRC := $(wildcard tracer/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
-ANALYZER_SRC := $(wildcard analyzer/*.c)
+ANALYZER_SRC := $(wildcard analyzer/*.c analyzer/*/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 ROUTE_SRC := $(wildcard tests/routes/*.c)
 TOOL_SRC := $(wildcard tests/tools/*.c)
@@ -115,10 +115,10 @@ $(BUILD)/obj/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def trace
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) $(CUDA_INC) -Itracer -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
-$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h reader/gmt_decode.h tracer/gmt_format.h writers/*.h) tracer/gmt_format.def | $(DEPS_OK)
+$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h analyzer/*/*.h reader/gmt_decode.h tracer/gmt_format.h writers/*.h) tracer/gmt_format.def | $(DEPS_OK)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Ireader -Itracer -Iwriters -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Ireader -Itracer -Iwriters -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
 # The preload carries zstd and msgpack-c statically (the GPU machine has no
 # package manager); libunwind is dlopen()ed RTLD_LOCAL at run time (its
@@ -259,7 +259,7 @@ ANALYZE_UNIT_BIN := $(filter $(BUILD)/tests/unit_replay% $(BUILD)/tests/unit_rep
 $(ANALYZE_LIB): $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJ))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
-$(ANALYZE_UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_LIB) $(DECODE_OBJ) $(WRITERS_LIB) $(wildcard tests/unit/*.h analyzer/*.h)
+$(ANALYZE_UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_LIB) $(DECODE_OBJ) $(WRITERS_LIB) $(wildcard tests/unit/*.h analyzer/*.h analyzer/*/*.h)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Ireader -Itracer -Iwriters -Itests/unit -DGMT_VERSION='"$(VERSION)"' -o $@ $< \

@@ -127,8 +127,9 @@ typedef struct sites_run {
 	uint64_t fails_total;
 	dev_rec_t *devs; size_t n_devs;
 	size_t unsnapped;
-	/* --phase */
+	/* --phase, chosen by the selection of sel */
 	const char *phase;
+	const gmt_common_t *sel;
 	occ_rec_t *occs; size_t n_occs;
 	uint64_t occ_total;      /* occurrences of the name (n_occs: listed) */
 	size_t occ_lo;           /* occurrences before it are over            */
@@ -557,7 +558,10 @@ static int cmp_occ(const void *a, const void *b)
  * Returns 0 or -ENOMEM. */
 static int load_phase(sites_run_t *r)
 {
-	gmt_phase_opts_t po = { .max_listed = MAX_PHASE_OCC, .top_n = GMT_PHASES_DEFAULT_TOP };
+	gmt_phase_opts_t po = { .max_listed = MAX_PHASE_OCC, .top_n = GMT_PHASES_DEFAULT_TOP,
+				.domains = r->sel->domains, .n_domains = r->sel->n_domains,
+				.patterns = r->sel->patterns, .n_patterns = r->sel->n_patterns,
+				.all_depths = r->sel->all_depths };
 	gmt_phases_t *ph = NULL;
 	gmt_decode_result_t res;
 	gmt_phases_run(r->file, &po, NULL, &ph, &res);
@@ -1632,8 +1636,27 @@ static int flame_line(sites_run_t *r, const char *root, int ordinal, uint32_t st
 	return 0;
 }
 
+/* Where folded lines go: text lines "STACK BYTES" (f), or JSON objects
+ * {"folded", "bytes"} (j). */
+typedef struct fold_out {
+	FILE *f;
+	gmt_json_t *j;
+} fold_out_t;
+
+static void fold_emit(const fold_out_t *o, const char *text, uint64_t bytes)
+{
+	if (o->j) {
+		gmt_json_obj_begin(o->j);
+		gmt_json_kv_str(o->j, "folded", text);
+		gmt_json_kv_u64(o->j, "bytes", bytes);
+		gmt_json_obj_end(o->j);
+	} else {
+		fprintf(o->f, "%s %" PRIu64 "\n", text, bytes);
+	}
+}
+
 /* The lines of one device's sites, equal lines summed, sorted. */
-static int flame_sites(FILE *o, sites_run_t *r, const char *root, int ordinal,
+static int flame_sites(const fold_out_t *o, sites_run_t *r, const char *root, int ordinal,
 		       const site_t *sites, size_t n)
 {
 	fline_t *lines = calloc(n ? n : 1, sizeof(*lines));
@@ -1651,7 +1674,7 @@ static int flame_sites(FILE *o, sites_run_t *r, const char *root, int ordinal,
 			uint64_t sum = 0;
 			while (j < n && !strcmp(lines[j].text, lines[i].text))
 				sum += lines[j++].bytes;
-			fprintf(o, "%s %" PRIu64 "\n", lines[i].text, sum);
+			fold_emit(o, lines[i].text, sum);
 			i = j;
 		}
 	}
@@ -1662,7 +1685,7 @@ static int flame_sites(FILE *o, sites_run_t *r, const char *root, int ordinal,
 }
 
 /* The lines of devs, each rooted at root (NULL: none) then "device N". */
-static int flame_devs(FILE *o, sites_run_t *r, dev_rec_t *devs, size_t n_devs, const char *root)
+static int flame_devs(const fold_out_t *o, sites_run_t *r, dev_rec_t *devs, size_t n_devs, const char *root)
 {
 	int rc = 0;
 	for (size_t k = 0; k < n_devs && !rc; k++)
@@ -1671,7 +1694,7 @@ static int flame_devs(FILE *o, sites_run_t *r, dev_rec_t *devs, size_t n_devs, c
 }
 
 /* Whole run: rooted at "device N"; --phase: at "NAME #K;device N". */
-static int flame(FILE *o, sites_run_t *r)
+static int flame_lines(const fold_out_t *o, sites_run_t *r)
 {
 	if (r->framework && !r->phase) {
 		int rc = 0;
@@ -1700,173 +1723,99 @@ static int flame(FILE *o, sites_run_t *r)
 	return rc;
 }
 
+static int flame(FILE *f, sites_run_t *r)
+{
+	fold_out_t o = { .f = f };
+	return flame_lines(&o, r);
+}
+
+/* flamegraph --json: the trace and its folded lines as objects. */
+static int flame_json(gmt_json_t *j, sites_run_t *r)
+{
+	fold_out_t o = { .j = j };
+	gmt_json_obj_begin(j);
+	gmt_json_kv_str(j, "file", r->file);
+	gmt_json_kv_str(j, "status", status_key(&r->res));
+	gmt_json_kv_arr_begin(j, "stacks");
+	int rc = flame_lines(&o, r);
+	gmt_json_arr_end(j);
+	gmt_json_obj_end(j);
+	return rc;
+}
+
 /* ---- command line ----------------------------------------------------------- */
 
-int gmt_sites_main(const char *cmd, int argc, char **argv)
+int gmt_sites_run(const gmt_sites_opts_t *so, const gmt_common_t *c, gmt_out_t *out)
 {
-	int flamegraph = !strcmp(cmd, "flamegraph");
-	int json = 0, symbols = 1, framework = 0, rc = EXIT_OK, opts_done = 0;
-	unsigned long top = DEFAULT_TOP;
-	const char *out_path = NULL, *phase = NULL;
-	char **files = calloc((size_t)argc + 1, sizeof(char *));
-	const char **dirs = calloc((size_t)argc + 1, sizeof(char *));
-	size_t nfiles = 0, ndirs = 0;
-	if (!files || !dirs) {
-		fprintf(stderr, "gpumemtrace-analyze: out of memory\n");
-		free(files);
-		free(dirs);
-		return EXIT_USAGE;
-	}
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (opts_done || a[0] != '-' || !strcmp(a, "-")) {
-			files[nfiles++] = argv[i];
-		} else if (!strcmp(a, "--")) {
-			opts_done = 1;
-		} else if (!strcmp(a, "--json") && !flamegraph) {
-			json = 1;
-		} else if (!strcmp(a, "--no-symbols")) {
-			symbols = 0;
-		} else if (!strcmp(a, "--framework")) {
-			framework = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			free(files);
-			free(dirs);
-			return -1;  /* main prints the usage */
-		} else if (!strcmp(a, "--debug-dir") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
-			   !strcmp(a, "--phase") ||
-			   (!strcmp(a, "--top") && !flamegraph)) {
-			if (!val) {
-				fprintf(stderr, "gpumemtrace-analyze: %s: %s needs a value\n", cmd, a);
-				rc = EXIT_USAGE;
-				break;
-			}
-			i++;
-			if (!strcmp(a, "--debug-dir")) {
-				dirs[ndirs++] = val;
-			} else if (!strcmp(a, "--phase")) {
-				phase = val;
-			} else if (!strcmp(a, "--top")) {
-				char *end;
-				errno = 0;
-				top = strtoul(val, &end, 10);
-				if (!*val || *end || errno || val[0] == '-' || top > 1000000) {
-					fprintf(stderr, "gpumemtrace-analyze: %s: --top needs a number (0 to 1000000)\n", cmd);
-					rc = EXIT_USAGE;
-					break;
-				}
-			} else {
-				out_path = val;
-			}
-		} else {
-			fprintf(stderr, "gpumemtrace-analyze: %s: unknown option '%s'\n", cmd, a);
-			rc = EXIT_USAGE;
-			break;
-		}
-	}
-	if (rc == EXIT_OK && !nfiles) {
-		fprintf(stderr, "gpumemtrace-analyze: %s: no trace given\n", cmd);
-		rc = EXIT_USAGE;
-	}
-	if (rc == EXIT_OK && flamegraph && nfiles != 1) {
-		fprintf(stderr, "gpumemtrace-analyze: flamegraph: one trace at a time\n");
-		rc = EXIT_USAGE;
-	}
-	FILE *out = stdout;
-	if (rc == EXIT_OK && out_path && !(out = fopen(out_path, "w"))) {
-		fprintf(stderr, "gpumemtrace-analyze: %s: cannot open for writing: %s\n", out_path,
-			strerror(errno));
-		rc = EXIT_USAGE;
-	}
-	if (rc != EXIT_OK) {
-		free(files);
-		free(dirs);
-		return rc;
-	}
+	int rc = EXIT_OK;
+	gmt_json_t *j = out->json;
 	/* No network lookups of debug information from here. */
 	unsetenv("DEBUGINFOD_URLS");
 
 	double sym_s = 0;
 	uint64_t sym_addrs = 0, sym_files = 0;
-	gmt_json_t j;
-	gmt_json_init(&j, out);
-	if (json) {
-		gmt_report_json_head(&j, "sites");
-		gmt_json_kv_u64(&j, "top", top);
-		gmt_json_kv_arr_begin(&j, "traces");
+	if (j) {
+		if (!so->flamegraph)
+			gmt_json_kv_u64(j, "top", so->top);
+		gmt_json_kv_arr_begin(j, "traces");
 	}
-	for (size_t i = 0; i < nfiles; i++) {
+	for (size_t i = 0; i < c->n_files; i++) {
 		sites_run_t r;
 		memset(&r, 0, sizeof(r));
-		r.file = files[i];
-		r.phase = phase;
-		r.sym = gmt_symtab_new(dirs, ndirs, symbols);
-		r.framework = framework;
-		int e = r.sym ? run_trace(&r, (unsigned)top) : -ENOMEM;
-		if (!e && framework)
+		r.file = c->files[i];
+		r.phase = so->phase;
+		r.sel = c;
+		r.sym = gmt_symtab_new(c->debug_dirs, c->n_debug_dirs, c->symbols);
+		r.framework = so->framework;
+		int e = r.sym ? run_trace(&r, so->top) : -ENOMEM;
+		if (!e && so->framework)
 			e = run_framework(&r);
 		if (!e) {
-			int drc = EXIT_OK;
-			if (r.res.status == GMT_DECODE_DAMAGED) {
-				fprintf(stderr, "gpumemtrace-analyze: %s (reporting what came before)\n", r.res.message);
-				drc = EXIT_DAMAGED;
-			} else if (r.res.status != GMT_DECODE_OK) {
-				fprintf(stderr, "gpumemtrace-analyze: %s\n", r.res.message[0] ? r.res.message : files[i]);
-				drc = EXIT_USAGE;
-			}
+			out->events += r.sum ? r.sum->events : 0;
+			int drc = gmt_cli_outcome(c->files[i], &r.res);
 			if (drc > rc)
 				rc = drc;
-			if (flamegraph)
-				e = flame(out, &r);
-			else if (json)
-				e = report_json(&j, &r, (unsigned)top);
+			if (so->flamegraph && j)
+				e = flame_json(j, &r);
+			else if (so->flamegraph)
+				e = flame(out->f, &r);
+			else if (j)
+				e = report_json(j, &r, so->top);
 			else {
 				if (i)
-					fputs("\n========================================================================\n\n", out);
-				e = report_text(out, &r, (unsigned)top);
+					gmt_cli_separator(out->f);
+				e = report_text(out->f, &r, so->top);
 			}
 			if (r.sym) {
 				uint64_t a, f;
-				double s;
-				gmt_symtab_stats(r.sym, &a, &f, &s);
+				double sec;
+				gmt_symtab_stats(r.sym, &a, &f, &sec);
 				sym_addrs += a;
 				sym_files += f;
-				sym_s += s;
+				sym_s += sec;
 			}
 		}
 		run_free(&r);
 		if (e) {
-			fprintf(stderr, "gpumemtrace-analyze: %s: out of memory\n", files[i]);
+			fprintf(stderr, "gpumemtrace-analyze: %s: out of memory\n", c->files[i]);
 			rc = EXIT_USAGE;
 			break;
 		}
 	}
-	if (json) {
-		gmt_json_arr_end(&j);
-		gmt_json_kv_obj_begin(&j, "symbolisation");
-		gmt_json_kv_bool(&j, "enabled", symbols);
-		gmt_json_kv_u64(&j, "addresses", sym_addrs);
-		gmt_json_kv_u64(&j, "files", sym_files);
-		gmt_json_kv_fixed(&j, "seconds", sym_s, 6);
-		gmt_json_obj_end(&j);
-		gmt_json_obj_end(&j);
-		if (gmt_json_close(&j) == -EINVAL) {
-			fprintf(stderr, "gpumemtrace-analyze: %s: internal error: the JSON document was not "
-				"well formed (completed)\n", cmd);
-			rc = EXIT_USAGE;
-		}
-	} else if (!flamegraph)
-		fprintf(out, "\nsymbolisation: %" PRIu64 " distinct addresses, %" PRIu64 " files, %.3f s%s\n",
-			sym_addrs, sym_files, sym_s, symbols ? "" : " (off: --no-symbols)");
-	else
+	if (j) {
+		gmt_json_arr_end(j);
+		gmt_json_kv_obj_begin(j, "symbolisation");
+		gmt_json_kv_bool(j, "enabled", c->symbols);
+		gmt_json_kv_u64(j, "addresses", sym_addrs);
+		gmt_json_kv_u64(j, "files", sym_files);
+		gmt_json_kv_fixed(j, "seconds", sym_s, 6);
+		gmt_json_obj_end(j);
+	} else if (!so->flamegraph) {
+		fprintf(out->f, "\nsymbolisation: %" PRIu64 " distinct addresses, %" PRIu64 " files, %.3f s%s\n",
+			sym_addrs, sym_files, sym_s, c->symbols ? "" : " (off: --no-symbols)");
+	} else {
 		fprintf(stderr, "gpumemtrace-analyze: symbolisation: %" PRIu64 " distinct addresses, %" PRIu64
 			" files, %.3f s\n", sym_addrs, sym_files, sym_s);
-	if (fflush(out) || (out != stdout && fclose(out))) {
-		fprintf(stderr, "gpumemtrace-analyze: %s: write error: %s\n", out_path ? out_path : "stdout",
-			strerror(errno));
-		rc = EXIT_USAGE;
 	}
-	free(files);
-	free(dirs);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "gmt_format.h"
+#include "cli/gmt_cli.h"
 
 /* Owner decided from a stack: the format's owners (tracer/gmt_format.def),
  * then two more. */
@@ -29,8 +30,16 @@ enum gmt_stack_owner {
 enum gmt_stack_owner gmt_module_owner(const char *path);
 const char *gmt_stack_owner_name(enum gmt_stack_owner o);
 
-/* `gpumemtrace-analyze sites|flamegraph ARGS...` (argv after the command).
- * Returns the exit status (docs/analyzer.md). */
-int gmt_sites_main(const char *cmd, int argc, char **argv);
+/* The options of sites and flamegraph. */
+typedef struct gmt_sites_opts {
+	int flamegraph;          /* folded stacks instead of the sites report */
+	int framework;           /* --framework */
+	unsigned top;            /* --top (sites) */
+	const char *phase;       /* --phase NAME, or NULL */
+} gmt_sites_opts_t;
+
+/* Runs sites or flamegraph on c->files into out. Returns the exit status
+ * (docs/analyzer.md). */
+int gmt_sites_run(const gmt_sites_opts_t *so, const gmt_common_t *c, gmt_out_t *out);
 
 #endif /* GMT_SITES_H */
