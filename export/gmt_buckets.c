@@ -17,6 +17,9 @@
 struct gmt_buckets {
 	unsigned n;
 	uint64_t duration;
+	int grow;              /* duration GMT_BUCKETS_GROW: the finest level widens */
+	unsigned factor;
+	size_t min_buckets;
 	size_t n_levels;
 	gmt_bucket_level_t lv[MAX_LEVELS];
 	int started, finished;
@@ -101,6 +104,15 @@ gmt_buckets_t *gmt_buckets_new(unsigned n_series, uint64_t duration_ns, size_t m
 	b->cur_known = calloc(n_series, 1);
 	if (!b->cur_value || !b->cur_known)
 		goto nomem;
+	b->factor = factor;
+	b->min_buckets = min_buckets;
+	if (duration_ns == GMT_BUCKETS_GROW) {
+		/* the finest level only, 1 ns wide, until the instants need more */
+		b->grow = 1;
+		if (level_alloc(&b->lv[b->n_levels++], n_series, 1, max_buckets))
+			goto nomem;
+		return b;
+	}
 	uint64_t bw = 1;
 	if (factor < 2)  /* one level: the narrowest buckets that fit */
 		bw = duration_ns / max_buckets + 1;
@@ -141,12 +153,19 @@ static void open_bucket(gmt_buckets_t *b, size_t i, int held)
 	}
 }
 
+static int halve(gmt_buckets_t *b);
+
 int gmt_buckets_add(gmt_buckets_t *b, uint64_t t_ns, const uint64_t *value, const uint8_t *known,
 		    uint64_t top)
 {
 	gmt_bucket_level_t *l = &b->lv[0];
-	if (b->finished || t_ns > b->duration || (b->started && t_ns < b->last_t))
+	if (b->finished || (!b->grow && t_ns > b->duration) || (b->started && t_ns < b->last_t))
 		return -EINVAL;
+	while (b->grow && t_ns / l->bucket_ns >= l->count) {
+		int rc = halve(b);
+		if (rc)
+			return rc;
+	}
 	size_t i = (size_t)(t_ns / l->bucket_ns);
 	if (!b->started) {
 		b->started = 1;
@@ -246,16 +265,54 @@ static void merge(gmt_bucket_level_t *p, const gmt_bucket_level_t *c, unsigned n
 	}
 }
 
-void gmt_buckets_finish(gmt_buckets_t *b)
+/* The finest level at twice its width, its buckets merged in pairs (as
+   exact as any merge); the capacity stays. */
+static int halve(gmt_buckets_t *b)
+{
+	gmt_bucket_level_t *l = &b->lv[0], wide;
+	memset(&wide, 0, sizeof(wide));
+	if (l->bucket_ns > UINT64_MAX / 2 || level_alloc(&wide, b->n, l->bucket_ns * 2, l->count)) {
+		level_free(&wide, b->n);
+		return -ENOMEM;
+	}
+	merge(&wide, l, b->n);
+	level_free(l, b->n);
+	*l = wide;
+	b->ci /= 2;
+	return 0;
+}
+
+int gmt_buckets_finish(gmt_buckets_t *b)
 {
 	if (b->finished)
-		return;
+		return 0;
 	b->finished = 1;
+	if (b->grow) {
+		/* the levels' extent is now known: up to the last instant */
+		b->duration = b->started ? b->last_t : 0;
+		gmt_bucket_level_t *l = &b->lv[0];
+		l->count = (size_t)(b->duration / l->bucket_ns + 1);
+		uint64_t bw = l->bucket_ns;
+		size_t count = l->count;
+		while (b->factor >= 2 && count > b->min_buckets && b->n_levels < MAX_LEVELS &&
+		       bw <= UINT64_MAX / b->factor) {
+			bw *= b->factor;
+			count = (size_t)(b->duration / bw + 1);
+			if (level_alloc(&b->lv[b->n_levels++], b->n, bw, count))
+				return -ENOMEM;
+		}
+	}
 	if (b->started)
 		for (size_t j = b->ci + 1; j < b->lv[0].count; j++)
 			open_bucket(b, j, 1);
 	for (size_t i = 1; i < b->n_levels; i++)
 		merge(&b->lv[i], &b->lv[i - 1], b->n);
+	return 0;
+}
+
+uint64_t gmt_buckets_duration(const gmt_buckets_t *b)
+{
+	return b->grow && !b->finished ? b->last_t : b->duration;
 }
 
 size_t gmt_buckets_levels(const gmt_buckets_t *b)

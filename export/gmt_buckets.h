@@ -60,6 +60,14 @@ typedef struct gmt_buckets gmt_buckets_t;
 gmt_buckets_t *gmt_buckets_new(unsigned n_series, uint64_t duration_ns, size_t max_buckets,
 			       unsigned factor, size_t min_buckets);
 
+/* duration_ns GMT_BUCKETS_GROW: the extent is not known in advance (a
+ * stream read once). The finest level starts 1 ns wide and doubles its
+ * width, merging its buckets in pairs, whenever an instant lies beyond its
+ * max_buckets; at the end its width is the smallest power of two that holds
+ * [0, last instant] in max_buckets, as if that extent had been given, and
+ * the coarser levels are made by gmt_buckets_finish. */
+#define GMT_BUCKETS_GROW UINT64_MAX
+
 /* One instant at t_ns: each series' value and whether it is known, and the
    stack's top. Returns 0, or -EINVAL when t_ns is before the previous
    instant or after duration_ns (nothing is changed then). */
@@ -67,8 +75,13 @@ int gmt_buckets_add(gmt_buckets_t *b, uint64_t t_ns, const uint64_t *value, cons
 		    uint64_t top);
 
 /* Completes the levels (the buckets after the last instant hold its state;
-   the coarser levels are made). Call once, after the last add. */
-void gmt_buckets_finish(gmt_buckets_t *b);
+   the coarser levels are made). Call once, after the last add. Returns 0,
+   or -ENOMEM (growing: a coarser level could not be made; the levels made
+   are complete). */
+int gmt_buckets_finish(gmt_buckets_t *b);
+
+/* The levels' extent: duration_ns, or growing, the last instant's time. */
+uint64_t gmt_buckets_duration(const gmt_buckets_t *b);
 
 /* The levels, finest first (after gmt_buckets_finish). */
 size_t gmt_buckets_levels(const gmt_buckets_t *b);

@@ -43,7 +43,7 @@ struct gmt_page_dev {
 	struct mark *peaks, *fails;
 	size_t n_peaks, cap_peaks, n_fails, cap_fails;
 	struct sync {
-		uint64_t b, n;  /* a finest-level bucket holding syncs, and how many */
+		uint64_t b, n, w;  /* a bucket of w ns holding syncs, and how many */
 	} *syncs;
 	size_t n_syncs, cap_syncs;
 };
@@ -163,17 +163,19 @@ int gmt_page_dev_phase(gmt_page_dev_t *d, const char *name, unsigned occurrence,
 
 int gmt_page_dev_sync(gmt_page_dev_t *d, uint64_t t_ns)
 {
-	uint64_t b = t_ns / gmt_buckets_level(d->buckets, 0)->bucket_ns;
+	/* the finest level's width now (growing levels widen: the buckets are
+	   counted again at the final width when written) */
+	uint64_t w = gmt_buckets_level(d->buckets, 0)->bucket_ns, b = t_ns / w;
 	struct sync *last = d->n_syncs ? &d->syncs[d->n_syncs - 1] : NULL;
-	if (last && b < last->b)
+	if (last && t_ns < last->b * last->w)
 		return -EINVAL;
-	if (last && b == last->b) {
+	if (last && last->w == w && b == last->b) {
 		last->n++;
 		return 0;
 	}
 	if (grow((void **)&d->syncs, &d->cap_syncs, d->n_syncs, sizeof(*d->syncs)))
 		return -ENOMEM;
-	d->syncs[d->n_syncs++] = (struct sync){ b, 1 };
+	d->syncs[d->n_syncs++] = (struct sync){ b, 1, w };
 	return 0;
 }
 
@@ -303,12 +305,14 @@ static void write_marks(gmt_json_t *j, const struct mark *m, size_t n, int with_
 	gmt_json_arr_end(j);
 }
 
-static void write_device(gmt_json_t *j, gmt_page_dev_t *d)
+static int write_device(gmt_json_t *j, gmt_page_dev_t *d)
 {
+	int rc = 0;
 	if (!d->finished) {
-		gmt_buckets_finish(d->buckets);
+		rc = gmt_buckets_finish(d->buckets);
 		d->finished = 1;
 	}
+	uint64_t w = gmt_buckets_level(d->buckets, 0)->bucket_ns;
 	gmt_json_obj_begin(j);
 	gmt_json_key(j, "id");
 	gmt_json_str(j, d->id);
@@ -322,7 +326,7 @@ static void write_device(gmt_json_t *j, gmt_page_dev_t *d)
 	gmt_json_key(j, "t0_ns");
 	gmt_json_u64(j, d->t0);
 	gmt_json_key(j, "duration_ns");
-	gmt_json_u64(j, d->duration);
+	gmt_json_u64(j, gmt_buckets_duration(d->buckets));
 	gmt_json_key(j, "wall_t0");
 	if (d->has_wall) {
 		gmt_json_obj_begin(j);
@@ -384,7 +388,18 @@ static void write_device(gmt_json_t *j, gmt_page_dev_t *d)
 	gmt_json_key(j, "syncs");
 	gmt_json_obj_begin(j);
 	gmt_json_key(j, "bucket_ns");
-	gmt_json_u64(j, gmt_buckets_level(d->buckets, 0)->bucket_ns);
+	gmt_json_u64(j, w);
+	/* at the final width: runs that fall into one bucket are merged */
+	size_t n = 0;
+	for (size_t i = 0; i < d->n_syncs; i++) {
+		uint64_t b = d->syncs[i].b * d->syncs[i].w / w;
+		if (n && d->syncs[n - 1].b == b) {
+			d->syncs[n - 1].n += d->syncs[i].n;
+			continue;
+		}
+		d->syncs[n++] = (struct sync){ b, d->syncs[i].n, w };
+	}
+	d->n_syncs = n;
 	gmt_json_key(j, "b");
 	gmt_json_arr_begin(j);
 	for (size_t i = 0; i < d->n_syncs; i++)
@@ -401,6 +416,7 @@ static void write_device(gmt_json_t *j, gmt_page_dev_t *d)
 	gmt_json_key(j, "failures");
 	write_marks(j, d->fails, d->n_fails, 0);
 	gmt_json_obj_end(j);
+	return rc;
 }
 
 int gmt_page_data_write(FILE *out, const char *title, gmt_page_dev_t *const *devs, size_t n)
@@ -416,9 +432,13 @@ int gmt_page_data_write(FILE *out, const char *title, gmt_page_dev_t *const *dev
 	gmt_json_str(&j, title ? title : "");
 	gmt_json_key(&j, "devices");
 	gmt_json_arr_begin(&j);
-	for (size_t i = 0; i < n; i++)
-		write_device(&j, devs[i]);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		int r = write_device(&j, devs[i]);
+		rc = rc ? rc : r;
+	}
 	gmt_json_arr_end(&j);
 	gmt_json_obj_end(&j);
-	return gmt_json_close(&j);
+	int jr = gmt_json_close(&j);
+	return rc ? rc : jr;
 }

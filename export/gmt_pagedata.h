@@ -37,7 +37,9 @@ typedef struct gmt_page_part {
 typedef struct gmt_page_dev_info {
 	const char *id, *label, *top_label;  /* id: the figure's data-device */
 	uint64_t total_bytes;                /* 0: unknown */
-	uint64_t t0_ns, duration_ns;         /* CLOCK_MONOTONIC of the axis' 0; its length */
+	uint64_t t0_ns, duration_ns;         /* CLOCK_MONOTONIC of the axis' 0; its length, or
+						GMT_BUCKETS_GROW: the last instant's time (a
+						stream read once, export/gmt_buckets.h) */
 	int has_wall;                        /* wall_s, wall_ns: CLOCK_REALTIME at t0_ns */
 	uint64_t wall_s;
 	uint32_t wall_ns;
@@ -71,7 +73,8 @@ int gmt_page_dev_failure(gmt_page_dev_t *d, const char *label, uint64_t t_ns, ui
 void gmt_page_dev_free(gmt_page_dev_t *d);
 
 /* Writes {"format", "version", "title", "devices": [...]} to out (the
-   devices' buckets are completed first). Returns 0, -EINVAL or -EIO. */
+   devices' buckets are completed first). Returns 0, -ENOMEM, -EINVAL or
+   -EIO. */
 int gmt_page_data_write(FILE *out, const char *title, gmt_page_dev_t *const *devs, size_t n);
 
 #ifdef __cplusplus

@@ -171,6 +171,61 @@ static void test_random(void)
 	}
 }
 
+/* Growing: the extent learnt from the stream gives the same levels as the
+   extent given, and the finest width is the smallest power of two that
+   holds it. */
+static void test_grow(void)
+{
+	static struct inst in[3000];
+	for (int round = 0; round < 30 && !gmt_test_failures; round++) {
+		size_t n = 1 + rnd(3000), cap = 20 + rnd(500);
+		uint64_t t = rnd(100);
+		for (size_t i = 0; i < n; i++) {
+			t += rnd(3) ? rnd(200) : rnd(90000);
+			in[i].t = t;
+			in[i].top = 0;
+			for (int s = 0; s < 3; s++) {
+				in[i].k[s] = s != 1 || t > 5000;
+				in[i].v[s] = rnd(8) << (10 * s);
+				in[i].top += in[i].k[s] ? in[i].v[s] : 0;
+			}
+		}
+		gmt_buckets_t *g = gmt_buckets_new(3, GMT_BUCKETS_GROW, cap, 4, 1 + rnd(5));
+		gmt_buckets_t *f = gmt_buckets_new(3, t, cap, 4, 1 + rnd(5));
+		CHECK(g && f);
+		for (size_t i = 0; i < n; i++) {
+			CHECK(gmt_buckets_add(g, in[i].t, in[i].v, in[i].k, in[i].top) == 0);
+			CHECK(gmt_buckets_add(f, in[i].t, in[i].v, in[i].k, in[i].top) == 0);
+		}
+		CHECK(gmt_buckets_finish(g) == 0);
+		gmt_buckets_finish(f);
+		CHECK_EQ_U64(t, gmt_buckets_duration(g));
+		const gmt_bucket_level_t *l0 = gmt_buckets_level(g, 0);
+		CHECK_EQ_U64(gmt_buckets_level(f, 0)->bucket_ns, l0->bucket_ns);
+		CHECK(t / l0->bucket_ns + 1 <= cap);
+		CHECK(l0->bucket_ns == 1 || t / (l0->bucket_ns / 2) + 1 > cap);
+		for (size_t lv = 0; lv < gmt_buckets_levels(g); lv++)
+			check_level(gmt_buckets_level(g, lv), in, n);
+		gmt_buckets_free(g);
+		gmt_buckets_free(f);
+	}
+	/* by hand: 3 buckets at most; instants at 0, 5 and 9 ns: 1 and 2 ns
+	   are too narrow for 9, 4 ns holds it: [0,4) [4,8) [8,12) */
+	gmt_buckets_t *b = gmt_buckets_new(1, GMT_BUCKETS_GROW, 3, 0, 1);
+	add1(b, 0, 4);
+	add1(b, 5, 9);
+	add1(b, 9, 2);
+	CHECK(gmt_buckets_finish(b) == 0);
+	const gmt_bucket_level_t *l = gmt_buckets_level(b, 0);
+	CHECK_EQ_U64(4, l->bucket_ns);
+	CHECK_EQ_U64(3, l->count);
+	CHECK_EQ_U64(4, l->top[0]); CHECK_EQ_U64(0, l->at[0]); CHECK_EQ_U64(4, l->low[0]);
+	CHECK_EQ_U64(9, l->top[1]); CHECK_EQ_U64(1, l->at[1]); CHECK_EQ_U64(4, l->low[1]);
+	CHECK_EQ_U64(9, l->top[2]); CHECK(l->at[2] == GMT_BUCKET_BEFORE); CHECK_EQ_U64(2, l->low[2]);
+	CHECK_EQ_U64(1, l->series[0].last_at[2]);
+	gmt_buckets_free(b);
+}
+
 static void test_errors(void)
 {
 	uint64_t v = 1;
@@ -198,6 +253,7 @@ int main(void)
 {
 	test_by_hand();
 	test_random();
+	test_grow();
 	test_errors();
 	TEST_DONE();
 }
