@@ -6,15 +6,18 @@
  * ZSTD_findFrameCompressedSize, decompressed whole (its content size is in
  * the frame header; frames without one are streamed with a cap), and its
  * records are parsed with msgpack-c. Memory is bounded by one frame, never
- * by the length of the trace.
+ * by the length of the trace (plus, for EVENTS2, the addresses of the
+ * allocations live at once: a free names its allocation by id, and ids are
+ * reused as allocations go).
  *
  * Hostile input: every length is checked before use. msgpack-c allocates an
  * array of n objects as soon as it reads an array header claiming n
  * elements, so each record is first walked by a small allocation-free
  * skipper (mp_scan) that rejects any container claiming more elements than
  * bytes remain and any nesting deeper than msgpack-c accepts. The EVENTS
- * columns are decoded by hand (varints, zigzag deltas) into a reusable
- * array; each column must hold exactly n values and nothing more.
+ * and EVENTS2 columns are decoded by hand (varints, zigzag deltas) into a
+ * reusable array; each column must hold exactly its values and nothing
+ * more, and a free by id must name a live allocation.
  *
  * The first damage stops decoding with "FILE: offset N: ..." where N is the
  * file offset of the frame at fault; everything before it was delivered.
@@ -66,6 +69,13 @@ typedef struct dec {
 	size_t kvs_cap;
 	unsigned minor;
 	int have_header;
+	/* EVENTS2's allocation ids, across the whole file: id -> the live
+	 * allocation, and the freed ids in the order the writer reuses them */
+	struct idrec { uint64_t addr; uint8_t live; } *ids;
+	size_t ids_cap;
+	uint32_t id_next;
+	uint32_t *id_free;
+	size_t id_nfree, id_free_cap;
 	uint64_t frame_off;
 	size_t rec;           /* 1-based record index within the frame */
 	int failed;           /* scratch allocation failed */
@@ -233,6 +243,7 @@ static const uint8_t *mp_scan(const uint8_t *p, const uint8_t *end)
 static const char *const tag_names[] = {
 	"?", "HEADER", "THREAD", "MODULE", "MODULE_UNLOAD", "STACK", "DEVICE",
 	"EVENTS", "DROPS", "STRING", "END", "META", "TEXT_STACK",
+	"?", "?", "?", "?", "EVENTS2",
 };
 
 static int wrong(dec_t *d, unsigned tag, const char *field)
@@ -462,27 +473,37 @@ static const char *const col_names[GMT_COL_COUNT] = {
 	"type", "ts", "thread", "device", "addr", "size", "stream", "stack", "aux",
 };
 
+/* The fields of an EVENTS or EVENTS2 record before its events: n, base_ts,
+ * flags, and the k columns' bytes [p[c], e[c]). */
+static int rec_events_head(dec_t *d, const msgpack_object *a, unsigned tag, int k,
+			   const char *const *names, uint64_t *n, uint64_t *base, uint32_t *flags,
+			   const uint8_t **p, const uint8_t **e)
+{
+	char f[32];
+	const char *rn = tag_names[tag];
+	if (get_u64(&a[1], n))
+		return snprintf(f, sizeof(f), "%s.n", rn), wrong(d, tag, f);
+	if (get_u64(&a[2], base))
+		return snprintf(f, sizeof(f), "%s.base_ts", rn), wrong(d, tag, f);
+	if (get_u32(&a[3], flags))
+		return snprintf(f, sizeof(f), "%s.flags", rn), wrong(d, tag, f);
+	for (int c = 0; c < k; c++) {
+		const msgpack_object *o = &a[4 + c];
+		if (o->type != MSGPACK_OBJECT_BIN)
+			return snprintf(f, sizeof(f), "%s.%s", rn, names[c]), wrong(d, tag, f);
+		p[c] = (const uint8_t *)o->via.bin.ptr;
+		e[c] = p[c] + o->via.bin.size;
+	}
+	return 0;
+}
+
 static int rec_events(dec_t *d, const msgpack_object *a)
 {
 	uint64_t n, base;
 	uint32_t flags;
-	if (get_u64(&a[1], &n))
-		return wrong(d, GMT_REC_EVENTS, "EVENTS.n");
-	if (get_u64(&a[2], &base))
-		return wrong(d, GMT_REC_EVENTS, "EVENTS.base_ts");
-	if (get_u32(&a[3], &flags))
-		return wrong(d, GMT_REC_EVENTS, "EVENTS.flags");
 	const uint8_t *p[GMT_COL_COUNT], *e[GMT_COL_COUNT];
-	for (int c = 0; c < GMT_COL_COUNT; c++) {
-		const msgpack_object *o = &a[4 + c];
-		if (o->type != MSGPACK_OBJECT_BIN) {
-			char f[32];
-			snprintf(f, sizeof(f), "EVENTS.%s", col_names[c]);
-			return wrong(d, GMT_REC_EVENTS, f);
-		}
-		p[c] = (const uint8_t *)o->via.bin.ptr;
-		e[c] = p[c] + o->via.bin.size;
-	}
+	if (rec_events_head(d, a, GMT_REC_EVENTS, GMT_COL_COUNT, col_names, &n, &base, &flags, p, e))
+		return -1;
 	/* n is bounded by the type column (one byte an event), hence by the
 	 * frame size, before anything is allocated. */
 	if ((uint64_t)(e[GMT_COL_TYPE] - p[GMT_COL_TYPE]) != n)
@@ -536,6 +557,7 @@ static int rec_events(dec_t *d, const msgpack_object *a)
 		x->stack = (uint32_t)v;
 		UV(px, e[GMT_COL_AUX], v, GMT_COL_AUX);
 		x->aux = v;
+		x->alloc_id = 0;
 	}
 	const uint8_t *ends[GMT_COL_COUNT] = { e[0], pt, pth, pd, pa, ps, pst, pk, px };
 	for (int c = 1; c < GMT_COL_COUNT; c++) {
@@ -549,6 +571,158 @@ static int rec_events(dec_t *d, const msgpack_object *a)
 fail:
 	return damage(d, d->frame_off, "column %s has wrong length in record %zu (EVENTS) of the frame",
 		      col_names[bad], d->rec);
+}
+
+static const char *const col2_names[GMT_C2_COUNT] = {
+	"type", "ts", "mask", "thread", "device", "stream", "stack", "aux", "ref", "addr", "size",
+};
+
+static int oom(dec_t *d)
+{
+	snprintf(d->res->message, sizeof(d->res->message), "%s: out of memory", d->name);
+	d->res->status = GMT_DECODE_IO;
+	return -1;
+}
+
+/* Decodes an EVENTS2 record (1.4) into d->ev: the same events as EVENTS,
+ * each field present only where its mask says (else the previous value,
+ * schemas/trace-format.md), frees named by allocation id. */
+static int rec_events2(dec_t *d, const msgpack_object *a)
+{
+	uint64_t n, base;
+	uint32_t flags;
+	const uint8_t *p[GMT_C2_COUNT], *e[GMT_C2_COUNT];
+	if (rec_events_head(d, a, GMT_REC_EVENTS2, GMT_C2_COUNT, col2_names, &n, &base, &flags, p, e))
+		return -1;
+	int bad = -1;
+	for (int c = GMT_C2_TYPE; c <= GMT_C2_MASK; c += GMT_C2_MASK - GMT_C2_TYPE)
+		if ((uint64_t)(e[c] - p[c]) != n)
+			bad = c;
+	if (bad >= 0)
+		return damage(d, d->frame_off, "column %s has wrong length in record %zu (EVENTS2) "
+			      "of the frame (%zu bytes for %llu events)", col2_names[bad], d->rec,
+			      (size_t)(e[bad] - p[bad]), (unsigned long long)n);
+	if (grow((void **)&d->ev, &d->ev_cap, n ? n : 1, sizeof(*d->ev)))
+		return oom(d);
+	if (flags & GMT_EVENTS_IDS_RESET) {
+		d->id_next = 0;
+		d->id_nfree = 0;
+	}
+	struct { uint64_t device, stream, stack, aux, addr, size; } prev[128];
+	memset(prev, 0, sizeof(prev));
+	gmt_devent_t *ev = d->ev;
+	const uint8_t *types = p[GMT_C2_TYPE], *masks = p[GMT_C2_MASK];
+	const uint8_t *pt = p[GMT_C2_TS], *pth = p[GMT_C2_THREAD], *pd = p[GMT_C2_DEVICE],
+		      *pst = p[GMT_C2_STREAM], *pk = p[GMT_C2_STACK], *px = p[GMT_C2_AUX],
+		      *pr = p[GMT_C2_REF], *pa = p[GMT_C2_ADDR], *ps = p[GMT_C2_SIZE];
+	uint64_t ts = base, thread = 0, ref = 0, v;
+	const char *why = NULL;
+	uint32_t why_id = 0;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		gmt_devent_t *x = &ev[i];
+		unsigned t = types[i], m = masks[i];
+		if (t >= 128 || (m & ~GMT_M_ALL)) {
+			why = t >= 128 ? "an event type above 127" : "a mask with bit 7 set";
+			goto fail;
+		}
+		x->type = (uint16_t)t;
+		UV(pt, e[GMT_C2_TS], v, GMT_C2_TS);
+		ts += v;
+		x->ts = ts;
+		if (m & GMT_M_THREAD) {
+			UV(pth, e[GMT_C2_THREAD], thread, GMT_C2_THREAD);
+			if (thread > UINT32_MAX) {
+				bad = GMT_C2_THREAD;
+				goto fail;
+			}
+		}
+		x->thread = (uint32_t)thread;
+		if (m & GMT_M_DEVICE) {
+			UV(pd, e[GMT_C2_DEVICE], prev[t].device, GMT_C2_DEVICE);
+			if (prev[t].device > (uint64_t)INT16_MAX + 1) {
+				bad = GMT_C2_DEVICE;
+				goto fail;
+			}
+		}
+		x->device = (int16_t)((int64_t)prev[t].device - 1);
+		if (m & GMT_M_STREAM) {
+			UV(pst, e[GMT_C2_STREAM], v, GMT_C2_STREAM);
+			prev[t].stream += (uint64_t)gmt_unzigzag(v);
+		}
+		x->stream = prev[t].stream;
+		if (m & GMT_M_STACK) {
+			UV(pk, e[GMT_C2_STACK], prev[t].stack, GMT_C2_STACK);
+			if (prev[t].stack > UINT32_MAX) {
+				bad = GMT_C2_STACK;
+				goto fail;
+			}
+		}
+		x->stack = (uint32_t)prev[t].stack;
+		if (m & GMT_M_AUX)
+			UV(px, e[GMT_C2_AUX], prev[t].aux, GMT_C2_AUX);
+		x->aux = prev[t].aux;
+		if (m & GMT_M_SIZE)
+			UV(ps, e[GMT_C2_SIZE], prev[t].size, GMT_C2_SIZE);
+		x->size = prev[t].size;
+		x->alloc_id = 0;
+		if (t == GMT_EV_FREE && !(m & GMT_M_NOID)) {
+			UV(pr, e[GMT_C2_REF], v, GMT_C2_REF);
+			uint64_t id = ref + (uint64_t)gmt_unzigzag(v);
+			if (id == 0 || id > d->id_next || !d->ids[id].live) {
+				why = "a free of an allocation id that is not live";
+				why_id = (uint32_t)id;
+				goto fail;
+			}
+			d->ids[id].live = 0;
+			d->id_free[d->id_nfree++] = (uint32_t)id;
+			ref = id;
+			x->alloc_id = (uint32_t)id;
+			x->addr = d->ids[id].addr;
+			continue;
+		}
+		UV(pa, e[GMT_C2_ADDR], v, GMT_C2_ADDR);
+		prev[t].addr += (uint64_t)gmt_unzigzag(v);
+		x->addr = prev[t].addr;
+		if (t == GMT_EV_ALLOC && !(m & GMT_M_NOID)) {
+			uint32_t id;
+			if (d->id_nfree) {
+				id = d->id_free[--d->id_nfree];
+			} else {
+				if (d->id_next >= GMT_IDS_LIMIT) {
+					why = "an allocation id beyond the limit";
+					goto fail;
+				}
+				id = ++d->id_next;
+				if (grow((void **)&d->ids, &d->ids_cap, (size_t)id + 1, sizeof(*d->ids)) ||
+				    grow((void **)&d->id_free, &d->id_free_cap, (size_t)id + 1,
+					 sizeof(*d->id_free)))
+					return oom(d);
+			}
+			d->ids[id].addr = x->addr;
+			d->ids[id].live = 1;
+			ref = id;
+			x->alloc_id = id;
+		}
+	}
+	const uint8_t *ends[GMT_C2_COUNT] = { e[0], pt, e[GMT_C2_MASK], pth, pd, pst, pk, px, pr, pa, ps };
+	for (int c = 1; c < GMT_C2_COUNT; c++) {
+		if (ends[c] != e[c]) {
+			bad = c;
+			goto fail;
+		}
+	}
+	d->res->events += n;
+	return CB(d, events, ev, (size_t)n, flags);
+fail:
+	if (why && why_id)
+		return damage(d, d->frame_off, "record %zu (EVENTS2) of the frame: event %zu is %s (%u)",
+			      d->rec, i, why, why_id);
+	if (why)
+		return damage(d, d->frame_off, "record %zu (EVENTS2) of the frame: event %zu has %s",
+			      d->rec, i, why);
+	return damage(d, d->frame_off, "column %s has wrong length in record %zu (EVENTS2) of the frame",
+		      col2_names[bad], d->rec);
 }
 
 /* Records that grew, with trailing fields a reader takes when present: the
@@ -575,6 +749,7 @@ static const size_t rec_len[GMT_REC_TAG_MAX + 1] = {
 	[GMT_REC_MODULE_UNLOAD] = 3, [GMT_REC_STACK] = 3, [GMT_REC_DEVICE] = 2,
 	[GMT_REC_EVENTS] = 4 + GMT_COL_COUNT, [GMT_REC_DROPS] = 6, [GMT_REC_STRING] = 3,
 	[GMT_REC_END] = 5, [GMT_REC_META] = 3, [GMT_REC_TEXT_STACK] = 3,
+	[GMT_REC_EVENTS2] = 4 + GMT_C2_COUNT,
 };
 
 static int record(dec_t *d, const msgpack_object *o)
@@ -586,7 +761,7 @@ static int record(dec_t *d, const msgpack_object *o)
 	const msgpack_object *a = o->via.array.ptr;
 	size_t n = o->via.array.size;
 	uint64_t tag = a[0].via.u64;
-	if (tag > GMT_REC_TAG_MAX) {
+	if (tag > GMT_REC_TAG_MAX || !rec_len[tag]) {
 		if (d->minor > GMT_FORMAT_MINOR && d->have_header)
 			return 0;   /* a newer minor version's record: skipped */
 		return damage(d, d->frame_off, "unknown record tag %llu in record %zu of the frame",
@@ -661,6 +836,8 @@ static int record(dec_t *d, const msgpack_object *o)
 		return rec_device(d, a);
 	case GMT_REC_EVENTS:
 		return rec_events(d, a);
+	case GMT_REC_EVENTS2:
+		return rec_events2(d, a);
 	case GMT_REC_DROPS: {
 		gmt_drops_t r;
 		if (get_u64(&a[1], &r.count))
@@ -952,6 +1129,8 @@ static int decode(dec_t *d)
 	free(d->sc);
 	free(d->ptrs);
 	free(d->kvs);
+	free(d->ids);
+	free(d->id_free);
 	if (st == GMT_DECODE_OK)
 		d->res->message[0] = 0;
 	return st;

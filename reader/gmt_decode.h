@@ -67,6 +67,12 @@ typedef struct gmt_devent {
 	uint32_t thread;
 	uint16_t type;
 	int16_t device;  /* -1 = none */
+	/* (1.4) an ALLOC's id and the id of the allocation a FREE frees, 0 =
+	 * none; small numbers reused as allocations are freed (at most the
+	 * most allocations live at once), for dense arrays instead of address
+	 * maps. A FREE named by id in the file is given its allocation's
+	 * address here: events read the same from every version. */
+	uint32_t alloc_id;
 } gmt_devent_t;
 
 typedef struct gmt_drops {

@@ -1,4 +1,4 @@
-/* gmt_evrec.c - EVENTS record building (see gmt_evrec.h). */
+/* gmt_evrec.c - EVENTS and EVENTS2 record building (see gmt_evrec.h). */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -19,12 +19,47 @@ static int colbuf_reserve(gmt_colbuf_t *c, size_t more)
 	return 0;
 }
 
-int gmt_evrec_alloc(gmt_evrec_t *r, size_t max_events)
+/* What both record kinds do to their columns (cols[0..k)). */
+static int cols_alloc(gmt_colbuf_t *cols, int k, size_t max_events)
 {
-	for (int i = 0; i < GMT_COL_COUNT; i++)
-		if (colbuf_reserve(&r->col[i], max_events * 10) < 0)
+	for (int i = 0; i < k; i++)
+		if (colbuf_reserve(&cols[i], max_events * 10) < 0)
 			return -ENOMEM;
 	return 0;
+}
+
+static void cols_reset(gmt_colbuf_t *cols, int k)
+{
+	for (int i = 0; i < k; i++)
+		cols[i].n = 0;
+}
+
+static size_t cols_bytes(const gmt_colbuf_t *cols, int k)
+{
+	size_t n = 0;
+	for (int i = 0; i < k; i++)
+		n += cols[i].n;
+	return n;
+}
+
+/* [tag, n, base_ts, flags, k bin columns] */
+static void cols_pack(msgpack_packer *pk, unsigned tag, uint32_t n, uint64_t base_ts, unsigned flags,
+		      const gmt_colbuf_t *cols, int k)
+{
+	msgpack_pack_array(pk, 4 + (size_t)k);
+	msgpack_pack_uint8(pk, (uint8_t)tag);
+	msgpack_pack_uint32(pk, n);
+	msgpack_pack_uint64(pk, base_ts);
+	msgpack_pack_uint32(pk, flags);
+	for (int i = 0; i < k; i++) {
+		msgpack_pack_bin(pk, cols[i].n);
+		msgpack_pack_bin_body(pk, cols[i].p, cols[i].n);
+	}
+}
+
+int gmt_evrec_alloc(gmt_evrec_t *r, size_t max_events)
+{
+	return cols_alloc(r->col, GMT_COL_COUNT, max_events);
 }
 
 void gmt_evrec_free(gmt_evrec_t *r)
@@ -39,28 +74,37 @@ void gmt_evrec_free(gmt_evrec_t *r)
 
 void gmt_evrec_reset(gmt_evrec_t *r)
 {
-	for (int i = 0; i < GMT_COL_COUNT; i++)
-		r->col[i].n = 0;
+	cols_reset(r->col, GMT_COL_COUNT);
 	r->n = 0;
 }
 
 size_t gmt_evrec_bytes(const gmt_evrec_t *r)
 {
-	size_t n = 0;
-	for (int i = 0; i < GMT_COL_COUNT; i++)
-		n += r->col[i].n;
-	return n;
+	return cols_bytes(r->col, GMT_COL_COUNT);
 }
 
 void gmt_evrec_pack(const gmt_evrec_t *r, msgpack_packer *pk)
 {
-	msgpack_pack_array(pk, 4 + GMT_COL_COUNT);
-	msgpack_pack_uint8(pk, GMT_REC_EVENTS);
-	msgpack_pack_uint32(pk, r->n);
-	msgpack_pack_uint64(pk, r->base_ts);
-	msgpack_pack_uint32(pk, r->flags);
-	for (int i = 0; i < GMT_COL_COUNT; i++) {
-		msgpack_pack_bin(pk, r->col[i].n);
-		msgpack_pack_bin_body(pk, r->col[i].p, r->col[i].n);
-	}
+	cols_pack(pk, GMT_REC_EVENTS, r->n, r->base_ts, r->flags, r->col, GMT_COL_COUNT);
+}
+
+int gmt_evrec2_alloc(gmt_evrec2_t *r, size_t max_events)
+{
+	return cols_alloc(r->col, GMT_C2_COUNT, max_events);
+}
+
+void gmt_evrec2_reset(gmt_evrec2_t *r)
+{
+	cols_reset(r->col, GMT_C2_COUNT);
+	r->n = 0;
+}
+
+size_t gmt_evrec2_bytes(const gmt_evrec2_t *r)
+{
+	return cols_bytes(r->col, GMT_C2_COUNT);
+}
+
+void gmt_evrec2_pack(const gmt_evrec2_t *r, msgpack_packer *pk)
+{
+	cols_pack(pk, GMT_REC_EVENTS2, r->n, r->base_ts, r->flags, r->col, GMT_C2_COUNT);
 }

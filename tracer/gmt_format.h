@@ -36,7 +36,11 @@ enum gmt_rec_tag {
 				     * (how and value: 1.4, GMT_END_*)        */
 	GMT_REC_META          = 11, /* [11, ts, map] free-form key/values         */
 	GMT_REC_TEXT_STACK    = 12, /* [12, id, [str frames, innermost first]] (1.2) */
-	GMT_REC_TAG_MAX       = 12
+	/* 13-16: kept for b-intercept and c-robust (BOARD) */
+	GMT_REC_EVENTS2       = 17, /* [17, n, base_ts, flags, 11 bin columns] (1.4):
+	                               EVENTS with allocation ids, fields that
+	                               repeat left out                          */
+	GMT_REC_TAG_MAX       = 17
 };
 
 /* END `how` (1.4): how the process ended; `value` is the exit status (the
@@ -151,6 +155,8 @@ enum gmt_nccl_call {
 #define GMT_EVENTS_LATE 0x1u  /* batch holds events older than an earlier batch */
 #define GMT_EVENTS_SIDE 0x2u  /* the side stream: events emitted with an
                                  explicit past time (gmt_emit_side) */
+#define GMT_EVENTS_IDS_RESET 0x4u /* (EVENTS2) allocation ids start again from
+                                 here: the writer lost a frame            */
 
 /* RANGE_BEGIN / RANGE_END / MARK: where the range came from (stream field). */
 enum gmt_range_source {
@@ -177,6 +183,37 @@ enum gmt_column {
 	GMT_COL_AUX,        /* uvarint                                          */
 	GMT_COL_COUNT
 };
+
+/* Columns of an EVENTS2 record (1.4; schemas/trace-format.md, "EVENTS2
+ * columns"). Every event has a type, a ts and a mask; the mask says which
+ * other values it carries: a field left out repeats the previous event's
+ * value (thread) or the previous value of an event of the same type in the
+ * record (the others); a free names its allocation by id. */
+enum gmt_column2 {
+	GMT_C2_TYPE = 0,    /* n raw bytes                                      */
+	GMT_C2_TS,          /* uvarint delta to the previous event (first: base) */
+	GMT_C2_MASK,        /* n raw bytes: GMT_M_*                             */
+	GMT_C2_THREAD,      /* uvarint thread index                   (M_THREAD) */
+	GMT_C2_DEVICE,      /* uvarint device + 1                     (M_DEVICE) */
+	GMT_C2_STREAM,      /* zigzag delta to the type's last stream (M_STREAM) */
+	GMT_C2_STACK,       /* uvarint stack id                       (M_STACK)  */
+	GMT_C2_AUX,         /* uvarint                                (M_AUX)    */
+	GMT_C2_REF,         /* zigzag delta to the last allocation id: a FREE's  */
+	GMT_C2_ADDR,        /* zigzag delta to the type's last addr: the rest   */
+	GMT_C2_SIZE,        /* uvarint                                (M_SIZE)   */
+	GMT_C2_COUNT
+};
+#define GMT_M_THREAD 0x01u  /* thread differs from the previous event's     */
+#define GMT_M_DEVICE 0x02u  /* device, stream, stack, aux, size: differ from */
+#define GMT_M_STREAM 0x04u  /* the previous value of this type's events in   */
+#define GMT_M_STACK  0x08u  /* the record (0, device -1, at its start)        */
+#define GMT_M_AUX    0x10u
+#define GMT_M_NOID   0x20u  /* FREE: by address, not by id; ALLOC: takes no id */
+#define GMT_M_SIZE   0x40u
+#define GMT_M_ALL    0x7fu
+/* Allocation ids are 1 to GMT_IDS_LIMIT: with no freed id to reuse and all
+ * of them handed out, an ALLOC takes none. */
+#define GMT_IDS_LIMIT (1u << 24)
 
 /* Varint helpers used by both the writer and the reader. */
 static inline uint64_t gmt_zigzag(int64_t v)

@@ -53,7 +53,7 @@ typedef struct gmt_config {
 	                             this many ms of the writer's throughput
 	                             (default 100; 0: the byte cap only)        */
 	int flush_ms;             /* writer period (default 10 ms)                */
-	int zstd_level;           /* default 3                                     */
+	int zstd_level;           /* default 1                                     */
 	int log_level;            /* 0 quiet, 1 warnings (default), 2 info, 3 debug*/
 	int install_signal_handlers; /* flush on SIGTERM/SIGINT/fatal (default 1) */
 	/* Test hook: fail the Nth and later write() calls with this errno

@@ -1,7 +1,8 @@
 /*
  * gmt_writer.c - the writer thread: drains the per-thread buffers, merges
- * them by timestamp, encodes records (msgpack-c envelope, varint columns)
- * and writes one zstd frame per round with one write().
+ * them by timestamp, encodes records (msgpack-c envelope, varint columns:
+ * EVENTS2, frees named by allocation id, see "Allocation ids" below) and
+ * writes one zstd frame per round with one write().
  *
  * A round:
  *   1. T0 = now.
@@ -74,7 +75,28 @@
 
 extern char **environ;
 
-typedef gmt_evrec_t evrec_t;
+typedef gmt_evrec2_t evrec_t;
+
+/* Allocation ids (EVENTS2). The writer names the allocation a FREE frees
+ * by a small number instead of repeating its address: each ALLOC of the
+ * main stream takes the most recently freed id (or the next new one), in
+ * the order the records are in the file, so that a reader that follows
+ * the same rule knows every ALLOC's id without it being written, and ids
+ * stay below the most allocations ever live at once. A map address -> id
+ * holds the live ones, at most IDS_MAX (beyond it an ALLOC takes no id and
+ * its FREE names the address). LATE events neither take nor free ids. An
+ * ALLOC at an address already in the map replaces it: the older id is never
+ * freed, by the writer or by a reader. A lost frame (write error) resets
+ * the ids; the next record says so (GMT_EVENTS_IDS_RESET). */
+#define IDS_MAX (1u << 18)
+typedef struct idmap {
+	uint64_t *key;                 /* 0 = empty                              */
+	uint32_t *val;
+	uint32_t cap, n;               /* slots (a power of two), live entries   */
+	uint32_t *free_ids;            /* LIFO of freed ids                      */
+	uint32_t n_free, next;         /* ids 1..next handed out so far          */
+	int reset;                     /* the next main record carries IDS_RESET */
+} idmap_t;
 
 /* A thread's publishable events in a round: a cursor over its chunks. */
 typedef struct cursor {
@@ -108,13 +130,13 @@ static struct writer {
 	uint64_t rate_since;           /* start of the work the next sample covers */
 
 	evrec_t rec, late;
+	idmap_t ids;
 	uint8_t *stack_bits;
 	size_t stack_bits_len;
 	uint32_t *frame_stacks;
 	size_t n_frame_stacks, cap_frame_stacks;
 	uint64_t frame_events, frame_late, frame_first, frame_last;
 	uint64_t last_ts;                      /* newest ts written (LATE test) */
-	unsigned since_check;
 
 	/* drops not yet on disk, and what the current frame carries of them */
 	uint64_t bf_count, bf_first, bf_last;
@@ -342,7 +364,103 @@ static gmt_mrec_t *header_record(void)
  * nothing. */
 static int evrec_alloc(evrec_t *r)
 {
-	return gmt_evrec_alloc(r, REC_EVENTS);
+	return gmt_evrec2_alloc(r, REC_EVENTS);
+}
+
+static inline uint32_t id_slot(const idmap_t *m, uint64_t addr)
+{
+	return (uint32_t)((addr * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
+}
+
+static int id_grow(idmap_t *m)
+{
+	uint32_t cap = m->cap ? 2 * m->cap : 1024;
+	uint64_t *k = calloc(cap, sizeof(*k));
+	uint32_t *v = k ? malloc(cap * sizeof(*v)) : NULL;
+	uint32_t *f = v ? realloc(m->free_ids, (cap / 2) * sizeof(*f)) : NULL;
+	if (!f) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	m->free_ids = f;
+	uint32_t oldcap = m->cap;
+	uint64_t *ok = m->key;
+	uint32_t *ov = m->val;
+	m->key = k;
+	m->val = v;
+	m->cap = cap;
+	for (uint32_t i = 0; i < oldcap; i++) {
+		if (!ok[i])
+			continue;
+		uint32_t j = id_slot(m, ok[i]);
+		while (k[j])
+			j = (j + 1) & (cap - 1);
+		k[j] = ok[i];
+		v[j] = ov[i];
+	}
+	free(ok);
+	free(ov);
+	return 0;
+}
+
+/* The id an ALLOC of addr takes, 0 when none (the map is full). */
+static uint32_t id_alloc(idmap_t *m, uint64_t addr)
+{
+	if (!addr)
+		return 0;
+	if ((m->n + 1) * 2 > m->cap && (m->cap >= 2 * IDS_MAX || id_grow(m) < 0))
+		return 0;
+	if (!m->n_free && m->next >= GMT_IDS_LIMIT)
+		return 0;
+	uint32_t id = m->n_free ? m->free_ids[--m->n_free] : ++m->next;
+	uint32_t j = id_slot(m, addr);
+	while (m->key[j] && m->key[j] != addr)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->key[j])
+		m->n++;
+	m->key[j] = addr;
+	m->val[j] = id;
+	return id;
+}
+
+/* The id of the live allocation at addr, freed (removed from the map and
+ * next to be reused); 0 when addr has none. */
+static uint32_t id_free(idmap_t *m, uint64_t addr)
+{
+	if (!m->n || !addr)
+		return 0;
+	uint32_t i = id_slot(m, addr);
+	while (m->key[i] != addr) {
+		if (!m->key[i])
+			return 0;
+		i = (i + 1) & (m->cap - 1);
+	}
+	uint32_t id = m->val[i];
+	/* backward-shift deletion: the probe sequences stay unbroken */
+	for (uint32_t j = i;;) {
+		j = (j + 1) & (m->cap - 1);
+		if (!m->key[j])
+			break;
+		uint32_t h = id_slot(m, m->key[j]);
+		if (((j - h) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
+			m->key[i] = m->key[j];
+			m->val[i] = m->val[j];
+			i = j;
+		}
+	}
+	m->key[i] = 0;
+	m->n--;
+	m->free_ids[m->n_free++] = id;
+	return id;
+}
+
+static void id_reset(idmap_t *m)
+{
+	if (m->key)
+		memset(m->key, 0, m->cap * sizeof(*m->key));
+	m->n = m->n_free = m->next = 0;
+	m->reset = 1;
 }
 
 /* Packs the record under construction into the frame and resets it. */
@@ -350,7 +468,7 @@ static void evrec_finish(evrec_t *r)
 {
 	if (!r->n)
 		return;
-	gmt_evrec_pack(r, &w.pk);
+	gmt_evrec2_pack(r, &w.pk);
 	w.frame_events += r->n;
 	if (r->flags & GMT_EVENTS_LATE)
 		w.frame_late += r->n;
@@ -358,7 +476,7 @@ static void evrec_finish(evrec_t *r)
 		w.frame_first = r->first_ts;
 	if (r->last_ts > w.frame_last)
 		w.frame_last = r->last_ts;
-	gmt_evrec_reset(r);
+	gmt_evrec2_reset(r);
 }
 
 static void pack_drops(uint64_t count, uint64_t first, uint64_t last, const char *reason, int err)
@@ -614,6 +732,9 @@ static void frame_end(void)
 			atomic_fetch_add(&gmt_g.dropped, w.frame_events);
 		}
 		w.we_errno = err;
+		/* the frame's ids are lost with it */
+		if (w.frame_events - w.frame_late)
+			id_reset(&w.ids);
 	}
 	w.sb.size = 0;
 }
@@ -742,26 +863,59 @@ static int cursor_drained(const cursor_t *k)
 			 !atomic_load_explicit(&k->c->next, memory_order_acquire));
 }
 
-static void encode_event(const gmt_event_t *e, uint32_t thread)
+#define BATCH 256u   /* events encoded at once; the frame's size is checked between batches */
+
+/* One event that cannot join the batch: of no known type, or older than
+ * the newest written (a LATE record, nondecreasing inside itself too;
+ * LATE events neither take nor free allocation ids). */
+static void encode_odd(const gmt_event_t *e, uint32_t thread)
 {
+	static const uint32_t no_id = 0;
+	if (e->type >= GMT_EVREC2_TYPES) {
+		atomic_fetch_add(&gmt_g.dropped, 1);   /* no such event type */
+		return;
+	}
 	need_stack(e->stack);
-	if (e->ts < w.last_ts) {
-		/* LATE record: nondecreasing inside itself too. */
-		if (w.late.n && (e->ts < w.late.prev_ts || w.late.n >= REC_EVENTS))
-			evrec_finish(&w.late);
-		w.late.flags = GMT_EVENTS_LATE;
-		gmt_evrec_add(&w.late, e, thread);
-	} else {
+	if (w.late.n && (e->ts < w.late.prev_ts || w.late.n >= REC_EVENTS))
+		evrec_finish(&w.late);
+	w.late.flags = GMT_EVENTS_LATE;
+	gmt_evrec2_add_n(&w.late, e, 1, thread, &no_id);
+}
+
+/* Encodes ev[0..n) of one thread (n <= BATCH): the main-stream ones a batch
+ * at a time (their ids first, then the columns), the odd ones alone. */
+static void encode_events(const gmt_event_t *ev, uint32_t n, uint32_t thread)
+{
+	uint32_t ids[BATCH];
+	uint32_t i = 0;
+	while (i < n) {
 		if (w.rec.n >= REC_EVENTS)
 			evrec_finish(&w.rec);
-		w.rec.flags = 0;
-		gmt_evrec_add(&w.rec, e, thread);
-		w.last_ts = e->ts;
+		if (!w.rec.n) {
+			w.rec.flags = w.ids.reset ? GMT_EVENTS_IDS_RESET : 0;
+			w.ids.reset = 0;
+		}
+		uint32_t room = REC_EVENTS - w.rec.n, k = 0;
+		uint64_t last = w.last_ts;
+		for (; i + k < n && k < room; k++) {
+			const gmt_event_t *e = &ev[i + k];
+			if (GMT_UNLIKELY(e->ts < last || e->type >= GMT_EVREC2_TYPES))
+				break;
+			last = e->ts;
+			if (e->stack)
+				need_stack(e->stack);
+			ids[k] = e->type == GMT_EV_ALLOC ? id_alloc(&w.ids, e->addr)
+			       : e->type == GMT_EV_FREE ? id_free(&w.ids, e->addr) : 0;
+		}
+		gmt_evrec2_add_n(&w.rec, ev + i, k, thread, ids);
+		w.last_ts = last;
+		i += k;
+		if (i < n && k < room)
+			encode_odd(&ev[i++], thread);
 	}
-	/* The frame size check costs 18 loads: every 256 events is enough
-	 * (at most ~80 KiB over the soft cap). */
-	if ((++w.since_check & 255) == 0 &&
-	    w.sb.size + gmt_evrec_bytes(&w.rec) + gmt_evrec_bytes(&w.late) >= FRAME_CAP) {
+	/* The frame size check costs 24 loads: once a batch is enough (at
+	 * most ~80 KiB over the soft cap). */
+	if (w.sb.size + gmt_evrec2_bytes(&w.rec) + gmt_evrec2_bytes(&w.late) >= FRAME_CAP) {
 		frame_end();
 		frame_begin();
 	}
@@ -775,13 +929,18 @@ static int encode_run(cursor_t *k, uint64_t limit, int inclusive)
 	do {
 		gmt_chunk_t *c = k->c;
 		while (c->rd < k->end) {
-			const gmt_event_t *e = &c->ev[c->rd];
-			if (e->ts > limit || (e->ts == limit && !inclusive)) {
-				k->ts = e->ts;
+			/* the events of this chunk that go now, a batch at most */
+			uint32_t end = k->end - c->rd < BATCH ? k->end : c->rd + BATCH, j = c->rd;
+			while (j < end && (c->ev[j].ts < limit || (c->ev[j].ts == limit && inclusive)))
+				j++;
+			if (j > c->rd) {
+				encode_events(&c->ev[c->rd], j - c->rd, idx);
+				c->rd = j;
+			}
+			if (j < end) {
+				k->ts = c->ev[j].ts;
 				return 1;
 			}
-			encode_event(e, idx);
-			c->rd++;
 		}
 	} while (cursor_seek(k));
 	return 0;
@@ -1008,6 +1167,8 @@ int gmt_writer_start(void)
 	w.inflight = NULL;
 	w.last_ts = 0;
 	w.preamble_done = 0;
+	id_reset(&w.ids);
+	w.ids.reset = 0;   /* a new file: nothing to reset */
 	if (!w.cctx) {
 		w.cctx = ZSTD_createCCtx();
 		if (!w.cctx)

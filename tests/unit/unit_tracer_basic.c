@@ -167,6 +167,8 @@ int main(void)
 	setenv("GPUMEMTRACE_FLUSH_MS", "0", 1);
 	setenv("GPUMEMTRACE_BUFFER_MB", "3", 1);
 	setenv("GPUMEMTRACE_FREE_STACKS", "1", 1);
+	setenv("GPUMEMTRACE_BUFFER_MS", "250", 1);
+	setenv("GPUMEMTRACE_STACK_METHOD", "libunwind", 1);
 	gmt_config_t ec;
 	gmt_config_from_env(&ec);
 	CHECK_EQ_U64(5, ec.test_fail_write_after);
@@ -176,7 +178,11 @@ int main(void)
 	CHECK_EQ_U64(1, ec.flush_ms);
 	CHECK_EQ_U64(3 << 20, ec.buffer_bytes);
 	CHECK_EQ_U64(1, ec.free_stacks);
-	CHECK_EQ_U64(3, ec.zstd_level);
+	CHECK_EQ_U64(1, ec.zstd_level);
+	CHECK_EQ_U64(250, ec.buffer_ms);
+	CHECK_EQ_U64(GMT_STACK_LIBUNWIND, ec.stack_method);
+	unsetenv("GPUMEMTRACE_BUFFER_MS");
+	unsetenv("GPUMEMTRACE_STACK_METHOD");
 	setenv("GPUMEMTRACE_TEST_FAIL_WRITES", "2:ENOSPC", 1);
 	gmt_config_from_env(&ec);
 	CHECK_EQ_U64(2, ec.test_fail_write_after);

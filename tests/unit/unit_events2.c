@@ -1,0 +1,209 @@
+/* unit_events2: the 1.4 EVENTS2 records, through the tracer and the reader.
+ *   ids      a fixed sequence of allocations and frees (an id reused, a free
+ *            of an unknown address, an address allocated again without its
+ *            free, a FREE_FAIL) reads back event for event, each free with
+ *            its allocation's address, and with the ids the format's rule
+ *            gives: 1 2 1 1 0 3 3 0 1;
+ *   reset    two frames lost to write errors (their ids with them): every
+ *            event that reached the file reads back exactly as emitted, in
+ *            order, and a record after the loss says the ids restarted;
+ *   damage   crafted records: a free of an id that is not live, a mask
+ *            with bit 7, a ref column too short. */
+#include <msgpack.h>
+#include <zstd.h>
+
+#include "gmt_test.h"
+#include "unit_tracer_collect.h"
+
+static char path[4200];
+
+static int in_child(void (*fn)(void))
+{
+	return coll_in_child(fn, path, sizeof(path));
+}
+
+static gmt_event_t seq[] = {
+	{ .type = GMT_EV_ALLOC, .addr = 0x1000, .size = 10, .device = 0, .aux = 0x101 },
+	{ .type = GMT_EV_ALLOC, .addr = 0x2000, .size = 20, .device = 1, .aux = 0x101, .stream = 7 },
+	{ .type = GMT_EV_FREE, .addr = 0x1000, .device = -1, .aux = 0x200 },
+	{ .type = GMT_EV_ALLOC, .addr = 0x3000, .size = 30, .device = 0, .aux = 0x101 },
+	{ .type = GMT_EV_FREE, .addr = 0x9999, .device = -1, .aux = 0x200 },
+	{ .type = GMT_EV_ALLOC, .addr = 0x2000, .size = 40, .device = 0, .aux = 0x102 },
+	{ .type = GMT_EV_FREE, .addr = 0x2000, .device = -1, .aux = 0x200, .stream = 9 },
+	{ .type = GMT_EV_FREE_FAIL, .addr = 0x2000, .device = -1, .aux = 0x200 | (2ull << 32) },
+	{ .type = GMT_EV_FREE, .addr = 0x3000, .device = -1, .aux = 0x200 },
+	{ .type = GMT_EV_SYNC, .addr = 12345, .stream = 0x50, .aux = 1, .device = 0 },
+};
+#define NSEQ (sizeof(seq) / sizeof(seq[0]))
+static const uint32_t seq_ids[NSEQ] = { 1, 2, 1, 1, 0, 3, 3, 0, 1, 0 };
+
+static void emit_ids(void)
+{
+	gmt_config_t cfg = test_config(test_dir("ids"));
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));
+	snprintf(path, sizeof(path), "%s", gmt_tracer_path());
+	uint64_t t = gmt_now_ns();
+	for (size_t i = 0; i < NSEQ; i++) {
+		seq[i].ts = t + i;
+		gmt_emit(&seq[i], 0, 0);
+	}
+	gmt_tracer_shutdown();
+}
+
+/* A pseudo-random allocate/free pattern over 64 live slots. */
+#define NRESET 30000
+static gmt_event_t resetseq[NRESET];
+
+static void make_reset_seq(void)
+{
+	uint64_t live[64] = { 0 }, r = 0x9E3779B97F4A7C15ull, next = 1;
+	size_t n = 0;
+	while (n < NRESET) {
+		r ^= r << 13;
+		r ^= r >> 7;
+		r ^= r << 17;
+		unsigned s = (unsigned)(r >> 40) % 64;
+		if (live[s]) {
+			resetseq[n++] = (gmt_event_t){ .type = GMT_EV_FREE, .addr = live[s], .device = -1 };
+			live[s] = 0;
+		} else {
+			live[s] = (next++) << 12;
+			resetseq[n++] = (gmt_event_t){ .type = GMT_EV_ALLOC, .addr = live[s],
+						       .size = r % 100000, .device = 0 };
+		}
+	}
+}
+
+static void emit_reset(void)
+{
+	gmt_config_t cfg = test_config(test_dir("reset"));
+	/* write 1 = preamble, 2 = the header frame; each batch below is at
+	 * least one more: writes 4 and 5 fail, and the last batches follow */
+	cfg.test_fail_write_after = 4;
+	cfg.test_fail_errno = ENOSPC;
+	cfg.test_fail_count = 2;
+	cfg.log_level = 0;
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));
+	snprintf(path, sizeof(path), "%s", gmt_tracer_path());
+	CHECK_EQ_U64(0, gmt_tracer_flush(2000));
+	for (size_t b = 0; b < 6; b++) {
+		for (size_t i = b * NRESET / 6; i < (b + 1) * NRESET / 6; i++)
+			gmt_emit(&resetseq[i], 0, 0);
+		CHECK_EQ_U64(0, gmt_tracer_flush(2000));
+	}
+	gmt_tracer_shutdown();
+}
+
+static size_t n_reset_batches;
+static int (*coll_events)(void *, const gmt_devent_t *, size_t, unsigned);
+
+static int count_resets(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags)
+{
+	if (flags & GMT_EVENTS_IDS_RESET)
+		n_reset_batches++;
+	return coll_events(ctx, ev, n, flags);
+}
+
+static int same(const gmt_devent_t *d, const gmt_event_t *e)
+{
+	return d->type == e->type && d->addr == e->addr && d->size == e->size &&
+	       d->stream == e->stream && d->aux == e->aux && d->device == e->device &&
+	       d->stack == e->stack;
+}
+
+/* A file with its trace's frames, then one frame of an EVENTS2 record with
+ * these columns; returns what the reader says. */
+static void crafted(const unsigned char *file, size_t len, uint64_t n, const uint8_t *const *cols,
+		    const size_t *lens, const char *want)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_array(&pk, 4 + GMT_C2_COUNT);
+	msgpack_pack_uint8(&pk, GMT_REC_EVENTS2);
+	msgpack_pack_uint64(&pk, n);
+	msgpack_pack_uint64(&pk, 1u << 30);
+	msgpack_pack_uint32(&pk, 0);
+	for (int c = 0; c < GMT_C2_COUNT; c++) {
+		msgpack_pack_bin(&pk, lens[c]);
+		msgpack_pack_bin_body(&pk, cols[c], lens[c]);
+	}
+	size_t cap = len + ZSTD_compressBound(sb.size);
+	unsigned char *o = malloc(cap);
+	memcpy(o, file, len);
+	size_t z = ZSTD_compress(o + len, cap - len, sb.data, sb.size, 1);
+	gmt_decode_result_t r;
+	gmt_decode_buffer(o, len + z, "mem", NULL, &r);
+	char full[600];
+	snprintf(full, sizeof(full), "mem: offset %zu: %s", len, want);
+	CHECK_EQ_U64(GMT_DECODE_DAMAGED, r.status);
+	CHECK_EQ_STR(full, r.message);
+	free(o);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+int main(void)
+{
+	gmt_decode_result_t r;
+
+	CHECK_EQ_U64(0, in_child(emit_ids));
+	coll_t *c = coll_decode(path, &r);
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	CHECK_EQ_U64(NSEQ, c->n);
+	for (size_t i = 0; i < NSEQ && i < c->n; i++) {
+		CHECK(same(&c->ev[i], &seq[i]));
+		CHECK_EQ_U64(i, c->ev[i].ts - c->ev[0].ts);
+		CHECK_EQ_U64(seq_ids[i], c->ev[i].alloc_id);
+	}
+	coll_free(c);
+	free(c);
+
+	make_reset_seq();
+	CHECK_EQ_U64(0, in_child(emit_reset));
+	c = calloc(1, sizeof(*c));
+	gmt_visitor_t v = coll_visitor;
+	coll_events = v.events;
+	v.events = count_resets;
+	v.ctx = c;
+	gmt_decode_file(path, &v, &r);
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	CHECK(n_reset_batches >= 1);
+	CHECK_EQ_U64(NRESET, c->n + c->drops_write);
+	CHECK(c->drops_write > 0);
+	/* the file's events are the emitted ones less the lost frames' */
+	size_t k = 0, matched = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		while (k < NRESET && !same(&c->ev[i], &resetseq[k]))
+			k++;
+		if (k < NRESET) {
+			matched++;
+			k++;
+		}
+	}
+	CHECK_EQ_U64(c->n, matched);
+	coll_free(c);
+	free(c);
+
+	/* crafted records after the first trace's frames */
+	unsigned char *file = NULL;
+	size_t len = 0;
+	CHECK_EQ_U64(0, in_child(emit_ids));
+	CHECK(file_bytes(path, &file, &len) == 0);
+	/* cut before the END frame is not needed: a record after END is read */
+	static const uint8_t t_free[] = { GMT_EV_FREE }, m0[] = { 0 }, d1[] = { 1 }, ref5[] = { 10 },
+			     m80[] = { 0x80 }, t2[] = { GMT_EV_ALLOC, GMT_EV_FREE }, m2[] = { 0, 0 },
+			     ts2[] = { 1, 1 }, a2[] = { 2 }, none[] = { 0 };
+	const uint8_t *cols[GMT_C2_COUNT] = { t_free, d1, m0, none, none, none, none, none, ref5, none, none };
+	size_t lens[GMT_C2_COUNT] = { 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0 };
+	crafted(file, len, 1, cols, lens,
+		"record 1 (EVENTS2) of the frame: event 0 is a free of an allocation id that is not live (5)");
+	cols[GMT_C2_MASK] = m80;
+	crafted(file, len, 1, cols, lens, "record 1 (EVENTS2) of the frame: event 0 has a mask with bit 7 set");
+	/* an ALLOC (id 1) and a FREE whose ref column is missing */
+	const uint8_t *cols2[GMT_C2_COUNT] = { t2, ts2, m2, none, none, none, none, none, none, a2, none };
+	size_t lens2[GMT_C2_COUNT] = { 2, 2, 2, 0, 0, 0, 0, 0, 0, 1, 0 };
+	crafted(file, len, 2, cols2, lens2, "column ref has wrong length in record 1 (EVENTS2) of the frame");
+	free(file);
+	TEST_DONE();
+}
