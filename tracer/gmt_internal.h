@@ -133,7 +133,7 @@ typedef struct gmt_global {
 	_Atomic int stop;
 	_Atomic uint64_t flush_target;    /* write everything with ts <= this   */
 	_Atomic uint64_t done_ts;         /* everything published <= this is written */
-	_Atomic uint64_t sig_req, sig_done;
+	_Atomic uint64_t sig_req, sig_done; /* write-everything requests (exec) */
 	_Atomic int waiters;
 	pthread_mutex_t wait_lock;
 	pthread_cond_t wait_cond;

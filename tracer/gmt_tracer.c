@@ -657,6 +657,49 @@ void gmt_tracer_end(const char *how, int value, int join)
 	}
 }
 
+/* Waits until the writer has done a write-everything round asked for after
+ * now: only while it makes progress (see gmt_writer_stop), no lock. */
+static void write_all_now(void)
+{
+	uint64_t gen = atomic_fetch_add(&gmt_g.sig_req, 1) + 1;
+	gmt_writer_wake();
+	uint64_t start = gmt_now_ns(), moved = start;
+	uint32_t seen = atomic_load(&gmt_g.writer_progress);
+	while (atomic_load(&gmt_g.sig_done) < gen && atomic_load(&gmt_g.state) == GMT_ACTIVE) {
+		struct timespec d = { 0, 500000 };
+		nanosleep(&d, NULL);
+		uint64_t now = gmt_now_ns();
+		uint32_t p = atomic_load(&gmt_g.writer_progress);
+		if (p != seen) {
+			seen = p;
+			moved = now;
+		}
+		if (now - moved > 200000000ull || now - start > 2000000000ull)
+			return;
+	}
+}
+
+void gmt_tracer_exec(void)
+{
+	int saved = errno;
+	if (atomic_load(&gmt_g.state) == GMT_ACTIVE && getpid() == owner_pid && !gmt_tls_in_writer) {
+		const gmt_event_t ev = { .type = GMT_EV_EXEC, .device = -1 };
+		gmt_emit(&ev, 0, 0);
+		write_all_now();
+	}
+	errno = saved;
+}
+
+void gmt_tracer_exec_failed(int err)
+{
+	int saved = errno;
+	if (atomic_load(&gmt_g.state) == GMT_ACTIVE && getpid() == owner_pid) {
+		const gmt_event_t ev = { .type = GMT_EV_EXEC_FAILED, .device = -1, .aux = (uint64_t)err };
+		gmt_emit(&ev, 0, 0);
+	}
+	errno = saved;
+}
+
 void gmt_tracer_shutdown(void)
 {
 	if (atomic_load(&gmt_g.state) == GMT_ACTIVE)

@@ -117,6 +117,16 @@ void gmt_emit_urgent(const gmt_event_t *ev, int want_stack, int skip_frames);
  * timeout_ms for it. Returns 0 when done, -ETIMEDOUT otherwise. */
 int gmt_tracer_flush(int timeout_ms);
 
+/* Before an exec function: records EXEC and writes everything buffered,
+ * waiting only while the writer makes progress (at most about 2 s); for a
+ * successful exec the trace ends there (the file is close-on-exec and the
+ * new image, with the same pid, writes a trace of its own). Only in the
+ * process that opened the trace (never in a vfork()ed child). After an
+ * exec that returned, gmt_tracer_exec_failed(errno) records EXEC_FAILED
+ * and tracing goes on. errno unchanged. */
+void gmt_tracer_exec(void);
+void gmt_tracer_exec_failed(int err);
+
 /* Device description (metadata record, written before the next events). */
 typedef struct gmt_device_info {
 	int ordinal;
