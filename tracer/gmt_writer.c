@@ -103,6 +103,8 @@ typedef struct cursor {
 	gmt_tstate_t *t;
 	gmt_chunk_t *c;                 /* chunk of the next event             */
 	uint32_t end;                   /* events of c known to be published   */
+	int dead;                       /* the thread had exited when the round
+					   began: all it will publish was there */
 	uint64_t ts;                    /* ts of the next event                */
 } cursor_t;
 
@@ -637,14 +639,17 @@ static void preamble(uint8_t *p)
  * wall time while it works (encoding, compressing and writing; sleeping
  * between rounds not), sampled at every frame: a writer starved of CPU by a
  * busy program, or held up by a slow disk, drains slowly, and the limit
- * follows within a frame. */
+ * follows within a few frames. */
 static void buffer_limit_update(uint64_t events)
 {
 	uint64_t now = gmt_now_ns(), ns = now - w.rate_since;
 	w.rate_since = now;
 	if (events >= GMT_CHUNK_CAP(GMT_CHUNK_MAX_BYTES) && ns) {
+		/* a decaying maximum: one frame held up (the writer preempted
+		 * once) does not shrink the limit, a writer that stays slow
+		 * brings it down by a tenth a frame */
 		double r = (double)events * 1e9 / (double)ns;
-		w.rate = w.rate > 0 ? 0.7 * w.rate + 0.3 * r : r;
+		w.rate = r > 0.9 * w.rate ? r : 0.9 * w.rate;
 	}
 	size_t top = gmt_g.buf_cap - atomic_load(&gmt_g.names_used);
 	size_t lim = top;
@@ -979,13 +984,15 @@ static void encode_round(uint64_t W)
 {
 	size_t nh = 0;
 	for (size_t i = 0; i < w.n_snap; i++) {
-		/* dead before taking: everything it will ever publish is visible */
-		int dead = atomic_load_explicit(&w.snap[i]->dead, memory_order_acquire);
+		/* dead before taking: everything it will ever publish is visible.
+		 * (Read after taking, a thread could publish its last events
+		 * between our look and its exit, and they would be freed unread.) */
 		cursor_t *k = &w.cur[i];
+		k->dead = atomic_load_explicit(&w.snap[i]->dead, memory_order_acquire);
 		w.gone[i] = 0;
 		if (cursor_open(k, w.snap[i]) && k->ts <= W)
 			w.heap[nh++] = (uint32_t)i;
-		else if (dead && cursor_drained(k))
+		else if (k->dead && cursor_drained(k))
 			w.gone[i] = 1;
 	}
 	for (size_t i = nh / 2; i-- > 0;)
@@ -1008,8 +1015,7 @@ static void encode_round(uint64_t W)
 			heap_down(nh, 0);
 			continue;
 		}
-		if (!more && atomic_load_explicit(&k->t->dead, memory_order_acquire) &&
-		    cursor_drained(k))
+		if (!more && k->dead && cursor_drained(k))
 			w.gone[top] = 1;
 		w.heap[0] = w.heap[--nh];
 		heap_down(nh, 0);

@@ -6,6 +6,12 @@
 . "$ROOT/tests/lib.sh"
 . "$ROOT/tests/routes/route_lib.sh"
 cd "$TESTDIR"
+# 320,000 events in a burst of a few tens of ms: on a loaded machine the
+# writer may need more than GPUMEMTRACE_BUFFER_MS (100 ms) of its own work
+# to write them, and the tracer then drops and counts the excess, by design
+# (unit_tracer_backlog). What this test checks is order and completeness
+# under concurrency: the byte cap alone.
+export GPUMEMTRACE_BUFFER_MS=0
 route_run route_threads
 assert_eq 0 "$ROUTE_RC" "exit status"
 awk '$1 == "EV" && ($2 == "alloc" || $2 == "free") {
