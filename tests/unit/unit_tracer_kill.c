@@ -90,7 +90,7 @@ int main(void)
 	CHECK_EQ_U64(1, r.ended_cleanly);
 	CHECK_EQ_U64(3000, c->n);
 	CHECK_EQ_U64(1, c->has_end);
-	CHECK(strcmp(c->end.how, GMT_END_SIGNAL) == 0);
+	CHECK(c->end.how != NULL && strcmp(c->end.how, GMT_END_SIGNAL) == 0);
 	CHECK_EQ_U64(SIGTERM, c->end.value);
 	coll_free(c);
 	free(c);
