@@ -147,7 +147,7 @@ $(CORE_LIB): $(TRACER_OBJ) $(DECODE_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# Symbolisation (analyzer/gmt_symbols.c): elfutils' libdw and libelf with
+# Symbolisation (analyzer/engines/gmt_symbols.c): elfutils' libdw and libelf with
 # their decompressors, and libstdc++'s demangler, all static (the GPU
 # machine has no packages); only libc, libm, libdl, libpthread stay dynamic.
 ANALYZE_LIBS := $(LIBDIR)/libdw.a $(LIBDIR)/libelf.a $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a \
@@ -255,7 +255,8 @@ clean:
 # rule is explicit, so the generic unit-test rule above does not apply.
 ANALYZE_LIB := $(BUILD)/libgmt_analyze.a
 ANALYZE_UNIT_BIN := $(filter $(BUILD)/tests/unit_replay% $(BUILD)/tests/unit_report% \
-                    $(BUILD)/tests/unit_phases% $(BUILD)/tests/unit_curves%,$(UNIT_BIN))
+                    $(BUILD)/tests/unit_phases% $(BUILD)/tests/unit_curves% $(BUILD)/tests/unit_liveset% \
+                    $(BUILD)/tests/unit_sites%,$(UNIT_BIN))
 $(ANALYZE_LIB): $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJ))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -263,7 +264,7 @@ $(ANALYZE_UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_LIB) $(DECODE_OB
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Ireader -Itracer -Iwriters -Itests/unit -DGMT_VERSION='"$(VERSION)"' -o $@ $< \
-	    $(ANALYZE_LIB) $(DECODE_OBJ) $(WRITERS_LIB) $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a -lm
+	    $(ANALYZE_LIB) $(DECODE_OBJ) $(WRITERS_LIB) $(ANALYZE_LIBS)
 
 # libFuzzer target for the trace reader (clang): make fuzz [FUZZ_SECS=60].
 # Runs over a copy of tests/fuzz/corpus/; new inputs stay in build-fuzz/corpus.

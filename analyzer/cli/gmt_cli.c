@@ -14,7 +14,8 @@
 #include <time.h>
 
 #include "commands/gmt_commands.h"
-#include "gmt_replay.h"
+#include "engines/gmt_replay.h"
+#include "render/gmt_render.h"
 
 #ifndef GMT_VERSION
 #define GMT_VERSION "0.0.0"
@@ -376,7 +377,7 @@ static int run_command(const gmt_cmd_t *c, int argc, char **argv)
 	gmt_out_t o = { .f = f, .json = cm.json ? &j : NULL };
 	if (cm.json) {
 		gmt_json_init(&j, f);
-		gmt_report_json_head(&j, c->name);
+		gmt_render_json_head(&j, c->name);
 	}
 	rc = c->run(st, &cm, &o);
 	if (cm.json)

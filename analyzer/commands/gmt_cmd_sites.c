@@ -1,22 +1,31 @@
 /*
- * gmt_cmd_sites.c - `sites` and `flamegraph`: who holds the memory at each
- * device's peak, by call site, as a report or as folded stacks
- * (gmt_sites.h). docs/analyzer.md, "Call sites".
+ * gmt_cmd_sites.c - `sites` and `flamegraph`: per trace, the sites model
+ * (model/gmt_sites_model.h) rendered as the sites report (text, JSON) or
+ * as folded stacks (text, JSON). docs/analyzer.md, "Call sites".
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands/gmt_commands.h"
-#include "gmt_sites.h"
+#include "model/gmt_sites_model.h"
+#include "render/gmt_render.h"
+
+typedef struct sites_opts {
+	int flamegraph;
+	int framework;
+	unsigned top;
+	const char *phase;
+} sites_opts_t;
 
 static void sites_init(void *st)
 {
-	gmt_sites_opts_t *o = st;
+	sites_opts_t *o = st;
 	o->top = 20;
 }
 
 static void flame_init(void *st)
 {
-	gmt_sites_opts_t *o = st;
+	sites_opts_t *o = st;
 	sites_init(st);
 	o->flamegraph = 1;
 }
@@ -41,7 +50,7 @@ static const gmt_cmd_opt_t flame_opts[] = {
 
 static int sites_option(void *st, size_t i, const char *v)
 {
-	gmt_sites_opts_t *o = st;
+	sites_opts_t *o = st;
 	unsigned long long x;
 	/* flamegraph's list is sites' without --top */
 	if (o->flamegraph)
@@ -63,7 +72,60 @@ static int sites_option(void *st, size_t i, const char *v)
 
 static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 {
-	return gmt_sites_run(st, c, out);
+	const sites_opts_t *so = st;
+	gmt_json_t *j = out->json;
+	gmt_sites_model_opts_t mo = {
+		.what = so->flamegraph ? GMT_SITES_FOLDED : GMT_SITES_REPORT,
+		.top = so->top, .phase = so->phase, .framework = so->framework,
+		.symbols = c->symbols, .debug_dirs = c->debug_dirs, .n_debug_dirs = c->n_debug_dirs,
+		.domains = c->domains, .n_domains = c->n_domains,
+		.patterns = c->patterns, .n_patterns = c->n_patterns, .all_depths = c->all_depths,
+	};
+	gmt_sites_totals_t t = { .symbols = c->symbols };
+	int rc = GMT_EXIT_OK;
+	/* No network lookups of debug information from here. */
+	unsetenv("DEBUGINFOD_URLS");
+	if (j) {
+		if (!so->flamegraph)
+			gmt_json_kv_u64(j, "top", so->top);
+		gmt_json_kv_arr_begin(j, "traces");
+	}
+	for (size_t i = 0; i < c->n_files; i++) {
+		gmt_sites_model_t *m = gmt_sites_model_build(c->files[i], &mo);
+		if (!m) {
+			fprintf(stderr, "gpumemtrace-analyze: %s: out of memory\n", c->files[i]);
+			rc = GMT_EXIT_USAGE;
+			break;
+		}
+		out->events += m->events;
+		int r = gmt_cli_outcome(c->files[i], &m->res);
+		if (r > rc)
+			rc = r;
+		if (so->flamegraph && j) {
+			gmt_sites_folded_json(j, m);
+		} else if (so->flamegraph) {
+			gmt_sites_folded(out->f, m);
+		} else if (j) {
+			gmt_sites_json(j, m);
+		} else {
+			if (i)
+				gmt_cli_separator(out->f);
+			gmt_sites_text(out->f, m);
+		}
+		t.addresses += m->sym_addresses;
+		t.files += m->sym_files;
+		t.seconds += m->sym_seconds;
+		gmt_sites_model_free(m);
+	}
+	if (j) {
+		gmt_json_arr_end(j);
+		gmt_sites_json_end(j, &t);
+	} else if (!so->flamegraph) {
+		gmt_sites_text_end(out->f, &t);
+	} else {
+		gmt_sites_folded_end(&t);
+	}
+	return rc;
 }
 
 const gmt_cmd_t gmt_cmd_sites = {
@@ -74,7 +136,7 @@ const gmt_cmd_t gmt_cmd_sites = {
 		"sites that allocated most over the run, and the stack of every failed\n"
 		"allocation.\n",
 	.opts = sites_opts,
-	.state_size = sizeof(gmt_sites_opts_t),
+	.state_size = sizeof(sites_opts_t),
 	.init = sites_init,
 	.option = sites_option,
 	.run = run,
@@ -88,7 +150,7 @@ const gmt_cmd_t gmt_cmd_flamegraph = {
 		"speedscope), rooted at \"device N\"; with --json, the same lines as\n"
 		"{\"folded\", \"bytes\"} objects.\n",
 	.opts = flame_opts,
-	.state_size = sizeof(gmt_sites_opts_t),
+	.state_size = sizeof(sites_opts_t),
 	.init = flame_init,
 	.option = sites_option,
 	.run = run,

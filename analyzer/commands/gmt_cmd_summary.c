@@ -1,12 +1,13 @@
 /*
  * gmt_cmd_summary.c - `summary`: per trace, the replay (gmt_replay.h) and
- * its report as text or JSON (gmt_report.c). docs/analyzer.md, "summary".
+ * its report as text or JSON (render/gmt_summary_render.c). docs/analyzer.md, "summary".
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "commands/gmt_commands.h"
-#include "gmt_replay.h"
+#include "engines/gmt_replay.h"
+#include "render/gmt_render.h"
 
 static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 {

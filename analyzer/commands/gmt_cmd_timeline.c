@@ -1,6 +1,6 @@
 /*
  * gmt_cmd_timeline.c - `phases` and `curves`: one run of the phase engine
- * (gmt_phases.h) per trace over its merged time line; curves adds its
+ * (engines/gmt_phase_engine.h) per trace over its merged time line; curves adds its
  * series (gmt_curves.h) as the engine's hook. docs/analyzer.md, "phases",
  * "curves".
  */
@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "commands/gmt_commands.h"
-#include "gmt_curves.h"
-#include "gmt_phases.h"
+#include "engines/gmt_curves.h"
+#include "engines/gmt_phase_engine.h"
+#include "render/gmt_render.h"
 
 typedef struct tl_opts {
 	int curves;

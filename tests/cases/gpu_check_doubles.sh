@@ -28,5 +28,5 @@ done
 python3 "$ROOT/tests/gpu/gpu_eval.py" reset "$W" "$BUILD" > eval.txt 2>&1 || { cat eval.txt >&2; fail "gpu_eval.py reset"; }
 assert_eq FAIL "$(awk -F'\t' '{ print $5 }' "$W/rows.tsv")" "row 15 when the driver took V"
 assert_contains "$W/rows.tsv" "device bytes right after the reset: the analyzer's = what V still held (measured by the program): expected 0 B, measured 64 MiB"
-assert_contains "$W/rows.tsv" "change ev_ctx in analyzer/gmt_replay.c"
+assert_contains "$W/rows.tsv" "change ev_ctx in analyzer/engines/gmt_replay.c"
 exit 0

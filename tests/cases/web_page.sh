@@ -118,7 +118,7 @@ check(marks["fail"][0] == exp["fail_bytes"] and "4294968832 B (4.00 GiB)" in mar
 check(marks["total"][0] == exp["total"], f"total mark {marks.get('total')}")
 check(sorted(r["peak_parts"]) == sorted([5 * GiB, 0, 256 * MiB, 512 * MiB]), f"peak parts {r['peak_parts']}")
 check(r["phase_labels"] == ["load #1 (cold)", "step #1 (cold)", "step #2 (warm, failed)"], f"phase labels {r['phase_labels']}")
-def c_fmt(b):  # analyzer/gmt_report.c gmt_fmt_bytes: printf %.2f of b / 2^(10(u+1))
+def c_fmt(b):  # analyzer/render/gmt_render.c gmt_fmt_bytes: printf %.2f of b / 2^(10(u+1))
     if b == 0:
         return "0 B"
     u = 0

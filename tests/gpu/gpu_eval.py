@@ -408,7 +408,7 @@ def check_reset(work, build):
     if v_after == 0:
         row.note("the driver released the VMM allocation with the reset: the analyzer keeps "
                  "VMM handles through a context's destruction (docs/analyzer.md, Contexts); "
-                 "change ev_ctx in analyzer/gmt_replay.c")
+                 "change ev_ctx in analyzer/engines/gmt_replay.c")
     return row
 
 

@@ -1,10 +1,11 @@
 /*
- * unit_curves.c - the curves of analyzer/gmt_curves.c from synthetic
+ * unit_curves.c - the curves of analyzer/engines/gmt_curves.c from synthetic
  * events: one row per instant a value changes (events at one ts collapse
  * to the last state), the phase column, --max-rows buckets; the CSV is
  * compared byte for byte.
  */
-#include "gmt_curves.h"
+#include "engines/gmt_curves.h"
+#include "render/gmt_render.h"
 #include "gmt_test.h"
 
 static gmt_phases_t *P;

@@ -1,9 +1,10 @@
 /*
- * unit_phases.c - the phase engine (analyzer/gmt_phases.c) and the levels
- * under it (analyzer/gmt_levels.c) fed synthetic events directly; every
+ * unit_phases.c - the phase engine (analyzer/engines/gmt_phase_engine.c) and the levels
+ * under it (analyzer/engines/gmt_levels.c) fed synthetic events directly; every
  * number is known by construction.
  */
-#include "gmt_phases.h"
+#include "engines/gmt_phase_engine.h"
+#include "render/gmt_render.h"
 #include "gmt_test.h"
 
 static gmt_phases_t *P;
@@ -651,7 +652,7 @@ static void test_checkpoints(void)
 		gmt_phases_report_text(f, P);
 		gmt_json_t j;
 		gmt_json_init(&j, f);
-		gmt_report_json_head(&j, "phases");
+		gmt_render_json_head(&j, "phases");
 		gmt_json_kv_arr_begin(&j, "traces");
 		gmt_phases_report_json(&j, P);
 		gmt_json_arr_end(&j);

@@ -2,7 +2,9 @@
  * unit_replay.c - the analyzer's replay engine fed synthetic events through
  * the decoder's visitor callbacks; every number is known by construction.
  */
-#include "gmt_replay.h"
+#include "engines/gmt_replay.h"
+#include "model/gmt_results.h"
+#include "render/gmt_render.h"
 #include "gmt_test.h"
 
 #define MiB (1ull << 20)

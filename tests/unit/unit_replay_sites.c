@@ -1,6 +1,6 @@
 /*
  * unit_replay_sites.c - pieces of the sites report that need no trace: the
- * analyzer's uint64 hash map (gmt_u64map.c) against a plain array under
+ * analyzer's uint64 hash map (analyzer/support/gmt_u64map.c) against a plain array under
  * random puts and deletes (deletion by backward shift must keep every other
  * key findable), and the stack owner rule (gmt_stackowner.c) for each row of
  * docs/analyzer.md's table.
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gmt_sites.h"
+#include "model/gmt_sites_model.h"
 #include "gmt_test.h"
-#include "gmt_u64map.h"
+#include "support/gmt_u64map.h"
 
 #define UNIVERSE 5000
 

@@ -8,7 +8,9 @@
  *                               case analyze_report_schema.sh validates it)
  *   GMT_UPDATE_EXPECTED=1       rewrite the expected files instead
  */
-#include "gmt_replay.h"
+#include "engines/gmt_replay.h"
+#include "model/gmt_results.h"
+#include "render/gmt_render.h"
 #include "gmt_test.h"
 
 #define MiB (1ull << 20)
@@ -141,7 +143,7 @@ int main(int argc, char **argv)
 			return 2;
 		gmt_json_t j;
 		gmt_json_init(&j, f);
-		gmt_report_json_head(&j, "summary");
+		gmt_render_json_head(&j, "summary");
 		gmt_json_kv_arr_begin(&j, "traces");
 		gmt_report_json(&j, s);
 		gmt_report_json(&j, s);

@@ -1,11 +1,11 @@
 /*
  * gmt_stackowner.c - the owner named by a module's file name (the stack
- * rule of docs/analyzer.md, "Owner from the stack"; gmt_sites.h).
+ * rule of docs/analyzer.md, "Owner from the stack"; model/gmt_sites_model.h).
  */
 #include <string.h>
 
 #include "gmt_decode.h"
-#include "gmt_sites.h"
+#include "model/gmt_sites_model.h"
 
 const char *gmt_stack_owner_name(enum gmt_stack_owner o)
 {

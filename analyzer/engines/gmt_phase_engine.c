@@ -1,5 +1,5 @@
 /*
- * gmt_phases.c - pairs range events into phases and keeps, for every open
+ * gmt_phase_engine.c - pairs range events into phases and keeps, for every open
  * phase occurrence and every device, the values at its start and the
  * instants of its maxima.
  *
@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gmt_phases.h"
-#include "gmt_timeline.h"
+#include "engines/gmt_phase_engine.h"
+#include "engines/gmt_timeline.h"
 
 #define MAX_THREADS 65536u
 #define MAX_DEPTH 4096u

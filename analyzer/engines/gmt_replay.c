@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gmt_replay.h"
+#include "engines/gmt_replay.h"
 
 /* ---- hash map ---------------------------------------------------------- */
 

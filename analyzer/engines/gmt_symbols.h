@@ -17,7 +17,7 @@
 
 #include "gmt_decode.h"
 
-#include "gmt_u64map.h"
+#include "support/gmt_u64map.h"
 
 /* Why a frame has no function name. */
 enum gmt_sym_status {

@@ -1,5 +1,5 @@
 /*
- * gmt_phases.h - PRIVATE to analyzer/: phases (RANGE_BEGIN/RANGE_END pairs
+ * gmt_phase_engine.h - PRIVATE to analyzer/: phases (RANGE_BEGIN/RANGE_END pairs
  * chosen as phases) and, per occurrence of each phase name and per device,
  * what was allocated, reserved, outside the framework and used at its
  * start and end, and which peaks happened at the same instant.
@@ -8,12 +8,12 @@
  * time and drives a gmt_levels_t for the quantities. Selection, pairing and
  * the figures are defined in docs/analyzer.md ("phases").
  */
-#ifndef GMT_PHASES_H
-#define GMT_PHASES_H
+#ifndef GMT_PHASE_ENGINE_H
+#define GMT_PHASE_ENGINE_H
 
 #include <stdio.h>
 
-#include "gmt_levels.h"
+#include "engines/gmt_levels.h"
 
 typedef struct gmt_phase_opts {
 	const char *const *domains;  /* NVTX domains whose ranges are phases at
@@ -200,9 +200,5 @@ size_t gmt_phases_devices(const gmt_phases_t *ph, int *out, size_t cap);
 /* The checkpoints of a device; NULL when it had none. */
 const gmt_ck_dev_t *gmt_phases_checkpoints(const gmt_phases_t *ph, int ordinal);
 
-/* Renderers (gmt_phases_report.c): text; one JSON trace object (inside the
- * document of gmt_report_json_head). */
-void gmt_phases_report_text(FILE *f, gmt_phases_t *ph);
-void gmt_phases_report_json(gmt_json_t *j, gmt_phases_t *ph);
 
-#endif /* GMT_PHASES_H */
+#endif /* GMT_PHASE_ENGINE_H */

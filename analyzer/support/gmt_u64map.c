@@ -2,7 +2,7 @@
  * gmt_u64map.c - the analyzer's small uint64 hash map (gmt_u64map.h):
  * linear probing, load at most 3/4, deletion by backward shift.
  */
-#include "gmt_u64map.h"
+#include "support/gmt_u64map.h"
 
 #include <errno.h>
 #include <stdlib.h>

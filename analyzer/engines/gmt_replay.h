@@ -4,8 +4,8 @@
  *
  * A replay consumes one trace through the decoder's visitor callbacks
  * (reader/gmt_decode.h) and rebuilds what each device held over time; the
- * result is a gmt_summary_t that the renderers (gmt_report.c) print as text
- * or JSON. The accounting rules are written down in docs/analyzer.md.
+ * result is a gmt_summary_t, the model of `summary`, that the renderers
+ * (render/gmt_summary_render.c) print as text or JSON. The accounting rules are written down in docs/analyzer.md.
  *
  * Memory is proportional to what is live (blocks, VMM handles, mappings,
  * reservations) plus the failures and drops listed in the report, never to
@@ -18,7 +18,6 @@
 #include <stdio.h>
 
 #include "gmt_decode.h"
-#include "gmt_json.h"
 
 /* Device kinds as report indices: 0 unknown, then the format's kinds 1-4.
  * Host pinned (kind 5) is never a device kind. */
@@ -266,34 +265,5 @@ void gmt_replay_free(gmt_replay_t *r);
 
 /* Device slot of ordinal (-1 allowed), or NULL if none was seen. */
 const gmt_dev_summary_t *gmt_summary_device(const gmt_summary_t *s, int ordinal);
-
-/* Report rendering (gmt_report.c). Text and JSON of one trace; a JSON
- * trace object goes inside the document that gmt_report_json_head begins
- * ({"tool", "tool_version", "command", ...; the caller adds its members,
- * then "traces": [...], and ends it). */
-void gmt_report_text(FILE *f, const gmt_summary_t *s);
-void gmt_report_json_head(gmt_json_t *j, const char *command);
-void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s);
-
-/* "CUDA_ERROR_OUT_OF_MEMORY" for 2, ...; NULL for codes not in the table. */
-const char *gmt_curesult_name(unsigned code);
-
-/* Formats bytes as "N B (x.xx GiB)" (binary unit named) into buf. */
-const char *gmt_fmt_bytes(char *buf, size_t len, uint64_t bytes);
-
-/* Writes str as one line of text (control characters and invalid UTF-8 as
- * '?'). */
-void gmt_text_str(FILE *f, const char *str);
-
-/* Prints "Trace FILE" and how it was read (ended cleanly, cut, damaged at
- * an offset, not analysed) as the text reports begin. Returns nonzero when
- * the trace was analysed (fully or up to the damage). */
-int gmt_report_text_status(FILE *f, const gmt_summary_t *s);
-
-/* "clean", "cut", "damaged", "refused", "unreadable" or "stopped". */
-const char *gmt_status_key(const gmt_summary_t *s);
-
-/* Formats a CLOCK_REALTIME ns value as ISO 8601 UTC with ns. */
-const char *gmt_fmt_utc(char *buf, size_t len, uint64_t realtime_ns);
 
 #endif /* GMT_REPLAY_H */

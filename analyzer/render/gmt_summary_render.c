@@ -1,83 +1,15 @@
 /*
- * gmt_report.c - renders a gmt_summary_t as a human report or as JSON
- * (schemas/report.schema.json). Bytes are exact integers everywhere; the
- * text adds one conversion with its binary unit named (KiB, MiB, GiB, TiB).
+ * gmt_summary_render.c - renders the summary's model (gmt_summary_t, filled
+ * by the replay) as a human report or as JSON (schemas/report.schema.json).
+ * Bytes are exact integers everywhere; the text adds one conversion with
+ * its binary unit named (gmt_fmt_bytes).
  */
 #include <inttypes.h>
 #include <string.h>
-#include <time.h>
 
-#include "gmt_replay.h"
-
-#ifndef GMT_VERSION
-#define GMT_VERSION "0.0.0"
-#endif
-
-
-const char *gmt_curesult_name(unsigned code)
-{
-	static const struct { unsigned code; const char *name; } t[] = {
-		{ 0, "CUDA_SUCCESS" },
-		{ 1, "CUDA_ERROR_INVALID_VALUE" },
-		{ 2, "CUDA_ERROR_OUT_OF_MEMORY" },
-		{ 3, "CUDA_ERROR_NOT_INITIALIZED" },
-		{ 4, "CUDA_ERROR_DEINITIALIZED" },
-		{ 34, "CUDA_ERROR_STUB_LIBRARY" },
-		{ 36, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER" },
-		{ 46, "CUDA_ERROR_DEVICE_UNAVAILABLE" },
-		{ 100, "CUDA_ERROR_NO_DEVICE" },
-		{ 101, "CUDA_ERROR_INVALID_DEVICE" },
-		{ 201, "CUDA_ERROR_INVALID_CONTEXT" },
-		{ 208, "CUDA_ERROR_ALREADY_MAPPED" },
-		{ 211, "CUDA_ERROR_NOT_MAPPED" },
-		{ 214, "CUDA_ERROR_ECC_UNCORRECTABLE" },
-		{ 304, "CUDA_ERROR_OPERATING_SYSTEM" },
-		{ 400, "CUDA_ERROR_INVALID_HANDLE" },
-		{ 401, "CUDA_ERROR_ILLEGAL_STATE" },
-		{ 500, "CUDA_ERROR_NOT_FOUND" },
-		{ 600, "CUDA_ERROR_NOT_READY" },
-		{ 700, "CUDA_ERROR_ILLEGAL_ADDRESS" },
-		{ 709, "CUDA_ERROR_CONTEXT_IS_DESTROYED" },
-		{ 719, "CUDA_ERROR_LAUNCH_FAILED" },
-		{ 800, "CUDA_ERROR_NOT_PERMITTED" },
-		{ 801, "CUDA_ERROR_NOT_SUPPORTED" },
-		{ 900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" },
-		{ 901, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED" },
-		{ 999, "CUDA_ERROR_UNKNOWN" },
-	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (t[i].code == code)
-			return t[i].name;
-	return NULL;
-}
-
-const char *gmt_fmt_bytes(char *buf, size_t len, uint64_t b)
-{
-	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
-	unsigned u = 0;
-	double v = (double)b / 1024.0;
-	if (!b) {
-		snprintf(buf, len, "0 B");
-		return buf;
-	}
-	while (u < 3 && b >= (uint64_t)1 << (10 * (u + 2))) {
-		v /= 1024.0;
-		u++;
-	}
-	snprintf(buf, len, "%" PRIu64 " B (%.2f %s)", b, v, unit[u]);
-	return buf;
-}
-
-const char *gmt_fmt_utc(char *buf, size_t len, uint64_t ns)
-{
-	time_t sec = (time_t)(ns / 1000000000u);
-	struct tm tm;
-	char date[40];
-	if (!gmtime_r(&sec, &tm) || !strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm))
-		snprintf(date, sizeof(date), "?");
-	snprintf(buf, len, "%s.%09" PRIu64 "Z", date, ns % 1000000000u);
-	return buf;
-}
+#include "engines/gmt_replay.h"
+#include "model/gmt_results.h"
+#include "render/gmt_render.h"
 
 /* Seconds from the first event to ts (negative for a late event before it). */
 static double since_s(const gmt_summary_t *s, uint64_t ts)
@@ -121,48 +53,6 @@ static void uuid_str(char *buf, const uint8_t *u)
 
 /* ---- text -------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at p (1 for ASCII), 0 if invalid:
- * no overlong forms, no surrogates, nothing above U+10FFFF. */
-static size_t utf8_len(const unsigned char *p)
-{
-	unsigned c = p[0];
-	size_t n;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;  /* also stops at the NUL */
-	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) ||
-	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return n;
-}
-
-/* Prints s with control characters and invalid UTF-8 replaced by '?': the
- * report stays one line per item whatever the trace holds. */
-static void tputs(FILE *f, const char *str)
-{
-	const unsigned char *p = (const unsigned char *)(str ? str : "");
-	while (*p) {
-		size_t n = utf8_len(p);
-		if (n && *p >= 0x20 && *p != 0x7f) {
-			fwrite(p, 1, n, f);
-			p += n;
-		} else {
-			fputc('?', f);
-			p++;
-		}
-	}
-}
-
 static void t_when(FILE *f, const gmt_summary_t *s, uint64_t ts)
 {
 	char b[64];
@@ -199,9 +89,9 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 	if (d->ordinal >= 0 && d->has_record) {
 		uuid_str(u, d->uuid);
 		fprintf(f, ": ");
-		tputs(f, d->name);
+		gmt_text_str(f, d->name);
 		fprintf(f, "\n  uuid %s, PCI bus id ", u);
-		tputs(f, d->pci_bus_id);
+		gmt_text_str(f, d->pci_bus_id);
 		fprintf(f, ", compute capability %d.%d, driver %d.%d (%d)\n  total memory %s\n",
 			d->cc_major, d->cc_minor, d->driver_version / 1000,
 			(d->driver_version % 1000) / 10, d->driver_version,
@@ -279,7 +169,7 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 int gmt_report_text_status(FILE *f, const gmt_summary_t *s)
 {
 	fprintf(f, "Trace ");
-	tputs(f, s->file);
+	gmt_text_str(f, s->file);
 	fputc('\n', f);
 	switch (s->status) {
 	case GMT_DECODE_OK:
@@ -290,13 +180,13 @@ int gmt_report_text_status(FILE *f, const gmt_summary_t *s)
 		break;
 	case GMT_DECODE_DAMAGED:
 		fprintf(f, "  DAMAGED: ");
-		tputs(f, s->message);
+		gmt_text_str(f, s->message);
 		fprintf(f, "\n  everything before offset %" PRIu64 " (of %" PRIu64 " bytes) is analysed below\n",
 			s->bytes_ok, s->file_size);
 		break;
 	default:
 		fprintf(f, "  not analysed: ");
-		tputs(f, s->message);
+		gmt_text_str(f, s->message);
 		fputc('\n', f);
 		return 0;
 	}
@@ -311,16 +201,16 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 
 	if (s->has_header) {
 		fprintf(f, "\nProcess\n  pid %" PRIu64 ", ppid %" PRIu64 ", host ", s->pid, s->ppid);
-		tputs(f, s->host);
+		gmt_text_str(f, s->host);
 		fprintf(f, "\n  exe ");
-		tputs(f, s->exe);
+		gmt_text_str(f, s->exe);
 		fprintf(f, "\n  cmdline");
 		for (size_t i = 0; i < s->n_cmdline; i++) {
 			fputc(' ', f);
-			tputs(f, s->cmdline[i]);
+			gmt_text_str(f, s->cmdline[i]);
 		}
 		fprintf(f, "\n  gpumemtrace ");
-		tputs(f, s->tool_version);
+		gmt_text_str(f, s->tool_version);
 		fprintf(f, ", trace format %u.%u\n", s->format_major, s->format_minor);
 		fprintf(f, "  started %s (CLOCK_REALTIME of the header)\n",
 			gmt_fmt_utc(b, sizeof(b), s->clock_realtime_ns));
@@ -328,9 +218,9 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 			fprintf(f, "  environment (allow-listed):\n");
 			for (size_t i = 0; i < s->n_env; i++) {
 				fprintf(f, "    ");
-				tputs(f, s->env_keys[i]);
+				gmt_text_str(f, s->env_keys[i]);
 				fputc('=', f);
-				tputs(f, s->env_values[i]);
+				gmt_text_str(f, s->env_values[i]);
 				fputc('\n', f);
 			}
 		}
@@ -419,7 +309,7 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 		for (size_t i = 0; i < s->n_drops; i++) {
 			const gmt_drop_summary_t *d = &s->drops[i];
 			fprintf(f, "  %" PRIu64 " events (", d->count);
-			tputs(f, d->reason);
+			gmt_text_str(f, d->reason);
 			fprintf(f, ", errno %d) from %+.9f s to %+.9f s\n", d->err,
 				since_s(s, d->first_ts), since_s(s, d->last_ts));
 		}
@@ -465,11 +355,6 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 	}
 	if (!any)
 		fprintf(f, "Anomalies: none\n");
-}
-
-void gmt_text_str(FILE *f, const char *str)
-{
-	tputs(f, str);
 }
 
 /* ---- JSON (writers/gmt_json.h) ------------------------------------------- */
@@ -832,11 +717,3 @@ void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s)
 	gmt_json_obj_end(j);
 }
 
-/* The document around every command's traces: tool, version, command. */
-void gmt_report_json_head(gmt_json_t *j, const char *command)
-{
-	gmt_json_obj_begin(j);
-	gmt_json_kv_str(j, "tool", "gpumemtrace-analyze");
-	gmt_json_kv_str(j, "tool_version", GMT_VERSION);
-	gmt_json_kv_str(j, "command", command);
-}

@@ -45,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gmt_levels.h"
+#include "engines/gmt_levels.h"
 
 /* ---- an ordered map: treap over a node pool ----------------------------- */
 

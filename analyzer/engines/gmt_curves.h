@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "gmt_phases.h"
+#include "engines/gmt_phase_engine.h"
 
 typedef struct gmt_curves gmt_curves_t;
 
@@ -26,11 +26,21 @@ int gmt_curves_finish(gmt_curves_t *c);
 /* Rows kept (after --max-rows) and all rows. */
 uint64_t gmt_curves_rows(const gmt_curves_t *c, uint64_t *all);
 
-/* CSV: the header line once, then each trace's rows (trace = its index). */
-void gmt_curves_csv_header(FILE *f);
-int gmt_curves_csv(FILE *f, gmt_curves_t *c, gmt_phases_t *ph, unsigned trace);
+/* One row: a device's values after the last event of an instant. */
+typedef struct gmt_curve_row {
+	uint64_t ts, allocated, reserved, outside, used, held;
+	int32_t dev;
+	uint32_t phase;          /* the innermost open phase's name id        */
+	uint8_t has_alloc, has_res, has_used, has_phase;
+	uint8_t pad[4];
+} gmt_curve_row_t;
 
-/* JSON: one trace object, inside the document of gmt_report_json_head. */
-int gmt_curves_json(gmt_json_t *j, gmt_curves_t *c, gmt_phases_t *ph);
+/* Calls out(ctx, row) for every kept row, in time order (after finish).
+ * Returns 0, the first nonzero out, or -ENOMEM. */
+int gmt_curves_each_row(gmt_curves_t *c, int (*out)(void *ctx, const gmt_curve_row_t *r), void *ctx);
+
+/* The view asked for; the rows a device wrote (before --max-rows). */
+enum gmt_view gmt_curves_view(const gmt_curves_t *c);
+uint64_t gmt_curves_dev_rows(gmt_curves_t *c, int ordinal);
 
 #endif /* GMT_CURVES_H */

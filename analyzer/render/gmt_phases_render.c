@@ -1,5 +1,5 @@
 /*
- * gmt_phases_report.c - renders the `phases` command's report: text (two
+ * gmt_phases_render.c - renders the `phases` command's report: text (two
  * columns, one per view) and JSON (schemas/report.schema.json, "phases").
  * Every byte count is an exact integer; the text adds one conversion with
  * its binary unit named (gmt_fmt_bytes); every quantity says its source.
@@ -7,7 +7,9 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "gmt_phases.h"
+#include "engines/gmt_phase_engine.h"
+#include "model/gmt_results.h"
+#include "render/gmt_render.h"
 
 
 static const char bound_note[] =

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gmt_timeline.h"
+#include "engines/gmt_timeline.h"
 
 #define SPILL_BUF 4096
 

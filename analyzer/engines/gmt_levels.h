@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "gmt_replay.h"
+#include "engines/gmt_replay.h"
 
 /* Two views of stream-ordered frees (docs/analyzer.md, "Views"). */
 enum gmt_view {

@@ -33,7 +33,7 @@
  * large library (libtorch_cuda: about a gigabyte) is read lazily by libdw,
  * per compilation unit touched, which is what keeps this to seconds.
  */
-#include "gmt_symbols.h"
+#include "engines/gmt_symbols.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>

@@ -1,0 +1,1142 @@
+/*
+ * gmt_sites_model.c - builds the sites/flamegraph model of one trace
+ * (gmt_sites_model.h).
+ *
+ *  1. A replay as for `summary` gives each device's coinciding peak (the
+ *     first instant its total reached the maximum); on the way STACK,
+ *     TEXT_STACK and MODULE records are kept, the bytes allocated per
+ *     (device, stack) summed, failed allocations listed, and with --phase
+ *     each occurrence's device peaks found, named by main-stream event
+ *     number as gmt_liveset.h counts them.
+ *  2. The live set engine (gmt_liveset.h) takes the live bytes by stack
+ *     right after each of those peaks.
+ *  3. --framework: the framework's peaks engine (gmt_fwpeaks.h), for the
+ *     whole run and each occurrence's window.
+ *  4. Sites are merged by symbolised stack (group_sites), listed, and the
+ *     stacks of what is listed symbolised into views (gmt_stack_view_t);
+ *     with GMT_SITES_FOLDED the folded lines are made and summed.
+ * Symbolisation (gmt_symbols.c) happens only for the stacks reported (and
+ * those compared when merging).
+ */
+#include "model/gmt_sites_model.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/gmt_fwpeaks.h"
+#include "engines/gmt_liveset.h"
+#include "engines/gmt_phase_engine.h"
+#include "engines/gmt_replay.h"
+#include "engines/gmt_symbols.h"
+#include "model/gmt_results.h"
+#include "support/gmt_u64map.h"
+
+#define MAX_FAILS_LISTED 1000
+#define MAX_PHASE_OCC 1000
+
+static int prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/* ---- what the model owns ------------------------------------------------- */
+
+typedef struct stack_rec {
+	uint64_t *frames;
+	size_t n;
+} stack_rec_t;
+
+typedef struct text_stack_rec {
+	char **frames;
+	size_t n;
+} text_stack_rec_t;
+
+/* A device of pass 1, and the instant its sites are taken at. */
+typedef struct dev_work {
+	gmt_sites_dev_t *d;
+	uint64_t peak_seq;       /* occurrences: after main-stream event
+				    number peak_seq                          */
+	gmt_instant_t at;
+} dev_work_t;
+
+/* An occurrence being filled in pass 1. */
+typedef struct occ_work {
+	int started;
+	dev_work_t *devs; size_t n_devs, cap_devs;
+} occ_work_t;
+
+struct gmt_sites_model_priv {
+	const gmt_sites_model_opts_t *o;
+	gmt_symtab_t *sym;
+	gmt_u64map_t stack_ix;   /* stack id -> a: index in stacks           */
+	stack_rec_t *stacks; size_t n_stacks, cap_stacks;
+	gmt_u64map_t tstack_ix;  /* text stack id -> a: index in tstacks     */
+	text_stack_rec_t *tstacks; size_t n_tstacks, cap_tstacks;
+	/* stack views, made once per (id, text allowed) */
+	gmt_u64map_t view_ix;    /* id << 1 | fw -> a: index in views        */
+	gmt_stack_view_t **views; size_t n_views, cap_views;
+	/* pass 1 */
+	gmt_replay_t *rp;
+	gmt_visitor_t inner;
+	gmt_u64map_t totals;     /* (dev + 1) << 32 | stack -> a bytes, b count | owner << 56 */
+	size_t cap_fails;
+	occ_work_t *ow;          /* per occurrence                           */
+	size_t occ_lo;           /* occurrences before it are over           */
+	uint64_t seq;            /* main-stream events applied               */
+	int oom;
+};
+
+/* ---- pass 1: the replay, stacks, totals, failures, occurrence peaks ------ */
+
+static int p1_text_stack(void *ctx, uint32_t id, const char *const *frames, size_t n)
+{
+	gmt_sites_model_t *m = ctx;
+	gmt_sites_model_priv_t *p = m->priv;
+	int existed;
+	gmt_u64map_slot_t *s = gmt_u64map_put(&p->tstack_ix, id, &existed);
+	if (!s)
+		return 1;
+	if (existed)
+		return 0;  /* ids are unique; keep the first */
+	if (p->n_tstacks == p->cap_tstacks) {
+		size_t c = p->cap_tstacks ? p->cap_tstacks * 2 : 16;
+		text_stack_rec_t *ns = realloc(p->tstacks, c * sizeof(*ns));
+		if (!ns)
+			return 1;
+		p->tstacks = ns;
+		p->cap_tstacks = c;
+	}
+	text_stack_rec_t *st = &p->tstacks[p->n_tstacks];
+	st->n = 0;
+	st->frames = calloc(n ? n : 1, sizeof(char *));
+	if (!st->frames)
+		return 1;
+	s->a = p->n_tstacks++;
+	for (size_t i = 0; i < n; i++) {
+		if (!(st->frames[i] = strdup(frames[i])))
+			return 1;
+		st->n++;
+	}
+	return 0;
+}
+
+static int p1_module(void *ctx, const gmt_module_t *mod)
+{
+	gmt_sites_model_t *m = ctx;
+	return gmt_symtab_module(m->priv->sym, mod) ? 1 : 0;
+}
+
+static int p1_stack(void *ctx, uint32_t id, const uint64_t *frames, size_t n)
+{
+	gmt_sites_model_t *m = ctx;
+	gmt_sites_model_priv_t *p = m->priv;
+	int existed;
+	gmt_u64map_slot_t *s = gmt_u64map_put(&p->stack_ix, id, &existed);
+	if (!s)
+		return 1;
+	if (existed)
+		return 0;  /* ids are unique; keep the first */
+	if (p->n_stacks == p->cap_stacks) {
+		size_t c = p->cap_stacks ? p->cap_stacks * 2 : 64;
+		stack_rec_t *ns = realloc(p->stacks, c * sizeof(*ns));
+		if (!ns)
+			return 1;
+		p->stacks = ns;
+		p->cap_stacks = c;
+	}
+	stack_rec_t *st = &p->stacks[p->n_stacks];
+	st->n = n;
+	st->frames = malloc((n ? n : 1) * sizeof(uint64_t));
+	if (!st->frames)
+		return 1;
+	memcpy(st->frames, frames, n * sizeof(uint64_t));
+	s->a = p->n_stacks++;
+	return 0;
+}
+
+static dev_work_t *occ_dev(occ_work_t *o, int ordinal)
+{
+	for (size_t i = 0; i < o->n_devs; i++)
+		if (o->devs[i].d->ordinal == ordinal)
+			return &o->devs[i];
+	if (o->n_devs == o->cap_devs) {
+		size_t c = o->cap_devs ? o->cap_devs * 2 : 4;
+		dev_work_t *nd = realloc(o->devs, c * sizeof(*nd));
+		if (!nd)
+			return NULL;
+		o->devs = nd;
+		o->cap_devs = c;
+	}
+	dev_work_t *w = &o->devs[o->n_devs];
+	memset(w, 0, sizeof(*w));
+	if (!(w->d = calloc(1, sizeof(*w->d))))
+		return NULL;
+	w->d->ordinal = ordinal;
+	o->n_devs++;
+	return w;
+}
+
+/* --phase, around main-stream event e: before it (after = 0), an
+ * occurrence whose window [begin, end] it is the first to enter starts
+ * with each device's bytes then (held since before the begin); after it,
+ * each open occurrence's device maxima are raised. A maximum is the first
+ * moment the value was reached, named by the number of main-stream events
+ * applied then (p->seq), as the live set engine counts them. */
+static int occ_update(gmt_sites_model_t *m, const gmt_devent_t *e, int after)
+{
+	gmt_sites_model_priv_t *p = m->priv;
+	const gmt_summary_t *s = gmt_replay_summary(p->rp);
+	while (p->occ_lo < m->n_occs && m->occs[p->occ_lo].end_ts < e->ts)
+		p->occ_lo++;
+	for (size_t i = p->occ_lo; i < m->n_occs && m->occs[i].begin_ts <= e->ts; i++) {
+		gmt_sites_occ_t *o = &m->occs[i];
+		occ_work_t *w = &p->ow[i];
+		if (o->end_ts < e->ts || (!after && w->started))
+			continue;
+		w->started = 1;
+		for (size_t k = 0; k < s->n_dev; k++) {
+			const gmt_dev_summary_t *ds = s->dev[k];
+			if (!ds || ds->ordinal < 0 || !ds->live.total)
+				continue;
+			dev_work_t *d = occ_dev(w, ds->ordinal);
+			if (!d)
+				return -ENOMEM;
+			if (ds->live.total > d->d->peak) {
+				d->d->peak = ds->live.total;
+				d->d->peak_ts = after ? e->ts : o->begin_ts;
+				d->peak_seq = p->seq;
+			}
+		}
+	}
+	return 0;
+}
+
+static int p1_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags)
+{
+	gmt_sites_model_t *m = ctx;
+	gmt_sites_model_priv_t *p = m->priv;
+	if (!gmt_liveset_counts(flags))
+		return p->inner.events(p->inner.ctx, ev, n, flags);
+	for (size_t i = 0; i < n; i++) {
+		const gmt_devent_t *e = &ev[i];
+		unsigned kind = GMT_AUX_KIND(e->aux);
+		/* graph memory nodes (captured) hold no device memory */
+		if ((e->type == GMT_EV_ALLOC && kind != GMT_KIND_HOST &&
+		     !(GMT_AUX_FLAGS(e->aux) & GMT_FLAG_CAPTURED)) ||
+		    e->type == GMT_EV_VMM_CREATE) {
+			int existed;
+			uint64_t key = (uint64_t)(uint16_t)(e->device + 1) << 32 | e->stack;
+			gmt_u64map_slot_t *s = gmt_u64map_put(&p->totals, key, &existed);
+			if (!s)
+				return 1;
+			if (!existed)
+				s->b = (uint64_t)GMT_AUX_OWNER(e->aux) << 56;
+			s->a += e->size;
+			s->b++;
+		} else if (e->type == GMT_EV_ALLOC_FAIL && kind != GMT_KIND_HOST) {
+			m->fails_total++;
+			if (m->n_fails >= MAX_FAILS_LISTED)
+				continue;
+			if (m->n_fails == p->cap_fails) {
+				size_t c = p->cap_fails ? p->cap_fails * 2 : 16;
+				gmt_sites_fail_t *nf = realloc(m->fails, c * sizeof(*nf));
+				if (!nf)
+					return 1;
+				m->fails = nf;
+				p->cap_fails = c;
+			}
+			gmt_sites_fail_t *f = &m->fails[m->n_fails++];
+			memset(f, 0, sizeof(*f));
+			f->ts = e->ts;
+			f->size = e->size;
+			f->device = e->device;
+			f->owner = GMT_AUX_OWNER(e->aux);
+			f->result = GMT_AUX_RESULT(e->aux);
+			f->kind_key = gmt_kind_name(kind);
+			f->api_key = gmt_api_name(GMT_AUX_API(e->aux));
+			f->stack = e->stack;
+		}
+	}
+	if (m->n_occs) {
+		for (size_t i = 0; i < n; i++) {
+			if (occ_update(m, &ev[i], 0))
+				return 1;
+			int rc = p->inner.events(p->inner.ctx, &ev[i], 1, flags);
+			if (rc)
+				return rc;
+			p->seq++;
+			if (occ_update(m, &ev[i], 1))
+				return 1;
+		}
+		return 0;
+	}
+	return p->inner.events(p->inner.ctx, ev, n, flags);
+}
+
+/* The replay's other callbacks, behind ours. */
+static int p1_header(void *ctx, const gmt_header_t *h)
+{
+	gmt_sites_model_priv_t *p = ((gmt_sites_model_t *)ctx)->priv;
+	return p->inner.header ? p->inner.header(p->inner.ctx, h) : 0;
+}
+
+static int p1_device(void *ctx, const gmt_device_rec_t *d)
+{
+	gmt_sites_model_priv_t *p = ((gmt_sites_model_t *)ctx)->priv;
+	return p->inner.device ? p->inner.device(p->inner.ctx, d) : 0;
+}
+
+static int p1_drops(void *ctx, const gmt_drops_t *d)
+{
+	gmt_sites_model_priv_t *p = ((gmt_sites_model_t *)ctx)->priv;
+	return p->inner.drops ? p->inner.drops(p->inner.ctx, d) : 0;
+}
+
+static int p1_end(void *ctx, const gmt_end_t *e)
+{
+	gmt_sites_model_priv_t *p = ((gmt_sites_model_t *)ctx)->priv;
+	return p->inner.end ? p->inner.end(p->inner.ctx, e) : 0;
+}
+
+static int cmp_occ(const void *a, const void *b)
+{
+	const gmt_sites_occ_t *x = a, *y = b;
+	if (x->begin_ts != y->begin_ts)
+		return x->begin_ts < y->begin_ts ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* --phase: the occurrences of the phase named o->phase, chosen and paired
+ * by the phase engine with the selection. Returns 0 or -ENOMEM. */
+static int load_phase(gmt_sites_model_t *m)
+{
+	const gmt_sites_model_opts_t *o = m->priv->o;
+	gmt_phase_opts_t po = { .max_listed = MAX_PHASE_OCC, .top_n = GMT_PHASES_DEFAULT_TOP,
+				.domains = o->domains, .n_domains = o->n_domains,
+				.patterns = o->patterns, .n_patterns = o->n_patterns,
+				.all_depths = o->all_depths };
+	gmt_phases_t *ph = NULL;
+	gmt_decode_result_t res;
+	gmt_phases_run(m->file, &po, NULL, &ph, &res);
+	if (!ph)
+		return -ENOMEM;
+	int rc = res.status == GMT_DECODE_STOPPED ? -ENOMEM : 0;
+	size_t nn = 0;
+	const gmt_phase_name_t *names = gmt_phases_names(ph, &nn);
+	for (size_t i = 0; i < nn && !rc; i++) {
+		const char *nm = gmt_phases_string(ph, names[i].name_id);
+		if (!nm || strcmp(nm, o->phase))
+			continue;
+		m->occ_total += names[i].occurrences;
+		gmt_sites_occ_t *no = realloc(m->occs, (m->n_occs + names[i].n_listed + 1) * sizeof(*no));
+		if (!no) {
+			rc = -ENOMEM;
+			break;
+		}
+		m->occs = no;
+		for (size_t k = 0; k < names[i].n_listed; k++) {
+			const gmt_occ_t *oc = names[i].listed[k];
+			if (!oc)
+				continue;
+			m->occs[m->n_occs++] = (gmt_sites_occ_t){ .k = oc->k, .begin_ts = oc->begin_ts,
+								  .end_ts = oc->end_ts, .ended = oc->ended };
+		}
+	}
+	if (m->n_occs)
+		qsort(m->occs, m->n_occs, sizeof(*m->occs), cmp_occ);
+	gmt_phases_free(ph);
+	return rc;
+}
+
+/* ---- stack views ---------------------------------------------------------- */
+
+static const stack_rec_t *stack_get(const gmt_sites_model_priv_t *p, uint32_t id)
+{
+	gmt_u64map_slot_t *s = gmt_u64map_find(&p->stack_ix, id);
+	return s ? &p->stacks[s->a] : NULL;
+}
+
+static const text_stack_rec_t *text_stack_get(const gmt_sites_model_priv_t *p, uint32_t id)
+{
+	gmt_u64map_slot_t *s = gmt_u64map_find(&p->tstack_ix, id);
+	return s ? &p->tstacks[s->a] : NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+	return b ? b + 1 : path;
+}
+
+static const char *status_key(enum gmt_sym_status s)
+{
+	switch (s) {
+	case GMT_SYM_OK: return "ok";
+	case GMT_SYM_NO_MODULE: return "no_module";
+	case GMT_SYM_MISSING: return "missing";
+	case GMT_SYM_MISMATCH: return "build_id_mismatch";
+	default: return "off";
+	}
+}
+
+/* The preload's own frames (its hooks) are not shown: they are the same
+ * in every stack and say nothing about the caller. */
+static int own_frame(const gmt_sym_t *sym)
+{
+	const char *b = base_name(sym->module);
+	return b && prefix(b, "libgpumemtrace");
+}
+
+/* The stack rule (docs/analyzer.md, "Owner from the stack"). */
+static enum gmt_stack_owner owner_of_stack(gmt_sites_model_priv_t *p, const stack_rec_t *st)
+{
+	if (!st)
+		return GMT_SOWNER_UNKNOWN;
+	for (size_t i = 0; i < st->n; i++) {
+		const char *path = gmt_symtab_module_of(p->sym, st->frames[i]);
+		if (!path)
+			continue;
+		enum gmt_stack_owner o = gmt_module_owner(path);
+		if (o != GMT_SOWNER_UNKNOWN)
+			return o;
+	}
+	return GMT_SOWNER_UNKNOWN;
+}
+
+static void free_view(gmt_stack_view_t *v)
+{
+	if (v)
+		free((void *)v->frames);
+	free(v);
+}
+
+/* The view of stack id: a native stack symbolised; with text = 1 (a
+ * framework's blocks) a TEXT_STACK id gives its text frames. NULL only
+ * when out of memory. */
+static const gmt_stack_view_t *view_of(gmt_sites_model_priv_t *p, uint32_t id, int text)
+{
+	text = text && GMT_STACK_IS_TEXT(id);
+	const uint64_t key = (uint64_t)id << 1 | (unsigned)text;
+	gmt_u64map_slot_t *slot = gmt_u64map_find(&p->view_ix, key);
+	if (slot)
+		return p->views[slot->a];
+	gmt_stack_view_t *v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->id = id;
+	v->kind = GMT_STACK_NONE;
+	v->owner = GMT_SOWNER_UNKNOWN;
+	gmt_frame_t *fr = NULL;
+	size_t n = 0, cap = 0;
+	if (text) {
+		const text_stack_rec_t *ts = text_stack_get(p, id);
+		if (ts) {
+			v->kind = GMT_STACK_TEXT;
+			fr = calloc(ts->n ? ts->n : 1, sizeof(*fr));
+			if (!fr)
+				goto oom;
+			for (size_t i = 0; i < ts->n; i++)
+				fr[n++] = (gmt_frame_t){ .text = ts->frames[i] ? ts->frames[i] : "",
+							 .name = ts->frames[i] ? ts->frames[i] : "" };
+		}
+	} else {
+		const stack_rec_t *st = stack_get(p, id);
+		if (st) {
+			v->kind = GMT_STACK_NATIVE;
+			v->owner = owner_of_stack(p, st);
+			for (size_t i = 0; i < st->n; i++) {
+				const gmt_sym_t *sym = gmt_symtab_lookup(p->sym, st->frames[i], i > 0);
+				if (!sym)
+					goto oom;
+				if (own_frame(sym))
+					continue;
+				for (size_t k = 0; k < sym->n; k++) {
+					if (n == cap) {
+						cap = cap ? cap * 2 : 16;
+						gmt_frame_t *nf = realloc(fr, cap * sizeof(*nf));
+						if (!nf)
+							goto oom;
+						fr = nf;
+					}
+					const gmt_symframe_t *f = &sym->frames[k];
+					int ok = sym->status == GMT_SYM_OK;
+					fr[n++] = (gmt_frame_t){
+						.addr = sym->addr, .offset = sym->offset,
+						.status = status_key(sym->status), .symbolised = ok,
+						.module = sym->module, .module_base = base_name(sym->module),
+						.function = f->function, .file = f->file,
+						.file_base = base_name(f->file), .line = f->line,
+						.inlined = f->inlined, .label = sym->label ? sym->label : "",
+						.name = ok && f->function ? f->function : (sym->label ? sym->label : ""),
+					};
+				}
+			}
+			v->recorded = st->n > 0;
+		}
+	}
+	if (v->kind == GMT_STACK_TEXT)
+		v->recorded = n > 0;
+	v->frames = fr;
+	v->n = n;
+	v->kind_key = v->kind == GMT_STACK_TEXT ? "text" : v->kind == GMT_STACK_NATIVE ? "native" : "none";
+	v->owner_key = gmt_stack_owner_name(v->owner);
+	if (p->n_views == p->cap_views) {
+		size_t c = p->cap_views ? p->cap_views * 2 : 64;
+		gmt_stack_view_t **nv = realloc(p->views, c * sizeof(*nv));
+		if (!nv) {
+			free_view(v);
+			return NULL;
+		}
+		p->views = nv;
+		p->cap_views = c;
+	}
+	int existed;
+	slot = gmt_u64map_put(&p->view_ix, key, &existed);
+	if (!slot) {
+		free_view(v);
+		return NULL;
+	}
+	slot->a = p->n_views;
+	p->views[p->n_views++] = v;
+	return v;
+oom:
+	free(fr);
+	free(v);
+	return NULL;
+}
+
+/* ---- grouping by symbolised stack ----------------------------------------- */
+
+typedef struct buf {
+	char *b;
+	size_t len, cap;
+	int oom;
+} buf_t;
+
+static void buf_put(buf_t *f, const char *s, size_t n)
+{
+	if (f->oom)
+		return;
+	if (f->len + n + 1 > f->cap) {
+		size_t c = f->cap ? f->cap : 256;
+		while (c < f->len + n + 1)
+			c *= 2;
+		char *nb = realloc(f->b, c);
+		if (!nb) {
+			f->oom = 1;
+			return;
+		}
+		f->b = nb;
+		f->cap = c;
+	}
+	memcpy(f->b + f->len, s, n);
+	f->len += n;
+	f->b[f->len] = 0;
+}
+
+/* A frame's identity: function, file, line and inlined when symbolised
+ * (either of the first two known), else module and offset, else the
+ * address. Fields end in 0x1f, frames in 0x1e (neither is in a name). */
+static void key_frame(buf_t *k, const gmt_frame_t *f)
+{
+	char b[64];
+	if (f->symbolised && (f->function || f->file)) {
+		buf_put(k, "F", 1);
+		if (f->function)
+			buf_put(k, f->function, strlen(f->function));
+		buf_put(k, "\x1f", 1);
+		if (f->file)
+			buf_put(k, f->file, strlen(f->file));
+		snprintf(b, sizeof(b), "\x1f%u\x1f%d\x1e", f->line, f->inlined);
+	} else if (f->module) {
+		buf_put(k, "M", 1);
+		buf_put(k, f->module, strlen(f->module));
+		snprintf(b, sizeof(b), "\x1f%" PRIx64 "\x1e", f->offset);
+	} else {
+		snprintf(b, sizeof(b), "A%" PRIx64 "\x1e", f->addr);
+	}
+	buf_put(k, b, strlen(b));
+}
+
+typedef struct keyed {
+	char *key;
+	gmt_site_t s;
+} keyed_t;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const keyed_t *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	if (c)
+		return c;
+	return x->s.stack < y->s.stack ? -1 : x->s.stack > y->s.stack;
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const gmt_site_t *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* Merges the sites (fresh: ids NULL) whose stacks symbolise to the same
+ * frames (the preload's own frames left out, as shown) and whose recorded
+ * owner is the same, then sorts them largest first. A stack id without a
+ * STACK record merges with nothing. Returns 0 or -ENOMEM. */
+static int group_sites(gmt_sites_model_priv_t *p, gmt_site_t *a, size_t *n)
+{
+	if (*n < 2)
+		return 0;
+	keyed_t *k = calloc(*n, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < *n && !rc; i++) {
+		buf_t f = { 0 };
+		char b[64];
+		snprintf(b, sizeof(b), "%u\x1e", a[i].owner);
+		buf_put(&f, b, strlen(b));
+		const gmt_stack_view_t *v = view_of(p, a[i].stack, 0);
+		if (!v) {
+			rc = -ENOMEM;
+		} else if (v->kind == GMT_STACK_NONE) {
+			snprintf(b, sizeof(b), "S%u", a[i].stack);
+			buf_put(&f, b, strlen(b));
+		} else {
+			for (size_t q = 0; q < v->n; q++)
+				key_frame(&f, &v->frames[q]);
+		}
+		if (f.oom || !f.b)
+			rc = -ENOMEM;
+		k[i].key = f.b;
+		k[i].s = a[i];
+	}
+	size_t m = 0;
+	if (!rc) {
+		qsort(k, *n, sizeof(*k), cmp_keyed);
+		for (size_t i = 0; i < *n;) {
+			size_t j = i + 1;
+			gmt_site_t g = k[i].s;
+			while (j < *n && !strcmp(k[j].key, k[i].key)) {
+				g.bytes += k[j].s.bytes;
+				g.count += k[j].s.count;
+				j++;
+			}
+			if (j - i > 1) {
+				uint32_t *ids = malloc((j - i) * sizeof(uint32_t));
+				if (!ids) {
+					rc = -ENOMEM;
+					break;
+				}
+				g.n_ids = j - i;
+				for (size_t q = i; q < j; q++)
+					ids[q - i] = k[q].s.stack;
+				g.ids = ids;
+			}
+			a[m++] = g;
+			i = j;
+		}
+	}
+	for (size_t i = 0; i < *n; i++)
+		free(k[i].key);
+	free(k);
+	if (rc) {
+		/* the first m entries own their ids; the rest are plain */
+		for (size_t i = m; i < *n; i++)
+			a[i].ids = NULL;
+		return rc;
+	}
+	*n = m;
+	qsort(a, m, sizeof(*a), cmp_site);
+	return 0;
+}
+
+/* Sites from the engines' groups (by stack id). */
+static int sites_of(gmt_site_list_t *l, const gmt_live_group_t *g, size_t n)
+{
+	l->sites = calloc(n ? n : 1, sizeof(*l->sites));
+	if (!l->sites)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		l->sites[i] = (gmt_site_t){ .stack = g[i].stack, .owner = g[i].owner, .bytes = g[i].bytes,
+					    .count = g[i].count };
+	l->n = n;
+	return 0;
+}
+
+static void sites_free(gmt_site_list_t *l)
+{
+	for (size_t i = 0; l->sites && i < l->n; i++)
+		free((void *)l->sites[i].ids);
+	free(l->sites);
+	l->sites = NULL;
+	l->n = 0;
+}
+
+/* What a listed site shows: share of peak (peak 0: none), names, and the
+ * view of its stack (text: a framework's, TEXT_STACK ids allowed). */
+static int list_sites(gmt_sites_model_priv_t *p, gmt_site_list_t *l, uint64_t peak, size_t top, int text)
+{
+	l->n_listed = l->n < top ? l->n : top;
+	l->more = l->n > top;
+	for (size_t i = 0; i < l->n; i++) {
+		gmt_site_t *s = &l->sites[i];
+		s->owner_key = gmt_owner_name(s->owner);
+		s->has_share = peak != 0;
+		s->share = peak ? (double)s->bytes / (double)peak : 0.0;
+		s->percent = peak ? 100.0 * (double)s->bytes / (double)peak : 0.0;
+	}
+	if (!(p->o->what & GMT_SITES_REPORT))
+		return 0;
+	for (size_t i = 0; i < l->n_listed; i++)
+		if (!(l->sites[i].st = view_of(p, l->sites[i].stack, text)))
+			return -ENOMEM;
+	return 0;
+}
+
+/* ---- folded lines ---------------------------------------------------------- */
+
+/* A frame's name in folded form: ';' separates frames and the last space
+ * separates the count, so ';' becomes ':' and a name never ends the line. */
+static void fold_name(buf_t *f, const char *name)
+{
+	for (const char *q = name; *q; q++) {
+		char c = *q == ';' ? ':' : (*q == '\n' || *q == '\r') ? ' ' : *q;
+		buf_put(f, &c, 1);
+	}
+}
+
+/* One folded line: root (NULL: none), "device N", then the stack's frames
+ * outermost first; "[no stack]" without one. */
+static int fold_line(gmt_sites_model_priv_t *p, const char *root, int ordinal, uint32_t stack, char **line)
+{
+	const gmt_stack_view_t *v = view_of(p, stack, 1);
+	if (!v)
+		return -ENOMEM;
+	buf_t f = { 0 };
+	char head[32];
+	if (root) {
+		fold_name(&f, root);
+		buf_put(&f, ";", 1);
+	}
+	snprintf(head, sizeof(head), "device %d", ordinal);
+	buf_put(&f, head, strlen(head));
+	if (!v->recorded)
+		buf_put(&f, ";[no stack]", 11);
+	for (size_t q = v->n; q-- > 0;) {
+		buf_put(&f, ";", 1);
+		fold_name(&f, v->frames[q].name);
+	}
+	if (f.oom || !f.b) {
+		free(f.b);
+		return -ENOMEM;
+	}
+	*line = f.b;
+	return 0;
+}
+
+static int cmp_folded(const void *a, const void *b)
+{
+	return strcmp(((const gmt_folded_t *)a)->text, ((const gmt_folded_t *)b)->text);
+}
+
+/* Appends the lines of one device's sites: equal lines summed, sorted. */
+static int fold_sites(gmt_sites_model_t *m, const char *root, int ordinal, const gmt_site_list_t *l)
+{
+	gmt_folded_t *lines = calloc(l->n ? l->n : 1, sizeof(*lines));
+	if (!lines)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < l->n && !rc; i++) {
+		rc = fold_line(m->priv, root, ordinal, l->sites[i].stack, &lines[i].text);
+		lines[i].bytes = l->sites[i].bytes;
+	}
+	gmt_folded_t *nf = rc ? NULL : realloc(m->folded, (m->n_folded + l->n + 1) * sizeof(*nf));
+	if (!rc && !nf)
+		rc = -ENOMEM;
+	if (!rc && l->n) {
+		m->folded = nf;
+		qsort(lines, l->n, sizeof(*lines), cmp_folded);
+		for (size_t i = 0; i < l->n;) {
+			size_t j = i;
+			uint64_t sum = 0;
+			while (j < l->n && !strcmp(lines[j].text, lines[i].text))
+				sum += lines[j++].bytes;
+			m->folded[m->n_folded++] = (gmt_folded_t){ .text = lines[i].text, .bytes = sum };
+			lines[i].text = NULL;
+			i = j;
+		}
+	} else if (nf) {
+		m->folded = nf;
+	}
+	for (size_t i = 0; i < l->n; i++)
+		free(lines[i].text);
+	free(lines);
+	return rc;
+}
+
+/* Whole run: rooted at "device N"; --phase: at "NAME #K;device N". */
+static int fold_all(gmt_sites_model_t *m)
+{
+	int rc = 0;
+	if (m->framework && !m->phase) {
+		for (size_t k = 0; k < m->n_fwdevs && !rc; k++)
+			rc = fold_sites(m, NULL, m->fwdevs[k].ordinal, &m->fwdevs[k].live);
+		return rc;
+	}
+	if (!m->phase) {
+		for (size_t k = 0; k < m->n_devs && !rc; k++)
+			rc = fold_sites(m, NULL, m->devs[k].ordinal, &m->devs[k].live);
+		return rc;
+	}
+	size_t len = strlen(m->phase) + 32;
+	char *root = malloc(len);
+	if (!root)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n_occs && !rc; i++) {
+		gmt_sites_occ_t *o = &m->occs[i];
+		snprintf(root, len, "%s #%" PRIu64, m->phase, o->k);
+		gmt_sites_dev_t *ds = m->framework ? o->fwdevs : o->devs;
+		size_t nd = m->framework ? o->n_fwdevs : o->n_devs;
+		for (size_t k = 0; k < nd && !rc; k++)
+			rc = fold_sites(m, root, ds[k].ordinal, &ds[k].live);
+	}
+	free(root);
+	return rc;
+}
+
+/* ---- the build ----------------------------------------------------------------- */
+
+static int cmp_dev(const void *a, const void *b)
+{
+	const dev_work_t *x = a, *y = b;
+	return x->d->ordinal - y->d->ordinal;
+}
+
+/* Pass 1 and the devices with a peak; the sites allocated most. */
+static int pass1(gmt_sites_model_t *m)
+{
+	gmt_sites_model_priv_t *p = m->priv;
+	if (m->phase && load_phase(m))
+		return -ENOMEM;
+	if (m->n_occs && !(p->ow = calloc(m->n_occs, sizeof(*p->ow))))
+		return -ENOMEM;
+	p->rp = gmt_replay_new(m->file);
+	if (!p->rp)
+		return -ENOMEM;
+	gmt_visitor_t v;
+	gmt_replay_visitor(p->rp, &p->inner);
+	v = p->inner;
+	v.ctx = m;
+	v.header = p1_header;
+	v.device = p1_device;
+	v.drops = p1_drops;
+	v.end = p1_end;
+	v.module = p1_module;
+	v.stack = p1_stack;
+	v.text_stack = p1_text_stack;
+	v.events = p1_events;
+	gmt_decode_file(m->file, &v, &m->res);
+	if (m->res.status == GMT_DECODE_STOPPED)
+		return -ENOMEM;
+	const gmt_summary_t *s = gmt_replay_finish(p->rp, &m->res);
+	m->events = s->events;
+
+	m->devs = calloc(s->n_dev ? s->n_dev : 1, sizeof(*m->devs));
+	if (!m->devs)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_dev; i++) {
+		const gmt_dev_summary_t *d = s->dev[i];
+		if (!d || d->ordinal < 0 || !d->peak.total)
+			continue;
+		gmt_sites_dev_t *x = &m->devs[m->n_devs++];
+		x->ordinal = d->ordinal;
+		x->peak = d->peak.total;
+		x->peak_ts = d->peak_ts;
+	}
+	/* sites that allocated most, per device */
+	for (size_t i = 0; i < p->totals.cap; i++) {
+		gmt_u64map_slot_t *t = &p->totals.s[i];
+		if (t->key == UINT64_MAX)
+			continue;
+		int dev = (int)(t->key >> 32) - 1;
+		for (size_t k = 0; k < m->n_devs; k++) {
+			gmt_sites_dev_t *d = &m->devs[k];
+			if (d->ordinal != dev)
+				continue;
+			gmt_site_t *ns = realloc(d->top.sites, (d->top.n + 1) * sizeof(*ns));
+			if (!ns)
+				return -ENOMEM;
+			d->top.sites = ns;
+			d->top.sites[d->top.n++] = (gmt_site_t){ .stack = (uint32_t)t->key, .bytes = t->a,
+								  .count = t->b & ((1ull << 56) - 1),
+								  .owner = (unsigned)(t->b >> 56) };
+		}
+	}
+	for (size_t k = 0; k < m->n_devs; k++) {
+		gmt_site_list_t *l = &m->devs[k].top;
+		if (group_sites(p, l->sites, &l->n))
+			return -ENOMEM;
+		while (l->n > p->o->top)
+			free((void *)l->sites[--l->n].ids);
+	}
+	gmt_u64map_clear(&p->totals);
+	return 0;
+}
+
+/* Pass 2: the live set at every peak. */
+static int pass2(gmt_sites_model_t *m)
+{
+	gmt_sites_model_priv_t *p = m->priv;
+	size_t n = m->n_devs;
+	for (size_t i = 0; i < m->n_occs; i++) {
+		if (p->ow[i].n_devs)
+			qsort(p->ow[i].devs, p->ow[i].n_devs, sizeof(dev_work_t), cmp_dev);
+		n += p->ow[i].n_devs;
+	}
+	if (!n)
+		return 0;
+	gmt_instant_t *whole = calloc(m->n_devs ? m->n_devs : 1, sizeof(*whole));
+	gmt_instant_t **at = calloc(n, sizeof(*at));
+	int rc = (!whole || !at) ? -ENOMEM : 0;
+	size_t k = 0;
+	for (size_t i = 0; !rc && i < m->n_devs; i++) {
+		whole[i] = (gmt_instant_t){ .kind = GMT_AT_PEAK, .ordinal = m->devs[i].ordinal,
+					    .bytes = m->devs[i].peak };
+		at[k++] = &whole[i];
+	}
+	for (size_t i = 0; !rc && i < m->n_occs; i++)
+		for (size_t q = 0; q < p->ow[i].n_devs; q++) {
+			dev_work_t *w = &p->ow[i].devs[q];
+			w->at = (gmt_instant_t){ .kind = GMT_AT_EVENT, .ordinal = w->d->ordinal,
+						 .seq = w->peak_seq };
+			at[k++] = &w->at;
+		}
+	gmt_decode_result_t res;
+	if (!rc)
+		rc = gmt_liveset_run(m->file, at, n, &res);
+	for (size_t i = 0; !rc && i < m->n_devs; i++) {
+		rc = sites_of(&m->devs[i].live, whole[i].groups, whole[i].n_groups);
+		if (!rc)
+			rc = group_sites(p, m->devs[i].live.sites, &m->devs[i].live.n);
+	}
+	/* the occurrences' devices, moved into the model */
+	for (size_t i = 0; !rc && i < m->n_occs; i++) {
+		occ_work_t *w = &p->ow[i];
+		gmt_sites_occ_t *o = &m->occs[i];
+		o->devs = calloc(w->n_devs ? w->n_devs : 1, sizeof(*o->devs));
+		if (!o->devs) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (size_t q = 0; q < w->n_devs && !rc; q++) {
+			gmt_sites_dev_t *d = &o->devs[o->n_devs++];
+			*d = *w->devs[q].d;
+			rc = sites_of(&d->live, w->devs[q].at.groups, w->devs[q].at.n_groups);
+			if (!rc)
+				rc = group_sites(p, d->live.sites, &d->live.n);
+		}
+	}
+	for (size_t i = 0; whole && i < m->n_devs; i++)
+		gmt_instant_clear(&whole[i]);
+	free(whole);
+	free(at);
+	return rc;
+}
+
+/* Pass 3 (--framework): the framework's peaks, whole run and occurrences. */
+static int pass3(gmt_sites_model_t *m)
+{
+	gmt_sites_model_priv_t *p = m->priv;
+	gmt_fw_window_t *win = calloc(m->n_occs ? m->n_occs : 1, sizeof(*win));
+	if (!win)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n_occs; i++)
+		win[i] = (gmt_fw_window_t){ .begin_ts = m->occs[i].begin_ts, .end_ts = m->occs[i].end_ts };
+	gmt_fw_peak_t *peaks = NULL;
+	size_t n_peaks = 0;
+	gmt_decode_result_t res;
+	int rc = gmt_fwpeaks_run(m->file, &peaks, &n_peaks, win, m->n_occs, &res);
+	/* into the model: devices by ordinal, their sites merged */
+	m->fwdevs = calloc(n_peaks ? n_peaks : 1, sizeof(*m->fwdevs));
+	if (!m->fwdevs)
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < n_peaks; i++) {
+		gmt_sites_dev_t *d = &m->fwdevs[m->n_fwdevs++];
+		d->ordinal = peaks[i].ordinal;
+		d->peak = peaks[i].peak;
+		d->peak_ts = peaks[i].peak_ts;
+		rc = sites_of(&d->live, peaks[i].groups, peaks[i].n_groups);
+		if (!rc)
+			rc = group_sites(p, d->live.sites, &d->live.n);
+	}
+	for (size_t i = 0; !rc && i < m->n_occs; i++) {
+		gmt_sites_occ_t *o = &m->occs[i];
+		o->fwdevs = calloc(win[i].n_peaks ? win[i].n_peaks : 1, sizeof(*o->fwdevs));
+		if (!o->fwdevs) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (size_t q = 0; q < win[i].n_peaks && !rc; q++) {
+			gmt_sites_dev_t *d = &o->fwdevs[o->n_fwdevs++];
+			d->ordinal = win[i].peaks[q].ordinal;
+			d->peak = win[i].peaks[q].peak;
+			d->peak_ts = win[i].peaks[q].peak_ts;
+			rc = sites_of(&d->live, win[i].peaks[q].groups, win[i].peaks[q].n_groups);
+			if (!rc)
+				rc = group_sites(p, d->live.sites, &d->live.n);
+		}
+	}
+	gmt_fw_peaks_free(peaks, n_peaks);
+	for (size_t i = 0; i < m->n_occs; i++)
+		gmt_fw_peaks_free(win[i].peaks, win[i].n_peaks);
+	free(win);
+	return rc;
+}
+
+/* What the report lists, and its stacks' views. */
+static int listing(gmt_sites_model_t *m)
+{
+	gmt_sites_model_priv_t *p = m->priv;
+	size_t top = p->o->top;
+	int rc = 0;
+	for (size_t k = 0; k < m->n_fwdevs && !rc; k++)
+		rc = list_sites(p, &m->fwdevs[k].live, m->fwdevs[k].peak, top, 1);
+	for (size_t k = 0; k < m->n_devs && !rc; k++) {
+		rc = list_sites(p, &m->devs[k].live, m->devs[k].peak, top, 0);
+		if (!rc)
+			rc = list_sites(p, &m->devs[k].top, 0, m->devs[k].top.n, 0);
+	}
+	for (size_t i = 0; i < m->n_occs && !rc; i++) {
+		gmt_sites_occ_t *o = &m->occs[i];
+		for (size_t k = 0; k < o->n_fwdevs && !rc; k++)
+			rc = list_sites(p, &o->fwdevs[k].live, o->fwdevs[k].peak, top, 1);
+		for (size_t k = 0; k < o->n_devs && !rc; k++)
+			rc = list_sites(p, &o->devs[k].live, o->devs[k].peak, top, 0);
+	}
+	m->occ_more = m->occ_total > m->n_occs;
+	m->fails_more = m->fails_total > m->n_fails;
+	for (size_t i = 0; i < m->n_fails && !rc; i++) {
+		gmt_sites_fail_t *f = &m->fails[i];
+		f->result_name = gmt_curesult_name(f->result);
+		f->owner_key = gmt_owner_name(f->owner);
+		if ((p->o->what & GMT_SITES_REPORT) && !(f->st = view_of(p, f->stack, 0)))
+			rc = -ENOMEM;
+	}
+	return rc;
+}
+
+static const char *status_of(const gmt_decode_result_t *res)
+{
+	switch (res->status) {
+	case GMT_DECODE_OK: return res->ended_cleanly ? "clean" : "cut";
+	case GMT_DECODE_DAMAGED: return "damaged";
+	case GMT_DECODE_REFUSED: return "refused";
+	case GMT_DECODE_IO: return "unreadable";
+	default: return "stopped";
+	}
+}
+
+gmt_sites_model_t *gmt_sites_model_build(const char *file, const gmt_sites_model_opts_t *o)
+{
+	gmt_sites_model_t *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->priv = calloc(1, sizeof(*m->priv));
+	if (!m->priv) {
+		free(m);
+		return NULL;
+	}
+	gmt_sites_model_priv_t *p = m->priv;
+	p->o = o;
+	m->file = file;
+	m->framework = o->framework;
+	m->phase = o->phase;
+	m->symbols = o->symbols;
+	p->sym = gmt_symtab_new(o->debug_dirs, o->n_debug_dirs, o->symbols);
+	int rc = p->sym ? pass1(m) : -ENOMEM;
+	if (!rc)
+		rc = pass2(m);
+	if (!rc && o->framework)
+		rc = pass3(m);
+	if (!rc)
+		rc = listing(m);
+	if (!rc && (o->what & GMT_SITES_FOLDED))
+		rc = fold_all(m);
+	m->status_key = status_of(&m->res);
+	if (!rc)
+		gmt_symtab_stats(p->sym, &m->sym_addresses, &m->sym_files, &m->sym_seconds);
+	/* what only the build needed */
+	gmt_replay_free(p->rp);
+	p->rp = NULL;
+	for (size_t i = 0; p->ow && i < m->n_occs; i++) {
+		for (size_t q = 0; q < p->ow[i].n_devs; q++) {
+			gmt_instant_clear(&p->ow[i].devs[q].at);
+			free(p->ow[i].devs[q].d);
+		}
+		free(p->ow[i].devs);
+	}
+	free(p->ow);
+	p->ow = NULL;
+	gmt_u64map_clear(&p->totals);
+	if (rc) {
+		gmt_sites_model_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static void devs_free(gmt_sites_dev_t *d, size_t n)
+{
+	for (size_t i = 0; d && i < n; i++) {
+		sites_free(&d[i].live);
+		sites_free(&d[i].top);
+	}
+	free(d);
+}
+
+void gmt_sites_model_free(gmt_sites_model_t *m)
+{
+	if (!m)
+		return;
+	gmt_sites_model_priv_t *p = m->priv;
+	devs_free(m->devs, m->n_devs);
+	devs_free(m->fwdevs, m->n_fwdevs);
+	for (size_t i = 0; i < m->n_occs; i++) {
+		devs_free(m->occs[i].devs, m->occs[i].n_devs);
+		devs_free(m->occs[i].fwdevs, m->occs[i].n_fwdevs);
+	}
+	free(m->occs);
+	free(m->fails);
+	for (size_t i = 0; i < m->n_folded; i++)
+		free(m->folded[i].text);
+	free(m->folded);
+	if (p) {
+		for (size_t i = 0; i < p->n_views; i++)
+			free_view(p->views[i]);
+		free(p->views);
+		gmt_u64map_clear(&p->view_ix);
+		for (size_t i = 0; i < p->n_stacks; i++)
+			free(p->stacks[i].frames);
+		free(p->stacks);
+		gmt_u64map_clear(&p->stack_ix);
+		for (size_t i = 0; i < p->n_tstacks; i++) {
+			for (size_t k = 0; k < p->tstacks[i].n; k++)
+				free(p->tstacks[i].frames[k]);
+			free(p->tstacks[i].frames);
+		}
+		free(p->tstacks);
+		gmt_u64map_clear(&p->tstack_ix);
+		gmt_u64map_clear(&p->totals);
+		gmt_replay_free(p->rp);
+		gmt_symtab_free(p->sym);
+		free(p);
+	}
+	free(m);
+}

@@ -1,0 +1,192 @@
+/*
+ * gmt_sites_model.h - PRIVATE to analyzer/: the report of `sites` and
+ * `flamegraph` for one trace, as plain data: every number and every name
+ * they print, derived ones included (shares, how many are listed, the
+ * folded lines and their sums), computed once here (gmt_sites_model.c) and
+ * only formatted by the renderers (analyzer/render/gmt_sites_*.c).
+ *
+ * Built from the engines: a replay (each device's coinciding peak, the
+ * bytes allocated per stack, the failed allocations), the phase engine
+ * (--phase: the occurrences, chosen by the selection), the live set at
+ * chosen instants (gmt_liveset.h: the sites at each peak) and the
+ * framework's peaks (gmt_fwpeaks.h: --framework). Sites whose stacks
+ * symbolise to the same frames and whose recorded owner is the same are
+ * merged. The rules are in docs/analyzer.md ("Call sites").
+ *
+ * The model owns everything it points to (the symbol table included);
+ * gmt_sites_model_free frees it all.
+ */
+#ifndef GMT_SITES_MODEL_H
+#define GMT_SITES_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gmt_decode.h"
+
+/* Owner decided from a stack: the format's owners (tracer/gmt_format.def),
+ * then two more. */
+enum gmt_stack_owner {
+#define GMT_OWNER(name, number, key) GMT_SOWNER_##name = (number),
+#include "gmt_format.def"
+	GMT_SOWNER_FRAMEWORK = GMT_OWNER_MAX + 1, /* libc10_cuda, libtorch*   */
+	GMT_SOWNER_UNKNOWN                        /* no frame outside the CUDA
+						     libraries and ours        */
+};
+
+/* The owner named by a module's file name (a path or a base name):
+ * framework, nccl, cublas, cudnn; GMT_SOWNER_UNKNOWN for libcuda,
+ * libcudart and the preload (frames skipped by the rule); application for
+ * anything else (engines/gmt_stackowner.c). */
+enum gmt_stack_owner gmt_module_owner(const char *path);
+const char *gmt_stack_owner_name(enum gmt_stack_owner o);
+
+/* One frame as printed. A native frame (text NULL) comes from a return
+ * address, symbolised; an address in inlined code gives several frames,
+ * the innermost first. A text frame (a TEXT_STACK's, e.g. Python's) has
+ * only text. */
+typedef struct gmt_frame {
+	const char *text;        /* a text stack's frame as recorded; NULL:
+				    native                                    */
+	uint64_t addr;           /* the return address as recorded            */
+	uint64_t offset;         /* addr - load bias                          */
+	const char *status;      /* "ok", "no_module", "missing",
+				    "build_id_mismatch", "off"                */
+	int symbolised;          /* status is "ok"                             */
+	const char *module;      /* the module's path; NULL: none              */
+	const char *module_base; /* its base name; NULL: none                  */
+	const char *function;    /* NULL: no symbol                            */
+	const char *file;        /* source file; NULL: none                    */
+	const char *file_base;   /* its base name                              */
+	unsigned line;           /* 0: none                                    */
+	int inlined;             /* inlined into the next frame                */
+	const char *label;       /* one line naming the address (symbols.h)   */
+	const char *name;        /* the frame's name: the function when
+				    symbolised, else the label; a text frame's
+				    text                                      */
+} gmt_frame_t;
+
+enum gmt_stack_kind { GMT_STACK_NONE = 0, GMT_STACK_NATIVE = 1, GMT_STACK_TEXT = 2 };
+
+/* A stack as printed: frames innermost first, the preload's own frames
+ * left out. */
+typedef struct gmt_stack_view {
+	uint32_t id;
+	enum gmt_stack_kind kind;  /* NONE: no record of that id (or id 0)   */
+	const char *kind_key;      /* "none", "native", "text"                */
+	const gmt_frame_t *frames;
+	size_t n;
+	int recorded;              /* a record with at least one frame        */
+	enum gmt_stack_owner owner;  /* the stack rule (native frames)        */
+	const char *owner_key;
+} gmt_stack_view_t;
+
+/* The bytes live (or allocated) with one stack, or with several stacks
+ * that symbolise the same. */
+typedef struct gmt_site {
+	uint64_t bytes, count;
+	int has_share;             /* listed against a peak                   */
+	double share;              /* bytes / peak                            */
+	double percent;            /* 100 * bytes / peak                      */
+	unsigned owner;            /* recorded (format) owner                 */
+	const char *owner_key;
+	uint32_t stack;            /* the group's smallest stack id           */
+	const uint32_t *ids;       /* every stack id merged, ascending; NULL
+				      (n_ids 0) when just stack              */
+	size_t n_ids;
+	const gmt_stack_view_t *st;  /* set for the sites the report lists   */
+} gmt_site_t;
+
+/* A list of sites and how much of it the report shows. */
+typedef struct gmt_site_list {
+	gmt_site_t *sites;         /* all, largest first                      */
+	size_t n;                  /* all of them                             */
+	size_t n_listed;           /* the first ones listed: min(n, top)      */
+	int more;                  /* n > top                                 */
+} gmt_site_list_t;
+
+/* One device at its peak (the whole run's, or within an occurrence). */
+typedef struct gmt_sites_dev {
+	int ordinal;
+	uint64_t peak, peak_ts;
+	gmt_site_list_t live;      /* live at the peak, by site               */
+	gmt_site_list_t top;       /* allocated most over the run (whole run
+				      only; n_listed = n)                     */
+} gmt_sites_dev_t;
+
+/* One occurrence of the phase asked for (--phase). */
+typedef struct gmt_sites_occ {
+	uint64_t k, begin_ts, end_ts;
+	int ended;
+	gmt_sites_dev_t *devs; size_t n_devs;     /* devices that held bytes  */
+	gmt_sites_dev_t *fwdevs; size_t n_fwdevs; /* --framework              */
+} gmt_sites_occ_t;
+
+typedef struct gmt_sites_fail {
+	uint64_t ts, size;
+	int device;
+	unsigned result;
+	const char *result_name;   /* NULL: a code not in the table           */
+	const char *kind_key, *api_key;
+	unsigned owner;
+	const char *owner_key;
+	uint32_t stack;            /* the stack id                            */
+	const gmt_stack_view_t *st;  /* its view (GMT_SITES_REPORT)           */
+} gmt_sites_fail_t;
+
+/* One folded line: frames outermost first, ';' between. */
+typedef struct gmt_folded {
+	char *text;
+	uint64_t bytes;            /* the sum of the identical lines          */
+} gmt_folded_t;
+
+enum {
+	GMT_SITES_REPORT = 1,      /* the sites report (stack views)          */
+	GMT_SITES_FOLDED = 2       /* the folded lines                        */
+};
+
+typedef struct gmt_sites_model_opts {
+	unsigned what;             /* GMT_SITES_REPORT and/or GMT_SITES_FOLDED */
+	unsigned top;              /* sites listed per device and list        */
+	const char *phase;         /* --phase NAME, or NULL                   */
+	int framework;             /* --framework                             */
+	int symbols;               /* 0: --no-symbols                         */
+	const char *const *debug_dirs; size_t n_debug_dirs;
+	/* the phase selection (--phase) */
+	const char *const *domains; size_t n_domains;
+	const char *const *patterns; size_t n_patterns;
+	int all_depths;
+} gmt_sites_model_opts_t;
+
+typedef struct gmt_sites_model_priv gmt_sites_model_priv_t;
+
+typedef struct gmt_sites_model {
+	const char *file;
+	gmt_decode_result_t res;   /* how the trace was read                  */
+	const char *status_key;    /* "clean", "cut", "damaged", ...          */
+	uint64_t events;           /* events decoded (once)                   */
+	int framework;
+	const char *phase;
+	gmt_sites_dev_t *devs; size_t n_devs;      /* devices with a peak     */
+	gmt_sites_dev_t *fwdevs; size_t n_fwdevs;  /* --framework             */
+	gmt_sites_occ_t *occs; size_t n_occs;      /* --phase: listed ones    */
+	uint64_t occ_total;                        /* all of them             */
+	int occ_more;                              /* occ_total > n_occs      */
+	gmt_sites_fail_t *fails; size_t n_fails;   /* the first ones          */
+	uint64_t fails_total;
+	int fails_more;                            /* fails_total > n_fails   */
+	gmt_folded_t *folded; size_t n_folded;     /* GMT_SITES_FOLDED        */
+	/* symbolisation (the symbol table's statistics once built) */
+	int symbols;
+	uint64_t sym_addresses, sym_files;
+	double sym_seconds;
+	gmt_sites_model_priv_t *priv;              /* what the model owns     */
+} gmt_sites_model_t;
+
+/* Builds the model of the trace at file (kept by pointer). Returns NULL
+ * only when out of memory; a trace that cannot be read gives a model
+ * whose res says why, with no devices. */
+gmt_sites_model_t *gmt_sites_model_build(const char *file, const gmt_sites_model_opts_t *o);
+void gmt_sites_model_free(gmt_sites_model_t *m);
+
+#endif /* GMT_SITES_MODEL_H */

@@ -1,0 +1,88 @@
+/*
+ * gmt_render.h - PRIVATE to analyzer/: the renderers, which only format a
+ * model (they compute nothing), and what they share.
+ *
+ * A renderer takes a model (engines/gmt_replay.h's gmt_summary_t for
+ * summary, the phase engine's results for phases, model/gmt_sites_model.h
+ * for sites and flamegraph) and writes text, or one JSON trace object
+ * through writers/gmt_json.h inside the document that gmt_render_json_head
+ * begins ({"tool", "tool_version", "command"; the command adds its members,
+ * then "traces": [...]; the command line, cli/gmt_cli.c, ends it).
+ */
+#ifndef GMT_RENDER_H
+#define GMT_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gmt_json.h"
+
+struct gmt_summary;
+
+/* ---- shared (gmt_render.c) ---- */
+
+/* Formats bytes as "N B (x.xx GiB)" (binary unit named) into buf. */
+const char *gmt_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+
+/* Formats a CLOCK_REALTIME ns value as ISO 8601 UTC with ns. */
+const char *gmt_fmt_utc(char *buf, size_t len, uint64_t realtime_ns);
+
+/* Writes str as one line of text (control characters and invalid UTF-8 as
+ * '?'). */
+void gmt_text_str(FILE *f, const char *str);
+
+/* Begins a document: {"tool", "tool_version", "command", left open. */
+void gmt_render_json_head(gmt_json_t *j, const char *command);
+
+/* ---- summary (gmt_summary_render.c) ---- */
+
+void gmt_report_text(FILE *f, const struct gmt_summary *s);
+void gmt_report_json(gmt_json_t *j, const struct gmt_summary *s);
+
+/* Prints "Trace FILE" and how it was read (ended cleanly, cut, damaged at
+ * an offset, not analysed) as the text reports begin. Returns nonzero when
+ * the trace was analysed (fully or up to the damage). */
+int gmt_report_text_status(FILE *f, const struct gmt_summary *s);
+
+/* "clean", "cut", "damaged", "refused", "unreadable" or "stopped". */
+const char *gmt_status_key(const struct gmt_summary *s);
+
+/* ---- phases (gmt_phases_render.c) ---- */
+
+struct gmt_phases;
+void gmt_phases_report_text(FILE *f, struct gmt_phases *ph);
+void gmt_phases_report_json(gmt_json_t *j, struct gmt_phases *ph);
+
+/* ---- curves (gmt_curves_render.c) ---- */
+
+struct gmt_curves;
+/* CSV: the header line once, then each trace's rows (trace = its index). */
+void gmt_curves_csv_header(FILE *f);
+int gmt_curves_csv(FILE *f, struct gmt_curves *c, struct gmt_phases *ph, unsigned trace);
+/* JSON: one trace object. */
+int gmt_curves_json(gmt_json_t *j, struct gmt_curves *c, struct gmt_phases *ph);
+
+/* ---- sites and flamegraph (gmt_sites_text.c, gmt_sites_json.c,
+ * gmt_sites_folded.c) ---- */
+
+struct gmt_sites_model;
+
+/* What the end of a sites or flamegraph report says of symbolisation, all
+ * traces together. */
+typedef struct gmt_sites_totals {
+	int symbols;
+	uint64_t addresses, files;
+	double seconds;
+} gmt_sites_totals_t;
+
+void gmt_sites_text(FILE *f, const struct gmt_sites_model *m);
+void gmt_sites_text_end(FILE *f, const gmt_sites_totals_t *t);
+void gmt_sites_json(gmt_json_t *j, const struct gmt_sites_model *m);
+void gmt_sites_json_end(gmt_json_t *j, const gmt_sites_totals_t *t);
+void gmt_sites_folded(FILE *f, const struct gmt_sites_model *m);
+void gmt_sites_folded_json(gmt_json_t *j, const struct gmt_sites_model *m);
+/* flamegraph's text says it on stderr (stdout is the folded lines) */
+void gmt_sites_folded_end(const gmt_sites_totals_t *t);
+
+#endif /* GMT_RENDER_H */
