@@ -18,6 +18,8 @@
  * device's (any context may free any device's memory), and keeping an
  * address -> device map here would cost every allocation a lookup.
  */
+#include <string.h>
+
 #include "gmt_preload.h"
 
 static inline uint64_t u64p(const void *p)
@@ -527,6 +529,93 @@ CUresult gmt_do_cuMemFreeHost(__typeof__(cuMemFreeHost) *real, const gmt_call_t 
 	r = real(p);
 	if (p != NULL)
 		free_fail(r, dev, u64p(p), 0, 0, aux);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* ---- graph memory nodes added with the graph API ----------------------------- */
+
+/* As a captured allocation (GMT_FLAG_CAPTURED: backed from the device's
+ * graph memory pool when the graph runs), with GMT_FLAG_GRAPH_NODE: stream
+ * is the graph. The device is the node's pool location's. */
+static void graph_alloc_node(CUresult r, const gmt_call_t *call, CUgraph g, const CUmemPoolProps *props,
+			     size_t bytesize, CUdeviceptr dptr)
+{
+	int dev = props->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? props->location.id : -1;
+	uint64_t flags = (uint64_t)(GMT_FLAG_CAPTURED | GMT_FLAG_GRAPH_NODE) << 24;
+
+	if (r == CUDA_SUCCESS)
+		gmt_graph_seen(dev);
+	alloc_done_x(r, call, GMT_KIND_ASYNC, dev, r == CUDA_SUCCESS ? dptr : 0, bytesize, u64p(g), flags);
+}
+
+static void graph_free_node(CUresult r, const gmt_call_t *call, CUgraph g, CUdeviceptr dptr)
+{
+	if (r == CUDA_SUCCESS)
+		gmt_rec(GMT_EV_FREE, -1, dptr, 0, u64p(g),
+			gmt_aux(GMT_KIND_ASYNC, call) | (uint64_t)(GMT_FLAG_CAPTURED | GMT_FLAG_GRAPH_NODE) << 24, 1);
+}
+
+CUresult gmt_do_cuGraphAddMemAllocNode(__typeof__(cuGraphAddMemAllocNode) *real, const gmt_call_t *call,
+				       CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				       size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+	if (nodeParams != NULL)
+		graph_alloc_node(r, call, hGraph, &nodeParams->poolProps, nodeParams->bytesize, nodeParams->dptr);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuGraphAddMemFreeNode(__typeof__(cuGraphAddMemFreeNode) *real, const gmt_call_t *call,
+				      CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				      size_t numDependencies, CUdeviceptr dptr)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+	graph_free_node(r, call, hGraph, dptr);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+static void graph_node(CUresult r, const gmt_call_t *call, CUgraph g, const CUgraphNodeParams *p)
+{
+	if (p == NULL)
+		return;
+	if (p->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+		graph_alloc_node(r, call, g, &p->alloc.poolProps, p->alloc.bytesize, p->alloc.dptr);
+	else if (p->type == CU_GRAPH_NODE_TYPE_MEM_FREE)
+		graph_free_node(r, call, g, p->free.dptr);
+}
+
+CUresult gmt_do_cuGraphAddNode(__typeof__(cuGraphAddNode) *real, const gmt_call_t *call,
+			       CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+			       size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+	graph_node(r, call, hGraph, nodeParams);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuGraphAddNode_v2(__typeof__(cuGraphAddNode_v2) *real, const gmt_call_t *call,
+				  CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				  const CUgraphEdgeData *dependencyData, size_t numDependencies,
+				  CUgraphNodeParams *nodeParams)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+	graph_node(r, call, hGraph, nodeParams);
 	GMT_GUARD_LEAVE();
 	return r;
 }

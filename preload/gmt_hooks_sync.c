@@ -207,3 +207,152 @@ CUresult gmt_do_cuDevicePrimaryCtxReset_v2(__typeof__(cuDevicePrimaryCtxReset_v2
 	GMT_GUARD_LEAVE();
 	return r;
 }
+
+/* ---- what the driver takes for itself, placed in time --------------------- */
+
+/* cuCtxSetLimit (the malloc heap, the printf FIFO, the stack: device memory
+ * the driver reserves for kernels): the value asked for and the one the
+ * driver then reports, then a sample of the device. */
+CUresult gmt_do_cuCtxSetLimit(__typeof__(cuCtxSetLimit) *real, const gmt_call_t *call, CUlimit limit,
+			      size_t value)
+{
+	const gmt_drv_t *d;
+	size_t now = 0;
+	CUresult r;
+	int dev;
+
+	GMT_GUARD_ENTER();
+	r = real(limit, value);
+	if (r == CUDA_SUCCESS) {
+		d = gmt_drv();
+		dev = gmt_cur_device();
+		if (d->ctx_get_limit == NULL || d->ctx_get_limit(&now, limit) != CUDA_SUCCESS)
+			now = value;
+		gmt_rec(GMT_EV_CTX_LIMIT, dev, (uint64_t)limit, value, now, 0, 1);
+		gmt_sample_now(dev);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* A module or library load (the driver places its code and data on the
+ * device): MODULE_LOAD with the call, then a sample of the device. */
+static void module_loaded(CUresult r, void *handle, unsigned how)
+{
+	int dev;
+
+	if (r != CUDA_SUCCESS)
+		return;
+	dev = gmt_cur_device();
+	gmt_rec(GMT_EV_MODULE_LOAD, dev, u64p(handle), 0, 0, how, 1);
+	gmt_sample_now(dev);
+}
+
+static void module_unloaded(CUresult r, void *handle, unsigned how)
+{
+	if (r == CUDA_SUCCESS)
+		gmt_rec(GMT_EV_MODULE_UNLOAD, gmt_cur_device(), u64p(handle), 0, 0, how, 0);
+}
+
+CUresult gmt_do_cuModuleLoad(__typeof__(cuModuleLoad) *real, const gmt_call_t *call, CUmodule *module,
+			     const char *fname)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(module, fname);
+	module_loaded(r, r == CUDA_SUCCESS ? *module : NULL, GMT_MODULE_LOAD);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuModuleLoadData(__typeof__(cuModuleLoadData) *real, const gmt_call_t *call, CUmodule *module,
+				 const void *image)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(module, image);
+	module_loaded(r, r == CUDA_SUCCESS ? *module : NULL, GMT_MODULE_LOAD_DATA);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuModuleLoadDataEx(__typeof__(cuModuleLoadDataEx) *real, const gmt_call_t *call,
+				   CUmodule *module, const void *image, unsigned int numOptions,
+				   CUjit_option *options, void **optionValues)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(module, image, numOptions, options, optionValues);
+	module_loaded(r, r == CUDA_SUCCESS ? *module : NULL, GMT_MODULE_LOAD_DATA_EX);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuModuleLoadFatBinary(__typeof__(cuModuleLoadFatBinary) *real, const gmt_call_t *call,
+				      CUmodule *module, const void *fatCubin)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(module, fatCubin);
+	module_loaded(r, r == CUDA_SUCCESS ? *module : NULL, GMT_MODULE_LOAD_FAT_BINARY);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuModuleUnload(__typeof__(cuModuleUnload) *real, const gmt_call_t *call, CUmodule hmod)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(hmod);
+	module_unloaded(r, hmod, GMT_MODULE_UNLOAD);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuLibraryLoadData(__typeof__(cuLibraryLoadData) *real, const gmt_call_t *call,
+				  CUlibrary *library, const void *code, CUjit_option *jitOptions,
+				  void **jitOptionsValues, unsigned int numJitOptions,
+				  CUlibraryOption *libraryOptions, void **libraryOptionValues,
+				  unsigned int numLibraryOptions)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions,
+		 libraryOptionValues, numLibraryOptions);
+	module_loaded(r, r == CUDA_SUCCESS ? *library : NULL, GMT_LIBRARY_LOAD_DATA);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuLibraryLoadFromFile(__typeof__(cuLibraryLoadFromFile) *real, const gmt_call_t *call,
+				      CUlibrary *library, const char *fileName, CUjit_option *jitOptions,
+				      void **jitOptionsValues, unsigned int numJitOptions,
+				      CUlibraryOption *libraryOptions, void **libraryOptionValues,
+				      unsigned int numLibraryOptions)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions,
+		 libraryOptionValues, numLibraryOptions);
+	module_loaded(r, r == CUDA_SUCCESS ? *library : NULL, GMT_LIBRARY_LOAD_FROM_FILE);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuLibraryUnload(__typeof__(cuLibraryUnload) *real, const gmt_call_t *call, CUlibrary library)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(library);
+	module_unloaded(r, library, GMT_LIBRARY_UNLOAD);
+	GMT_GUARD_LEAVE();
+	return r;
+}

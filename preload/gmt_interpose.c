@@ -430,6 +430,11 @@ const gmt_drv_t *gmt_drv(void)
 		GMT_DRV_FN(exchange_capture_mode, cuThreadExchangeStreamCaptureMode);
 		GMT_DRV_FN(stream_get_device, cuStreamGetDevice);
 		GMT_DRV_FN(stream_get_ctx, cuStreamGetCtx);
+		GMT_DRV_FN(array_mem_req, cuArrayGetMemoryRequirements);
+		GMT_DRV_FN(mipmap_mem_req, cuMipmappedArrayGetMemoryRequirements);
+		GMT_DRV_FN(alloc_prop, cuMemGetAllocationPropertiesFromHandle);
+		GMT_DRV_FN(address_range, cuMemGetAddressRange_v2);
+		GMT_DRV_FN(ctx_get_limit, cuCtxGetLimit);
 #undef GMT_DRV_FN
 		atomic_store_explicit(&drv_ready, 1, memory_order_release);
 	}

@@ -247,6 +247,11 @@ typedef struct gmt_drv {
 	__typeof__(cuThreadExchangeStreamCaptureMode) *exchange_capture_mode;
 	__typeof__(cuStreamGetDevice) *stream_get_device;   /* 12.8+ */
 	__typeof__(cuStreamGetCtx) *stream_get_ctx;
+	__typeof__(cuArrayGetMemoryRequirements) *array_mem_req;            /* 11.6+ */
+	__typeof__(cuMipmappedArrayGetMemoryRequirements) *mipmap_mem_req;  /* 11.6+ */
+	__typeof__(cuMemGetAllocationPropertiesFromHandle) *alloc_prop;
+	__typeof__(cuMemGetAddressRange_v2) *address_range;
+	__typeof__(cuCtxGetLimit) *ctx_get_limit;
 } gmt_drv_t;
 
 /* The driver's helper functions; members NULL until the driver is loaded
@@ -312,6 +317,9 @@ void gmt_device_describe(int device);
  * pools. Written just before the CTX_DESTROY record, so that the state at
  * the destruction's instant is the state after it. */
 void gmt_sample_after_destroy(int device);
+/* MEMINFO (and pools) of the current context's device right now: after
+ * the driver took memory for itself (a module loaded, a limit set). */
+void gmt_sample_now(int device);
 
 /* Samples at a synchronisation point: MEMINFO and pools of the device, at
  * most every 10 ms per device. */
@@ -330,8 +338,9 @@ void gmt_sample_boundary(int always);
  * (GMT_POOL_HOST: host memory, GMT_POOL_MANAGED: managed memory; neither
  * counts as device memory); mark a pool as serving stream-ordered
  * allocations; the device's current pool served one (pool unknown). */
-#define GMT_POOL_HOST    0x1
-#define GMT_POOL_MANAGED 0x2
+#define GMT_POOL_HOST     0x1
+#define GMT_POOL_MANAGED  0x2
+#define GMT_POOL_IMPORTED 0x4   /* (POOL_CREATE's aux only) another process's */
 void gmt_pool_set(CUmemoryPool pool, int device, unsigned flags);
 void gmt_pool_set_device(CUmemoryPool pool, int device);
 /* The pool's device (-1 when unknown or none); *flags its GMT_POOL_*
@@ -364,6 +373,8 @@ CUcontext gmt_stream_ctx(CUstream stream);
  * other samples (GRAPH_MEM). One driver call: only for stream-ordered
  * allocations on streams that can be captured. */
 uint64_t gmt_capture_flag(CUstream stream, int device);
+/* The device had a graph memory node (its graph pool is sampled from now). */
+void gmt_graph_seen(int device);
 
 /* VMM handles -> device and reference count (1 at creation, +1 per
  * cuMemRetainAllocationHandle); mapped ranges -> device. */

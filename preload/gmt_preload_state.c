@@ -636,6 +636,17 @@ CUcontext gmt_stream_ctx(CUstream stream)
  * graph memory pool is sampled from then on. */
 static _Atomic uint64_t graph_seen[GMT_MAX_DEVICES / 64];
 
+void gmt_graph_seen(int device)
+{
+	uint64_t bit;
+
+	if (device < 0 || device >= GMT_MAX_DEVICES)
+		return;
+	bit = 1ull << (device % 64);
+	if (!(atomic_load_explicit(&graph_seen[device / 64], memory_order_relaxed) & bit))
+		atomic_fetch_or(&graph_seen[device / 64], bit);
+}
+
 uint64_t gmt_capture_flag(CUstream stream, int device)
 {
 	const gmt_drv_t *d = gmt_drv();
@@ -953,6 +964,12 @@ void gmt_device_seen(int device, CUcontext ctx)
 		return;
 	describe_device(device);
 	emit_samples(device, ctx, 0);
+}
+
+void gmt_sample_now(int device)
+{
+	if (device >= 0)
+		emit_samples(device, NULL, 0);
 }
 
 void gmt_sample_after_destroy(int device)

@@ -127,6 +127,26 @@ enum { GMT_OWNER_MAX = 0
 #define GMT_FLAG_CAPTURED 0x02u   /* (1.3) made on a stream being captured: a
 				     CUDA graph memory node, backed from the
 				     graph memory pool only when the graph runs */
+#define GMT_FLAG_ESTIMATED 0x04u  /* (1.4) an array's size from its descriptor
+				     (the driver gave no memory requirements) */
+#define GMT_FLAG_DEFERRED  0x08u  /* (1.4) an array made with
+				     CUDA_ARRAY3D_DEFERRED_MAPPING: its size is
+				     what it needs; its memory is mapped into it
+				     later (from VMM allocations), none is its own */
+#define GMT_FLAG_GRAPH_NODE 0x10u /* (1.4) with GMT_FLAG_CAPTURED: a memory node
+				     added with the graph API; stream = the graph */
+
+/* aux of MODULE_LOAD / MODULE_UNLOAD (1.4): which call. */
+enum gmt_module_call {
+	GMT_MODULE_LOAD = 1,
+	GMT_MODULE_LOAD_DATA = 2,
+	GMT_MODULE_LOAD_DATA_EX = 3,
+	GMT_MODULE_LOAD_FAT_BINARY = 4,
+	GMT_LIBRARY_LOAD_DATA = 5,
+	GMT_LIBRARY_LOAD_FROM_FILE = 6,
+	GMT_MODULE_UNLOAD = 7,
+	GMT_LIBRARY_UNLOAD = 8
+};
 
 /* aux of MEMINFO (1.4): 0 = the tracer's own sample, GMT_MEMINFO_PROGRAM =
  * what the program's own cuMemGetInfo returned. */

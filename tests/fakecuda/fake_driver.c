@@ -47,8 +47,9 @@ enum { MAGIC_CTX = 0x43545846, MAGIC_STREAM = 0x53545246, MAGIC_EVENT = 0x455654
 
 /* K_GRAPH: a stream-ordered allocation made while its stream was being
  * captured: a graph memory node's address, backed from the device's graph
- * memory pool when the graph runs. */
-enum fk_kind { K_PLAIN, K_PITCH, K_MANAGED, K_POOL, K_HOST, K_GRAPH };
+ * memory pool when the graph runs. K_OPENED: a block of another process
+ * opened here (IPC, a pool's exported pointer): charges nothing. */
+enum fk_kind { K_PLAIN, K_PITCH, K_MANAGED, K_POOL, K_HOST, K_GRAPH, K_OPENED };
 
 struct CUctx_st {
 	uint32_t magic;
@@ -109,6 +110,10 @@ struct CUmemPoolHandle_st {
 	struct CUmemPoolHandle_st *next;
 };
 
+/* A physical allocation, or (alias set) a handle imported from another's
+ * shareable handle - the same memory, charged once, kept alive by a
+ * reference on it - or (multicast set) a multicast object, which charges
+ * nothing: the memory bound to it is the devices' own. */
 struct fk_phys {
 	uint32_t magic;
 	int device;
@@ -116,6 +121,9 @@ struct fk_phys {
 	unsigned refs;	/* cuMemCreate + cuMemRetainAllocationHandle - cuMemRelease */
 	unsigned maps;
 	CUmemAllocationProp prop;
+	struct fk_phys *alias;
+	int multicast;
+	unsigned bound;	/* multicast: bindings */
 };
 
 struct fk_alloc {
@@ -907,6 +915,8 @@ static void alloc_release(struct fk_alloc *a)
 	} else if (a->kind == K_GRAPH) {
 		/* back to the graph memory pool, which keeps it reserved */
 		S.graph_used[a->device] -= a->rounded;
+	} else if (a->kind == K_OPENED) {
+		/* another's memory opened here: nothing to give back */
 	} else {
 		uncharge(a->device, a->rounded);
 	}
@@ -2193,11 +2203,18 @@ static struct fk_phys *phys_of(CUmemGenericAllocationHandle h)
 /* Physical memory is given back once released and unmapped everywhere. */
 static void phys_maybe_free(struct fk_phys *p)
 {
+	struct fk_phys *orig = p->alias;
+
 	if (p->refs || p->maps)
 		return;
-	uncharge(p->device, p->size);
+	if (!orig && !p->multicast)
+		uncharge(p->device, p->size);
 	p->magic = 0;
 	free(p);
+	if (orig) {
+		orig->refs--;
+		phys_maybe_free(orig);
+	}
 }
 
 CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
@@ -2418,6 +2435,765 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuin
 
 /* Hidden aliases: taking their address yields this library's own definition
  * even when a preloaded library defines the same public name. */
+
+/* ---- CUDA arrays ----------------------------------------------------------- *
+ * An array holds roundup(its bytes, 512) of its device (the current
+ * context's) per level, where its bytes are Width * max(Height, 1) *
+ * max(Depth, 1) * NumChannels * the format's element size (block-compressed
+ * formats: 8 or 16 bytes per 4x4 block); a mipmapped array sums its levels,
+ * each halving Width, Height and (unless layered) Depth down to 1. An array
+ * made with CUDA_ARRAY3D_DEFERRED_MAPPING holds nothing: its memory is
+ * mapped into it later; only for such arrays cuArrayGetMemoryRequirements
+ * answers (size = the bytes above, alignment 2 MiB), as documented; for
+ * others it says CUDA_ERROR_INVALID_VALUE. */
+struct CUarray_st {
+	uint32_t magic;
+	int device, mipmapped;
+	uint64_t bytes, charged;
+	CUcontext ctx;
+};
+struct CUmipmappedArray_st {
+	struct CUarray_st a;
+};
+enum { MAGIC_ARRAY = 0x52524146, MAGIC_MIPMAP = 0x504d4d46 };
+
+/* Bits per element and channel of a format; 0 if unknown here. For block
+ * formats, bits per texel of the whole block (BC1/BC4: 4, others: 8). */
+static unsigned format_bits(CUarray_format f, unsigned *block)
+{
+	*block = 0;
+	switch (f) {
+	case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8:
+	case CU_AD_FORMAT_UNORM_INT8X1: case CU_AD_FORMAT_SNORM_INT8X1: return 8;
+	case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF:
+	case CU_AD_FORMAT_UNORM_INT16X1: case CU_AD_FORMAT_SNORM_INT16X1: return 16;
+	case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT: return 32;
+	case CU_AD_FORMAT_BC1_UNORM: case CU_AD_FORMAT_BC1_UNORM_SRGB:
+	case CU_AD_FORMAT_BC4_UNORM: case CU_AD_FORMAT_BC4_SNORM: *block = 1; return 4;
+	case CU_AD_FORMAT_BC2_UNORM: case CU_AD_FORMAT_BC2_UNORM_SRGB: case CU_AD_FORMAT_BC3_UNORM:
+	case CU_AD_FORMAT_BC3_UNORM_SRGB: case CU_AD_FORMAT_BC5_UNORM: case CU_AD_FORMAT_BC5_SNORM:
+	case CU_AD_FORMAT_BC6H_UF16: case CU_AD_FORMAT_BC6H_SF16: case CU_AD_FORMAT_BC7_UNORM:
+	case CU_AD_FORMAT_BC7_UNORM_SRGB: *block = 1; return 8;
+	default: return 0;
+	}
+}
+
+static uint64_t level_bytes(size_t w, size_t h, size_t d, CUarray_format f, unsigned ch)
+{
+	unsigned block, bits = format_bits(f, &block);
+	uint64_t texels = (uint64_t)w * (h ? h : 1) * (d ? d : 1);
+
+	if (block)	/* whole 4x4 blocks, all channels in the block */
+		return (uint64_t)((w + 3) / 4) * (((h ? h : 1) + 3) / 4) * (d ? d : 1) * 16 * bits / 8;
+	return texels * ch * bits / 8;
+}
+
+static CUresult array_make(struct CUarray_st *a, const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned levels)
+{
+	size_t w = d->Width, h = d->Height, dep = d->Depth;
+	unsigned block;
+	int dev = cur_dev();
+
+	if (dev < 0)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!w || !format_bits(d->Format, &block) || !d->NumChannels || d->NumChannels > 4 || !levels)
+		return CUDA_ERROR_INVALID_VALUE;
+	a->bytes = 0;
+	for (unsigned l = 0; l < levels; l++) {
+		a->bytes += fk_roundup(level_bytes(w, h, dep, d->Format, d->NumChannels), FK_ALIGN);
+		w = w > 1 ? w / 2 : 1;
+		h = h > 1 ? h / 2 : h;
+		if (!(d->Flags & CUDA_ARRAY3D_LAYERED))
+			dep = dep > 1 ? dep / 2 : dep;
+	}
+	a->device = dev;
+	a->ctx = cur_ctx();
+	a->charged = d->Flags & CUDA_ARRAY3D_DEFERRED_MAPPING ? 0 : a->bytes;
+	lock();
+	if (charge(dev, a->charged)) {
+		unlock();
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	unlock();
+	return CUDA_SUCCESS;
+}
+
+CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	struct CUarray_st *a;
+	CUresult r;
+
+	if (!pHandle || !desc)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!(a = calloc(1, sizeof(*a))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if ((r = array_make(a, desc, 1)) != CUDA_SUCCESS) {
+		free(a);
+		return r;
+	}
+	a->magic = MAGIC_ARRAY;
+	*pHandle = a;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *desc)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d3;
+
+	if (!desc)
+		return CUDA_ERROR_INVALID_VALUE;
+	memset(&d3, 0, sizeof(d3));
+	d3.Width = desc->Width;
+	d3.Height = desc->Height;
+	d3.Format = desc->Format;
+	d3.NumChannels = desc->NumChannels;
+	return cuArray3DCreate_v2(pHandle, &d3);
+}
+
+CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc,
+				unsigned int numMipmapLevels)
+{
+	struct CUmipmappedArray_st *m;
+	CUresult r;
+
+	if (!pHandle || !desc)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!(m = calloc(1, sizeof(*m))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if ((r = array_make(&m->a, desc, numMipmapLevels)) != CUDA_SUCCESS) {
+		free(m);
+		return r;
+	}
+	m->a.magic = MAGIC_MIPMAP;
+	m->a.mipmapped = 1;
+	*pHandle = m;
+	return CUDA_SUCCESS;
+}
+
+static CUresult array_destroy(struct CUarray_st *a, uint32_t magic)
+{
+	if (!a || a->magic != magic)
+		return CUDA_ERROR_INVALID_HANDLE;
+	lock();
+	uncharge(a->device, a->charged);
+	unlock();
+	a->magic = 0;
+	free(a);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuArrayDestroy(CUarray a) { return array_destroy(a, MAGIC_ARRAY); }
+CUresult cuMipmappedArrayDestroy(CUmipmappedArray m) { return array_destroy(m ? &m->a : NULL, MAGIC_MIPMAP); }
+
+static CUresult array_requirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *req, struct CUarray_st *a, uint32_t magic,
+				   CUdevice dev)
+{
+	if (!req || !a || a->magic != magic || a->charged || dev != a->device)
+		return CUDA_ERROR_INVALID_VALUE;	/* only deferred-mapping arrays */
+	memset(req, 0, sizeof(*req));
+	req->size = a->bytes;
+	req->alignment = FK_GRANULE;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *req, CUarray a, CUdevice dev)
+{
+	return array_requirements(req, a, MAGIC_ARRAY, dev);
+}
+
+CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *req, CUmipmappedArray m,
+					       CUdevice dev)
+{
+	return array_requirements(req, m ? &m->a : NULL, MAGIC_MIPMAP, dev);
+}
+
+/* ---- graphs built with the graph API: their memory nodes ------------------ *
+ * cuGraphCreate makes an empty graph; cuGraphAddMemAllocNode (and
+ * cuGraphAddNode(_v2) with a memory-allocation node) reserves the node's
+ * address at once and counts its bytes in the graph as a captured
+ * allocation does (on the device of poolProps.location; one device per
+ * graph); cuGraphAddMemFreeNode (or a free node) of one of the graph's own
+ * allocations ends it inside the graph. Nodes: an opaque counter. Other node
+ * types are CUDA_ERROR_NOT_SUPPORTED. */
+CUresult cuGraphCreate(CUgraph *pg, unsigned int flags)
+{
+	struct CUgraph_st *g;
+
+	if (!pg || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!(g = calloc(1, sizeof(*g))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	g->magic = MAGIC_GRAPH;
+	g->device = -1;
+	*pg = g;
+	return CUDA_SUCCESS;
+}
+
+static uintptr_t next_node = 1;
+
+static CUresult graph_mem_alloc(CUgraphNode *node, CUgraph g, CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+	CUresult r;
+
+	if (!node || !g || g->magic != MAGIC_GRAPH || !p || !p->bytesize ||
+	    p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    p->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED)
+		return CUDA_ERROR_INVALID_VALUE;
+	if ((r = need_dev(p->poolProps.location.id)) != CUDA_SUCCESS)
+		return r;
+	lock();
+	if (g->device >= 0 && g->device != p->poolProps.location.id)
+		r = CUDA_ERROR_NOT_SUPPORTED;
+	else {
+		g->device = p->poolProps.location.id;
+		r = graph_alloc(&p->dptr, p->bytesize, g);
+		g->escape = g->live;
+	}
+	if (r == CUDA_SUCCESS)
+		*node = (CUgraphNode)(next_node++);
+	unlock();
+	return r;
+}
+
+static CUresult graph_mem_free(CUgraphNode *node, CUgraph g, CUdeviceptr dptr)
+{
+	struct fk_alloc *a;
+	CUresult r = CUDA_SUCCESS;
+
+	if (!node || !g || g->magic != MAGIC_GRAPH)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	a = tab_find(dptr);
+	if (!a || a->kind != K_GRAPH || a->device != g->device) {
+		r = CUDA_ERROR_INVALID_VALUE;
+	} else {
+		g->live -= a->rounded;
+		g->escape = g->live;
+		va_free(region_of(a->addr), a->addr, a->rounded);
+		tab_remove(a);
+		*node = (CUgraphNode)(next_node++);
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+				CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+	return graph_mem_alloc(node, g, p);
+}
+
+CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+			       CUdeviceptr dptr)
+{
+	return graph_mem_free(node, g, dptr);
+}
+
+static CUresult graph_add_node(CUgraphNode *node, CUgraph g, CUgraphNodeParams *p)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS a;
+	CUresult r;
+
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+		memset(&a, 0, sizeof(a));
+		a.poolProps = p->alloc.poolProps;
+		a.accessDescs = p->alloc.accessDescs;
+		a.accessDescCount = p->alloc.accessDescCount;
+		a.bytesize = p->alloc.bytesize;
+		r = graph_mem_alloc(node, g, &a);
+		if (r == CUDA_SUCCESS)
+			p->alloc.dptr = a.dptr;
+		return r;
+	case CU_GRAPH_NODE_TYPE_MEM_FREE:
+		return graph_mem_free(node, g, p->free.dptr);
+	default:
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+}
+
+CUresult cuGraphAddNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+			CUgraphNodeParams *p)
+{
+	return graph_add_node(node, g, p);
+}
+
+CUresult cuGraphAddNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps,
+			   const CUgraphEdgeData *edges, size_t ndeps, CUgraphNodeParams *p)
+{
+	return graph_add_node(node, g, p);
+}
+
+/* ---- memory shared between processes ---------------------------------------- *
+ * The double is one process: what another process would see is modelled in
+ * this one. cuMemExportToShareableHandle (POSIX file descriptor type) gives
+ * an int token; cuMemImportFromShareableHandle of it gives a NEW handle to
+ * the same physical memory (charged once; the original lives until both
+ * are released and unmapped). cuIpcGetMemHandle/cuIpcOpenMemHandle and
+ * cuMemPoolExportPointer/cuMemPoolImportPointer open a block at a second
+ * address, as the other process would (the driver refuses to open a handle
+ * in the process it came from; the double cannot span processes), which
+ * cuIpcCloseMemHandle or cuMemFree/cuMemFreeAsync close again; a pool
+ * exported and imported (cuMemPoolExportToShareableHandle/
+ * cuMemPoolImportFromShareableHandle) is the same pool under a new handle.
+ * Opening takes no memory. */
+#define FK_MAX_SHARED 64
+static struct fk_phys *shared[FK_MAX_SHARED];
+static CUmemoryPool shared_pools[FK_MAX_SHARED];
+
+CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle,
+				      CUmemAllocationHandleType type, unsigned long long flags)
+{
+	struct fk_phys *p;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	if (!shareableHandle || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	if ((p = phys_of(handle)) && !p->alias) {
+		for (int i = 0; i < FK_MAX_SHARED; i++)
+			if (!shared[i] || shared[i] == p) {
+				shared[i] = p;
+				*(int *)shareableHandle = 1000 + i;
+				r = CUDA_SUCCESS;
+				break;
+			}
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle,
+					CUmemAllocationHandleType type)
+{
+	struct fk_phys *p, *orig;
+	int i = osHandle ? (int)(intptr_t)osHandle - 1000 : -1;
+
+	/* A file descriptor travels by value in the pointer argument. */
+	if (!handle || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || i < 0 || i >= FK_MAX_SHARED)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!(p = calloc(1, sizeof(*p))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	lock();
+	if (!(orig = shared[i]) || orig->magic != MAGIC_PHYS) {
+		unlock();
+		free(p);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	*p = *orig;
+	p->refs = 1;
+	p->maps = 0;
+	p->alias = orig;
+	orig->refs++;
+	unlock();
+	*handle = (CUmemGenericAllocationHandle)(uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
+/* A block opened at a second address: K_PLAIN-like bookkeeping, no charge. */
+static CUresult open_alias(CUdeviceptr *out, struct fk_alloc *orig)
+{
+	uintptr_t a;
+	struct fk_alloc *rec;
+
+	a = va_alloc(FK_VMM_REGION, orig->rounded, FK_ALIGN);
+	if (!a || !(rec = tab_insert(a)))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	rec->size = orig->size;
+	rec->rounded = orig->rounded;
+	rec->device = orig->device;
+	rec->kind = K_OPENED;
+	rec->ctx = cur_ctx();
+	*out = a;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr dptr)
+{
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+	struct fk_alloc *a;
+
+	if (!h)
+		return r;
+	lock();
+	if ((a = tab_find(dptr)) && (a->kind == K_PLAIN || a->kind == K_PITCH)) {
+		memset(h, 0, sizeof(*h));
+		memcpy(h->reserved, "gmtipc", 6);
+		memcpy(h->reserved + 8, &dptr, sizeof(dptr));
+		r = CUDA_SUCCESS;
+	}
+	unlock();
+	return r;
+}
+
+static CUresult ipc_open(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned int flags)
+{
+	CUdeviceptr orig;
+	struct fk_alloc *a;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	if (!pdptr || memcmp(h.reserved, "gmtipc", 6) || flags & ~CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+		return r;
+	memcpy(&orig, h.reserved + 8, sizeof(orig));
+	lock();
+	if ((a = tab_find(orig)) && a->kind != K_OPENED)
+		r = open_alias(pdptr, a);
+	unlock();
+	return r;
+}
+
+CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned int flags)
+{
+	return ipc_open(pdptr, h, flags);
+}
+
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned int flags)
+{
+	return ipc_open(pdptr, h, flags);
+}
+
+CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
+{
+	struct fk_alloc *a;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	lock();
+	if ((a = tab_find(dptr)) && a->kind == K_OPENED) {
+		va_free(FK_VMM_REGION, a->addr, a->rounded);
+		tab_remove(a);
+		r = CUDA_SUCCESS;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool,
+					  CUmemAllocationHandleType type, unsigned long long flags)
+{
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	if (!handle_out || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || flags)
+		return r;
+	lock();
+	if (valid_pool(pool))
+		for (int i = 0; i < FK_MAX_SHARED; i++)
+			if (!shared_pools[i] || shared_pools[i] == pool) {
+				shared_pools[i] = pool;
+				*(int *)handle_out = 2000 + i;
+				r = CUDA_SUCCESS;
+				break;
+			}
+	unlock();
+	return r;
+}
+
+/* The imported pool: a handle of its own that names the exporter's pool. */
+struct fk_pool_import { uint32_t magic; CUmemoryPool pool; };
+enum { MAGIC_POOL_IMPORT = 0x49504f46 };
+
+CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
+					    CUmemAllocationHandleType type, unsigned long long flags)
+{
+	int i = handle ? (int)(intptr_t)handle - 2000 : -1;
+	struct fk_pool_import *imp;
+	CUmemoryPool p;
+
+	if (!pool_out || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || flags || i < 0 || i >= FK_MAX_SHARED)
+		return CUDA_ERROR_INVALID_VALUE;
+	lock();
+	p = shared_pools[i];
+	unlock();
+	if (!valid_pool(p) || !(imp = calloc(1, sizeof(*imp))))
+		return CUDA_ERROR_INVALID_VALUE;
+	imp->magic = MAGIC_POOL_IMPORT;
+	imp->pool = p;
+	*pool_out = (CUmemoryPool)(void *)imp;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *data, CUdeviceptr ptr)
+{
+	struct fk_alloc *a;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	if (!data)
+		return r;
+	lock();
+	if ((a = tab_find(ptr)) && a->kind == K_POOL) {
+		memset(data, 0, sizeof(*data));
+		memcpy(data->reserved, "gmtpool", 7);
+		memcpy(data->reserved + 8, &ptr, sizeof(ptr));
+		r = CUDA_SUCCESS;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *data)
+{
+	struct fk_pool_import *imp = (struct fk_pool_import *)(void *)pool;
+	CUdeviceptr orig;
+	struct fk_alloc *a;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	if (!ptr_out || !data || !imp || imp->magic != MAGIC_POOL_IMPORT || memcmp(data->reserved, "gmtpool", 7))
+		return r;
+	memcpy(&orig, data->reserved + 8, sizeof(orig));
+	lock();
+	if ((a = tab_find(orig)) && a->kind == K_POOL && a->pool == imp->pool)
+		r = open_alias(ptr_out, a);
+	unlock();
+	return r;
+}
+
+/* ---- multicast objects --------------------------------------------------- *
+ * cuMulticastCreate makes a handle of prop->size bytes (a multiple of 2 MiB)
+ * that charges nothing; devices join with cuMulticastAddDevice; device
+ * memory bound into it (cuMulticastBindMem of a handle, cuMulticastBindAddr
+ * of a mapped address) stays its own allocation's. The handle maps with
+ * cuMemMap and goes with cuMemRelease like any other. */
+CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mc, const CUmulticastObjectProp *prop)
+{
+	struct fk_phys *p;
+
+	if (!mc || !prop || !prop->numDevices || !prop->size || prop->size % FK_GRANULE || prop->flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!(p = calloc(1, sizeof(*p))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	p->magic = MAGIC_PHYS;
+	p->device = -1;
+	p->size = prop->size;
+	p->refs = 1;
+	p->multicast = 1;
+	*mc = (CUmemGenericAllocationHandle)(uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mc, CUdevice dev)
+{
+	struct fk_phys *p;
+	CUresult r = need_dev(dev);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	lock();
+	p = phys_of(mc);
+	if (!p || !p->multicast)
+		r = CUDA_ERROR_INVALID_VALUE;
+	else if (p->device < 0)
+		p->device = dev;
+	unlock();
+	return r;
+}
+
+CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mc, size_t mcOffset, CUmemGenericAllocationHandle mem,
+			    size_t memOffset, size_t size, unsigned long long flags)
+{
+	struct fk_phys *p, *m;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	lock();
+	p = phys_of(mc);
+	m = phys_of(mem);
+	if (p && p->multicast && m && !m->multicast && !flags && size && mcOffset <= p->size &&
+	    size <= p->size - mcOffset && memOffset <= m->size && size <= m->size - memOffset) {
+		p->bound++;
+		r = CUDA_SUCCESS;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mc, size_t mcOffset, CUdeviceptr memptr, size_t size,
+			     unsigned long long flags)
+{
+	struct fk_phys *p;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	lock();
+	p = phys_of(mc);
+	if (p && p->multicast && !flags && size && mcOffset <= p->size && size <= p->size - mcOffset &&
+	    map_find(memptr) && map_find(memptr + size - 1)) {
+		p->bound++;
+		r = CUDA_SUCCESS;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mc, CUdevice dev, size_t mcOffset, size_t size)
+{
+	struct fk_phys *p;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+
+	lock();
+	p = phys_of(mc);
+	if (p && p->multicast && p->bound) {
+		p->bound--;
+		r = CUDA_SUCCESS;
+	}
+	unlock();
+	return r;
+}
+
+/* ---- context limits and modules ---------------------------------------------- *
+ * cuCtxSetLimit of CU_LIMIT_MALLOC_HEAP_SIZE or CU_LIMIT_PRINTF_FIFO_SIZE
+ * takes that many bytes of the current context's device (the previous
+ * value's given back; defaults 8 MiB and 1 MiB, not charged until set);
+ * CU_LIMIT_STACK_SIZE is kept, charges nothing; other limits are kept.
+ * cuCtxGetLimit reads them back. Each loaded module (cuModuleLoad,
+ * cuModuleLoadData, cuModuleLoadDataEx, cuModuleLoadFatBinary) and library
+ * (cuLibraryLoadData, cuLibraryLoadFromFile) takes GMT_FAKE_MODULE_BYTES of
+ * the current context's device (a library: of device 0 when no context is
+ * current) until unloaded. Images are not read. */
+struct fk_limits { uint64_t v[CU_LIMIT_MAX]; int set[CU_LIMIT_MAX]; };
+static struct fk_limits limits[FK_MAX_DEV];
+
+static uint64_t limit_default(CUlimit l)
+{
+	switch (l) {
+	case CU_LIMIT_STACK_SIZE: return 1024;
+	case CU_LIMIT_PRINTF_FIFO_SIZE: return 1 << 20;
+	case CU_LIMIT_MALLOC_HEAP_SIZE: return 8 << 20;
+	default: return 0;
+	}
+}
+
+CUresult cuCtxSetLimit(CUlimit limit, size_t value)
+{
+	int dev = cur_dev();
+	struct fk_limits *L;
+	CUresult r = CUDA_SUCCESS;
+
+	if (dev < 0)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if ((unsigned)limit >= CU_LIMIT_MAX)
+		return CUDA_ERROR_UNSUPPORTED_LIMIT;
+	lock();
+	L = &limits[dev];
+	if (limit == CU_LIMIT_MALLOC_HEAP_SIZE || limit == CU_LIMIT_PRINTF_FIFO_SIZE) {
+		uint64_t old = L->set[limit] ? L->v[limit] : 0;
+		if (value > old && charge(dev, value - old))
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+		else if (value < old)
+			uncharge(dev, old - value);
+	}
+	if (r == CUDA_SUCCESS) {
+		L->v[limit] = value;
+		L->set[limit] = 1;
+	}
+	unlock();
+	return r;
+}
+
+CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
+{
+	int dev = cur_dev();
+
+	if (!pvalue)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (dev < 0)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if ((unsigned)limit >= CU_LIMIT_MAX)
+		return CUDA_ERROR_UNSUPPORTED_LIMIT;
+	lock();
+	*pvalue = limits[dev].set[limit] ? limits[dev].v[limit] : limit_default(limit);
+	unlock();
+	return CUDA_SUCCESS;
+}
+
+struct CUmod_st { uint32_t magic; int device; uint64_t bytes; };
+struct CUlib_st { uint32_t magic; int device; uint64_t bytes; };
+enum { MAGIC_MODULE = 0x444f4d46, MAGIC_LIBRARY = 0x42494c46 };
+
+static CUresult module_take(uint32_t magic, int dev, void **out)
+{
+	struct CUmod_st *m;
+	uint64_t bytes = env_u64("GMT_FAKE_MODULE_BYTES", 0);
+
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (dev < 0)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!(m = calloc(1, sizeof(*m))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	lock();
+	if (charge(dev, bytes)) {
+		unlock();
+		free(m);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	unlock();
+	m->magic = magic;
+	m->device = dev;
+	m->bytes = bytes;
+	*out = m;
+	return CUDA_SUCCESS;
+}
+
+static CUresult module_give(void *p, uint32_t magic)
+{
+	struct CUmod_st *m = p;
+
+	if (!m || m->magic != magic)
+		return CUDA_ERROR_INVALID_HANDLE;
+	lock();
+	uncharge(m->device, m->bytes);
+	unlock();
+	m->magic = 0;
+	free(m);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuModuleLoad(CUmodule *module, const char *fname)
+{
+	return fname ? module_take(MAGIC_MODULE, cur_dev(), (void **)module) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuModuleLoadData(CUmodule *module, const void *image)
+{
+	return image ? module_take(MAGIC_MODULE, cur_dev(), (void **)module) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n, CUjit_option *options,
+			    void **values)
+{
+	return image ? module_take(MAGIC_MODULE, cur_dev(), (void **)module) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+	return fatCubin ? module_take(MAGIC_MODULE, cur_dev(), (void **)module) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuModuleUnload(CUmodule module) { return module_give(module, MAGIC_MODULE); }
+
+static int lib_dev(void)
+{
+	int d = cur_dev();
+
+	pthread_once(&S_once, state_init);
+	return d >= 0 ? d : S.initialized ? 0 : -1;
+}
+
+CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues,
+			   unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues,
+			   unsigned int numLibraryOptions)
+{
+	return code ? module_take(MAGIC_LIBRARY, lib_dev(), (void **)library) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions,
+			       void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions,
+			       void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+	return fileName ? module_take(MAGIC_LIBRARY, lib_dev(), (void **)library) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuLibraryUnload(CUlibrary library) { return module_give(library, MAGIC_LIBRARY); }
+
 #define FK_ALIAS(n) extern __typeof(n) fk_##n __attribute__((alias(#n), visibility("hidden")));
 #define FK_FUNCS(X) \
 	X(cuInit) X(cuDriverGetVersion) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetName) \
@@ -2454,7 +3230,18 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuin
 	X(cuStreamEndCapture_ptsz) X(cuStreamIsCapturing) X(cuStreamIsCapturing_ptsz) \
 	X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphLaunch_ptsz) \
 	X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuDeviceGetGraphMemAttribute) \
-	X(cuDeviceGraphMemTrim) X(cuThreadExchangeStreamCaptureMode)
+	X(cuDeviceGraphMemTrim) X(cuThreadExchangeStreamCaptureMode) \
+	X(cuArrayCreate_v2) X(cuArray3DCreate_v2) X(cuMipmappedArrayCreate) X(cuArrayDestroy) \
+	X(cuMipmappedArrayDestroy) X(cuArrayGetMemoryRequirements) X(cuMipmappedArrayGetMemoryRequirements) \
+	X(cuGraphCreate) X(cuGraphAddMemAllocNode) X(cuGraphAddMemFreeNode) X(cuGraphAddNode) \
+	X(cuGraphAddNode_v2) X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle) \
+	X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcOpenMemHandle_v2) X(cuIpcCloseMemHandle) \
+	X(cuMemPoolExportToShareableHandle) X(cuMemPoolImportFromShareableHandle) \
+	X(cuMemPoolExportPointer) X(cuMemPoolImportPointer) X(cuMulticastCreate) X(cuMulticastAddDevice) \
+	X(cuMulticastBindMem) X(cuMulticastBindAddr) X(cuMulticastUnbind) X(cuCtxSetLimit) \
+	X(cuCtxGetLimit) X(cuModuleLoad) X(cuModuleLoadData) X(cuModuleLoadDataEx) \
+	X(cuModuleLoadFatBinary) X(cuModuleUnload) X(cuLibraryLoadData) X(cuLibraryLoadFromFile) \
+	X(cuLibraryUnload)
 FK_FUNCS(FK_ALIAS)
 
 /* With GMT_FAKE_PROC_INTERNAL=1, cuGetProcAddress answers with internal
@@ -2588,6 +3375,43 @@ static const struct fk_proc procs[] = {
 	P("cuDeviceGetGraphMemAttribute", 11040, cuDeviceGetGraphMemAttribute)
 	P("cuDeviceGraphMemTrim", 11040, cuDeviceGraphMemTrim)
 	P("cuThreadExchangeStreamCaptureMode", 10010, cuThreadExchangeStreamCaptureMode)
+	P("cuArrayCreate", 3020, cuArrayCreate_v2)
+	P("cuArray3DCreate", 3020, cuArray3DCreate_v2)
+	P("cuArrayDestroy", 2000, cuArrayDestroy)
+	P("cuMipmappedArrayCreate", 5000, cuMipmappedArrayCreate)
+	P("cuMipmappedArrayDestroy", 5000, cuMipmappedArrayDestroy)
+	P("cuArrayGetMemoryRequirements", 11060, cuArrayGetMemoryRequirements)
+	P("cuMipmappedArrayGetMemoryRequirements", 11060, cuMipmappedArrayGetMemoryRequirements)
+	P("cuGraphCreate", 10000, cuGraphCreate)
+	P("cuGraphAddMemAllocNode", 11040, cuGraphAddMemAllocNode)
+	P("cuGraphAddMemFreeNode", 11040, cuGraphAddMemFreeNode)
+	P("cuGraphAddNode", 12020, cuGraphAddNode)
+	P("cuGraphAddNode", 12030, cuGraphAddNode_v2)
+	P("cuMemExportToShareableHandle", 10020, cuMemExportToShareableHandle)
+	P("cuMemImportFromShareableHandle", 10020, cuMemImportFromShareableHandle)
+	P("cuIpcGetMemHandle", 4010, cuIpcGetMemHandle)
+	P("cuIpcOpenMemHandle", 4010, cuIpcOpenMemHandle)
+	P("cuIpcOpenMemHandle", 11000, cuIpcOpenMemHandle_v2)
+	P("cuIpcCloseMemHandle", 4010, cuIpcCloseMemHandle)
+	P("cuMemPoolExportToShareableHandle", 11020, cuMemPoolExportToShareableHandle)
+	P("cuMemPoolImportFromShareableHandle", 11020, cuMemPoolImportFromShareableHandle)
+	P("cuMemPoolExportPointer", 11020, cuMemPoolExportPointer)
+	P("cuMemPoolImportPointer", 11020, cuMemPoolImportPointer)
+	P("cuMulticastCreate", 12010, cuMulticastCreate)
+	P("cuMulticastAddDevice", 12010, cuMulticastAddDevice)
+	P("cuMulticastBindMem", 12010, cuMulticastBindMem)
+	P("cuMulticastBindAddr", 12010, cuMulticastBindAddr)
+	P("cuMulticastUnbind", 12010, cuMulticastUnbind)
+	P("cuCtxSetLimit", 3010, cuCtxSetLimit)
+	P("cuCtxGetLimit", 3010, cuCtxGetLimit)
+	P("cuModuleLoad", 2000, cuModuleLoad)
+	P("cuModuleLoadData", 2000, cuModuleLoadData)
+	P("cuModuleLoadDataEx", 2010, cuModuleLoadDataEx)
+	P("cuModuleLoadFatBinary", 2000, cuModuleLoadFatBinary)
+	P("cuModuleUnload", 2000, cuModuleUnload)
+	P("cuLibraryLoadData", 12000, cuLibraryLoadData)
+	P("cuLibraryLoadFromFile", 12000, cuLibraryLoadFromFile)
+	P("cuLibraryUnload", 12000, cuLibraryUnload)
 };
 #undef P
 #undef PP

@@ -86,6 +86,10 @@ static struct {
 	PFN_cuEventRecord_v2000 EventRecord, EventRecord_ptsz;
 	PFN_cuEventSynchronize_v2000 EventSynchronize;
 	PFN_cuEventDestroy_v4000 EventDestroy;
+	PFN_cuArray3DCreate_v3020 Array3DCreate;
+	PFN_cuArrayDestroy_v2000 ArrayDestroy;
+	PFN_cuMipmappedArrayCreate_v5000 MipmappedArrayCreate;
+	PFN_cuMipmappedArrayDestroy_v5000 MipmappedArrayDestroy;
 } D;
 
 static PFN_cuGetProcAddress_v12000 get_proc;
@@ -143,6 +147,8 @@ static void drv_init(void)
 	L(EventCreate, "cuEventCreate")
 	L(EventRecord, "cuEventRecord") T(EventRecord_ptsz, "cuEventRecord")
 	L(EventSynchronize, "cuEventSynchronize") L(EventDestroy, "cuEventDestroy")
+	L(Array3DCreate, "cuArray3DCreate") L(ArrayDestroy, "cuArrayDestroy")
+	L(MipmappedArrayCreate, "cuMipmappedArrayCreate") L(MipmappedArrayDestroy, "cuMipmappedArrayDestroy")
 #undef L
 #undef T
 	if (bad) {
@@ -318,6 +324,96 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t h
 	if ((r = D.MemAllocPitch(&p, pitch, width, height, 4)) == CUDA_SUCCESS)
 		*devPtr = (void *)(uintptr_t)p;
 	return ret_cu(r);
+}
+
+/* ---- CUDA arrays: through cuArray3DCreate / cuMipmappedArrayCreate ------ */
+
+/* A channel description as the driver's format and channel count (x, y, z,
+ * w bits: the channels that are not 0, all of x's width). */
+static int array_desc(CUDA_ARRAY3D_DESCRIPTOR *d, const struct cudaChannelFormatDesc *c, size_t w, size_t h,
+		      size_t depth, unsigned int flags)
+{
+	int bits;
+
+	if (!c)
+		return -1;
+	memset(d, 0, sizeof(*d));
+	d->NumChannels = (c->x > 0) + (c->y > 0) + (c->z > 0) + (c->w > 0);
+	bits = c->x;
+	if (!d->NumChannels || (c->y && c->y != bits) || (c->z && c->z != bits) || (c->w && c->w != bits))
+		return -1;
+	if (c->f == cudaChannelFormatKindUnsigned)
+		d->Format = bits == 8 ? CU_AD_FORMAT_UNSIGNED_INT8 : bits == 16 ? CU_AD_FORMAT_UNSIGNED_INT16
+			  : bits == 32 ? CU_AD_FORMAT_UNSIGNED_INT32 : 0;
+	else if (c->f == cudaChannelFormatKindSigned)
+		d->Format = bits == 8 ? CU_AD_FORMAT_SIGNED_INT8 : bits == 16 ? CU_AD_FORMAT_SIGNED_INT16
+			  : bits == 32 ? CU_AD_FORMAT_SIGNED_INT32 : 0;
+	else if (c->f == cudaChannelFormatKindFloat)
+		d->Format = bits == 16 ? CU_AD_FORMAT_HALF : bits == 32 ? CU_AD_FORMAT_FLOAT : 0;
+	if (!d->Format)
+		return -1;
+	d->Width = w;
+	d->Height = h;
+	d->Depth = depth;
+	d->Flags = flags;	/* cudaArray* flags are the driver's CUDA_ARRAY3D_* values */
+	return 0;
+}
+
+cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width,
+			    size_t height, unsigned int flags)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d;
+	CUarray a;
+	CUresult r;
+
+	ENSURE();
+	if (!array || array_desc(&d, desc, width, height, 0, flags))
+		return ret(cudaErrorInvalidValue);
+	if ((r = D.Array3DCreate(&a, &d)) == CUDA_SUCCESS)
+		*array = (cudaArray_t)a;
+	return ret_cu(r);
+}
+
+cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+			      struct cudaExtent extent, unsigned int flags)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d;
+	CUarray a;
+	CUresult r;
+
+	ENSURE();
+	if (!array || array_desc(&d, desc, extent.width, extent.height, extent.depth, flags))
+		return ret(cudaErrorInvalidValue);
+	if ((r = D.Array3DCreate(&a, &d)) == CUDA_SUCCESS)
+		*array = (cudaArray_t)a;
+	return ret_cu(r);
+}
+
+cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc,
+				     struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d;
+	CUmipmappedArray m;
+	CUresult r;
+
+	ENSURE();
+	if (!mipmappedArray || array_desc(&d, desc, extent.width, extent.height, extent.depth, flags))
+		return ret(cudaErrorInvalidValue);
+	if ((r = D.MipmappedArrayCreate(&m, &d, numLevels)) == CUDA_SUCCESS)
+		*mipmappedArray = (cudaMipmappedArray_t)m;
+	return ret_cu(r);
+}
+
+cudaError_t cudaFreeArray(cudaArray_t array)
+{
+	ENSURE();
+	return array ? ret_cu(D.ArrayDestroy((CUarray)array)) : cudaSuccess;
+}
+
+cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
+{
+	ENSURE();
+	return mipmappedArray ? ret_cu(D.MipmappedArrayDestroy((CUmipmappedArray)mipmappedArray)) : cudaSuccess;
 }
 
 cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
