@@ -4,8 +4,9 @@
 # (the foundation: routes, allocators, NCCL, out of memory, overhead),
 # rows 9-14 (issue 3: what jobs measured of themselves per phase against
 # `gpumemtrace-analyze phases`), row 15 (what cudaDeviceReset takes), row
-# 16 (CUDA graphs' memory nodes) and row 17 (the memory viewer snapshot the
-# memory-viz export writes, read by PyTorch's own torch.cuda._memory_viz). docs/gpu-validation.md says how to run it on
+# 16 (CUDA graphs' memory nodes), row 17 (the memory viewer snapshot the
+# memory-viz export writes, read by PyTorch's own torch.cuda._memory_viz)
+# and row 18 (library versions in the trace, judged on row 5's run). docs/gpu-validation.md says how to run it on
 # the device machine and what each row means.
 #
 #   sh scripts/gpu-check.sh [--doubles] [--budget SECONDS]
@@ -94,7 +95,8 @@ evaluate() {
 	demo) _id=1 ;; alloc-native) _id=2 ;; alloc-expandable) _id=3 ;; alloc-async) _id=4 ;;
 	nccl) _id=5 ;; oom) _id=6 ;; train) _id=7 ;; context) _id=8 ;; measure) _id=9 ;;
 	phases-native) _id=10 ;; phases-expandable) _id=11 ;; phases-async) _id=12 ;;
-	nccl-phases) _id=13 ;; oom-phase) _id=14 ;; reset) _id=15 ;; graph) _id=16 ;; memviz) _id=17 ;; *) _id="-" ;;
+	nccl-phases) _id=13 ;; oom-phase) _id=14 ;; reset) _id=15 ;; graph) _id=16 ;; memviz) _id=17 ;;
+	versions) _id=18 ;; *) _id="-" ;;
 	esac
 	if [ "$HAVE_PY" = 0 ]; then
 		row "$_id" "$1" "-" "-" SKIP "no python3 to evaluate with ($PYTHON)"
@@ -362,6 +364,7 @@ check_nccl() {
 	torch_skip "$D" || torch_run "$D" result nccl traced
 	evaluate nccl
 	evaluate nccl-phases
+	evaluate versions
 }
 
 # 6 and D (14): out of memory outside any phase, then in a forward pass

@@ -659,7 +659,7 @@ def check_oom(work, build):
                 row.note("attempt %d: only numbers differ: %r vs %r" % (i, ma, mb))
     trace = find_trace(d, r)
     t = analyze(build, trace, d)
-    dump_events(build, trace, d)
+    evs = dump_events(build, trace, d)
     trace_sane(row, t)
     items = t["failed_allocations"]["items"]
     sizes = {}
@@ -678,6 +678,84 @@ def check_oom(work, build):
         r.get("num_alloc_retries"))
     row.note("several alloc_fail per request: the caching allocator frees its cached "
              "blocks and retries cudaMalloc before it raises")
+    # The companion's FW_RETRIES (memory_stats num_alloc_retries, num_ooms,
+    # recorded when they change): the last one is the job's final count.
+    fr = [e for e in evs if e["type"] == "fw_retries"]
+    row.true("FW_RETRIES recorded", fr, "none")
+    if fr:
+        row.eq("last FW_RETRIES = memory_stats (num_alloc_retries, num_ooms)",
+               (r.get("num_alloc_retries"), r.get("num_ooms")),
+               (int(fr[-1]["addr"], 16), fr[-1]["size"]), show=str)
+    return row
+
+
+def nccl_code(version):
+    """NCCL_VERSION_CODE of "2.27.3": major x 10000 + minor x 100 + patch
+    (the encoding since 2.9); None when unknown."""
+    try:
+        a, b, c = (int(x) for x in version.split(".")[:3])
+    except (AttributeError, ValueError):
+        return None
+    return a * 10000 + b * 100 + c
+
+
+def trace_versions(dump_text):
+    """What a trace says of the libraries (gmt-dump's text): META records
+    as dicts, and MODULE records with soname and file as dicts."""
+    metas, modules = [], []
+    for line in dump_text.splitlines():
+        if line.startswith("META "):
+            metas.append(dict(kv.split("=", 1) for kv in line[5:].split(" ") if "=" in kv))
+        elif line.startswith("MODULE ") and " soname=" in line:
+            head, _, rest = line.partition(" path=")
+            path, _, tail = rest.partition(" soname=")
+            soname, _, file = tail.partition(" file=")
+            modules.append({"path": path, "soname": soname, "file": file})
+    return metas, modules
+
+
+def judge_versions(row, r, dump_text):
+    """Row 18 on one traced run: the runtime's and NCCL's versions recorded
+    (META) equal what the libraries say in the job (r: gpu_torch nccl's
+    result), and the runtime's MODULE names its soname and file."""
+    metas, modules = trace_versions(dump_text)
+    rt = [m for m in metas if "cuda_runtime_version" in m]
+    nc = [m for m in metas if "nccl_version" in m]
+    cudart = r.get("cudart") or {}
+    row.true("the job read its runtime's version", "version" in cudart and cudart.get("result") == 0,
+             str(cudart))
+    want_rt = str(cudart.get("version"))
+    got_rt = [m for m in rt if os.path.realpath(m.get("cuda_runtime_file", "")) ==
+              os.path.realpath(cudart.get("path", "?"))]
+    row.true("META for the runtime the job loaded (%s)" % cudart.get("path"), got_rt,
+             "runtimes recorded: %s" % rt)
+    if got_rt:
+        row.eq("its cuda_runtime_version", want_rt, got_rt[0]["cuda_runtime_version"], show=str)
+    want_nc = nccl_code(r.get("nccl"))
+    row.true("one META nccl_version", len(nc) == 1, "recorded: %s" % nc)
+    if nc and want_nc is not None:
+        row.eq("nccl_version = torch.cuda.nccl.version() %s" % r.get("nccl"), str(want_nc),
+               nc[0]["nccl_version"], show=str)
+    mods = [m for m in modules if os.path.basename(m["path"]).startswith("libcudart")]
+    row.true("MODULE records of libcudart", mods, "none of %d modules" % len(modules))
+    for m in mods[:1]:
+        row.true("its soname starts with libcudart", m["soname"].startswith("libcudart"), m["soname"])
+        row.true("its file resolves", bool(m["file"]) and os.path.isfile(m["file"]), m["file"])
+    row.measured = "runtime %s; nccl %s; libcudart soname %s file %s" % (
+        [m.get("cuda_runtime_version") for m in rt], [m.get("nccl_version") for m in nc],
+        mods[0]["soname"] if mods else "-", mods[0]["file"] if mods else "-")
+
+
+def check_versions(work, build):
+    d = os.path.join(work, "nccl")
+    row = Row("18", "library versions in the trace",
+              "META cuda_runtime_version = the loaded libcudart's cudaRuntimeGetVersion; "
+              "META nccl_version = torch.cuda.nccl.version(); libcudart's MODULE with soname and file")
+    r = torch_run(d)
+    trace = find_trace(d, r)
+    exe = os.path.join(build, "tests", "tools", "gmt-dump")
+    p = run_tool([exe, trace], d, "dump-versions.txt", "gmt-dump")
+    judge_versions(row, r, p.stdout)
     return row
 
 
@@ -1175,12 +1253,14 @@ def check_memviz(work, build):
 CHECKS = {"demo": check_demo, "nccl": check_nccl, "oom": check_oom, "train": check_train,
           "context": check_context, "measure": check_measure,
           "nccl-phases": check_nccl_phases, "oom-phase": check_oom_phase, "reset": check_reset,
-          "graph": check_graph, "memviz": check_memviz}
+          "graph": check_graph, "memviz": check_memviz, "versions": check_versions}
 CHECK_IDS = {"demo": "1", "alloc-native": "2", "alloc-expandable": "3", "alloc-async": "4",
              "nccl": "5", "oom": "6", "train": "7", "context": "8", "measure": "9",
              "phases-native": "10", "phases-expandable": "11", "phases-async": "12",
-             "nccl-phases": "13", "oom-phase": "14", "reset": "15", "graph": "16", "memviz": "17"}
-CHECK_DIRS = {"context": "alloc-native", "nccl-phases": "nccl", "oom-phase": "oom"}
+             "nccl-phases": "13", "oom-phase": "14", "reset": "15", "graph": "16", "memviz": "17",
+             "versions": "18"}
+CHECK_DIRS = {"context": "alloc-native", "nccl-phases": "nccl", "oom-phase": "oom",
+              "versions": "nccl"}
 MAX_REASONS = 8
 
 

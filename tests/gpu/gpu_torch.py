@@ -7,7 +7,8 @@ MODE is one of
   alloc   tensors of known sizes through the caching allocator; run it with
           PYTORCH_CUDA_ALLOC_CONF unset, =expandable_segments:True or
           =backend:cudaMallocAsync
-  nccl    torch.distributed, one rank, backend nccl, one all_reduce
+  nccl    torch.distributed, one rank, backend nccl, one all_reduce; also
+          the loaded CUDA runtime's own cudaRuntimeGetVersion ("cudart")
   oom     torch.empty of 200 GiB and of 200 GiB + 1 byte: both must fail
   train   50 timed steps of a small MLP with AdamW
   phases  5 steps of a small MLP with AdamW, forward, backward and optimizer
@@ -225,6 +226,26 @@ def mode_alloc(torch, res):
     res["nvidia_smi_used_mib"] = nvidia_smi_used_mib()
 
 
+def cudart_loaded():
+    """The CUDA runtime this process loaded (the first libcudart* of
+    /proc/self/maps) and what its own cudaRuntimeGetVersion says: what the
+    trace's META cuda_runtime_version must repeat (row 18)."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = [l.split()[-1] for l in f if "/libcudart" in l]
+    except OSError as e:
+        return {"error": repr(e)}
+    if not paths:
+        return {"error": "no libcudart mapped"}
+    try:
+        lib = ctypes.CDLL(paths[0], mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+        v = ctypes.c_int()
+        r = lib.cudaRuntimeGetVersion(ctypes.byref(v))
+        return {"path": paths[0], "result": r, "version": v.value}
+    except (OSError, AttributeError) as e:
+        return {"path": paths[0], "error": repr(e)}
+
+
 def mode_nccl(torch, res):
     """One rank; phases nccl_init, all_reduce, nccl_destroy (NCCL's memory is
     outside the allocator: gpu_eval checks that `phases` says so)."""
@@ -264,6 +285,7 @@ def mode_nccl(torch, res):
         res["nccl"] = ".".join(str(v) for v in torch.cuda.nccl.version())
     except Exception as e:  # noqa: BLE001
         res["nccl"] = "unknown: %r" % e
+    res["cudart"] = cudart_loaded()
     must(rec, rec.phase("nccl_destroy", dist.destroy_process_group))
     res["after_destroy"] = state(torch)
 

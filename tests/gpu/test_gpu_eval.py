@@ -465,5 +465,60 @@ class ExitRelease(unittest.TestCase):
         self.assertEqual([], r.items)
 
 
+class Versions(unittest.TestCase):
+    """judge_versions (row 18) and the NCCL version code, on a gmt-dump text
+    in the shape env_record.sh pins (tests/cases/env_record.sh)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.rt = os.path.join(self.dir, "libcudart.so.13.0.96")
+        open(self.rt, "w").close()
+        self.link = os.path.join(self.dir, "libcudart.so.13")
+        os.symlink("libcudart.so.13.0.96", self.link)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def dump(self, rt_version="13000", nccl="22703"):
+        return "\n".join([
+            "HEADER pid=1 ppid=1 major=1 minor=4 stack_depth=20",
+            "META torch_version=2.11.0",
+            "META cuda_runtime_version=%s cuda_runtime_file=%s" % (rt_version, self.link),
+            "META nccl_version=%s nccl_file=/x/libnccl.so.2" % nccl,
+            "MODULE id=5 base=0x1000 size=4096 path=%s soname=libcudart.so.13 file=%s" % (
+                self.link, self.rt),
+            "STATUS ok clean"])
+
+    def job(self):
+        return {"nccl": "2.27.3", "cudart": {"path": self.link, "result": 0, "version": 13000}}
+
+    def test_code(self):
+        self.assertEqual(22703, ge.nccl_code("2.27.3"))
+        self.assertEqual(22809, ge.nccl_code("2.28.9"))
+        self.assertIsNone(ge.nccl_code("unknown: x"))
+
+    def test_agreeing_trace_passes(self):
+        r = row()
+        ge.judge_versions(r, self.job(), self.dump())
+        self.assertEqual("PASS", r.status(), r.notes)
+        self.assertIn("libcudart soname libcudart.so.13 file %s" % self.rt, r.measured)
+
+    def test_other_runtime_version_fails(self):
+        r = row()
+        ge.judge_versions(r, self.job(), self.dump(rt_version="12080"))
+        self.assertEqual(["its cuda_runtime_version"], failed(r))
+
+    def test_other_nccl_version_fails(self):
+        r = row()
+        ge.judge_versions(r, self.job(), self.dump(nccl="22809"))
+        self.assertEqual(["nccl_version = torch.cuda.nccl.version() 2.27.3"], failed(r))
+
+    def test_no_module_fields_fails(self):
+        r = row()
+        text = "\n".join(l for l in self.dump().split("\n") if not l.startswith("MODULE"))
+        ge.judge_versions(r, self.job(), text)
+        self.assertEqual(["MODULE records of libcudart"], failed(r))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
