@@ -12,7 +12,7 @@
  *     right after each of those peaks.
  *  3. --framework: the framework's peaks engine (gmt_fwpeaks.h), for the
  *     whole run and each occurrence's window.
- *  4. Sites are merged by symbolised stack (group_sites), listed, and the
+ *  4. Sites are merged by symbolised stack (gmt_stacks.h), listed, and the
  *     stacks of what is listed symbolised into views (gmt_stack_view_t);
  *     with GMT_SITES_FOLDED the folded lines are made and summed.
  * Symbolisation (gmt_symbols.c) happens only for the stacks reported (and
@@ -32,27 +32,13 @@
 #include "engines/gmt_replay.h"
 #include "engines/gmt_symbols.h"
 #include "model/gmt_results.h"
+#include "support/gmt_strbuf.h"
 #include "support/gmt_u64map.h"
 
 #define MAX_FAILS_LISTED 1000
 #define MAX_PHASE_OCC 1000
 
-static int prefix(const char *s, const char *p)
-{
-	return !strncmp(s, p, strlen(p));
-}
-
 /* ---- what the model owns ------------------------------------------------- */
-
-typedef struct stack_rec {
-	uint64_t *frames;
-	size_t n;
-} stack_rec_t;
-
-typedef struct text_stack_rec {
-	char **frames;
-	size_t n;
-} text_stack_rec_t;
 
 /* A device of pass 1, and the instant its sites are taken at. */
 typedef struct dev_work {
@@ -70,14 +56,7 @@ typedef struct occ_work {
 
 struct gmt_sites_model_priv {
 	const gmt_sites_model_opts_t *o;
-	gmt_symtab_t *sym;
-	gmt_u64map_t stack_ix;   /* stack id -> a: index in stacks           */
-	stack_rec_t *stacks; size_t n_stacks, cap_stacks;
-	gmt_u64map_t tstack_ix;  /* text stack id -> a: index in tstacks     */
-	text_stack_rec_t *tstacks; size_t n_tstacks, cap_tstacks;
-	/* stack views, made once per (id, text allowed) */
-	gmt_u64map_t view_ix;    /* id << 1 | fw -> a: index in views        */
-	gmt_stack_view_t **views; size_t n_views, cap_views;
+	gmt_stacks_t *cat;       /* stacks, modules, views, merging          */
 	/* pass 1 */
 	gmt_replay_t *rp;
 	gmt_visitor_t inner;
@@ -93,68 +72,17 @@ struct gmt_sites_model_priv {
 
 static int p1_text_stack(void *ctx, uint32_t id, const char *const *frames, size_t n)
 {
-	gmt_sites_model_t *m = ctx;
-	gmt_sites_model_priv_t *p = m->priv;
-	int existed;
-	gmt_u64map_slot_t *s = gmt_u64map_put(&p->tstack_ix, id, &existed);
-	if (!s)
-		return 1;
-	if (existed)
-		return 0;  /* ids are unique; keep the first */
-	if (p->n_tstacks == p->cap_tstacks) {
-		size_t c = p->cap_tstacks ? p->cap_tstacks * 2 : 16;
-		text_stack_rec_t *ns = realloc(p->tstacks, c * sizeof(*ns));
-		if (!ns)
-			return 1;
-		p->tstacks = ns;
-		p->cap_tstacks = c;
-	}
-	text_stack_rec_t *st = &p->tstacks[p->n_tstacks];
-	st->n = 0;
-	st->frames = calloc(n ? n : 1, sizeof(char *));
-	if (!st->frames)
-		return 1;
-	s->a = p->n_tstacks++;
-	for (size_t i = 0; i < n; i++) {
-		if (!(st->frames[i] = strdup(frames[i])))
-			return 1;
-		st->n++;
-	}
-	return 0;
+	return gmt_stacks_text_stack(((gmt_sites_model_t *)ctx)->priv->cat, id, frames, n);
 }
 
 static int p1_module(void *ctx, const gmt_module_t *mod)
 {
-	gmt_sites_model_t *m = ctx;
-	return gmt_symtab_module(m->priv->sym, mod) ? 1 : 0;
+	return gmt_stacks_module(((gmt_sites_model_t *)ctx)->priv->cat, mod);
 }
 
 static int p1_stack(void *ctx, uint32_t id, const uint64_t *frames, size_t n)
 {
-	gmt_sites_model_t *m = ctx;
-	gmt_sites_model_priv_t *p = m->priv;
-	int existed;
-	gmt_u64map_slot_t *s = gmt_u64map_put(&p->stack_ix, id, &existed);
-	if (!s)
-		return 1;
-	if (existed)
-		return 0;  /* ids are unique; keep the first */
-	if (p->n_stacks == p->cap_stacks) {
-		size_t c = p->cap_stacks ? p->cap_stacks * 2 : 64;
-		stack_rec_t *ns = realloc(p->stacks, c * sizeof(*ns));
-		if (!ns)
-			return 1;
-		p->stacks = ns;
-		p->cap_stacks = c;
-	}
-	stack_rec_t *st = &p->stacks[p->n_stacks];
-	st->n = n;
-	st->frames = malloc((n ? n : 1) * sizeof(uint64_t));
-	if (!st->frames)
-		return 1;
-	memcpy(st->frames, frames, n * sizeof(uint64_t));
-	s->a = p->n_stacks++;
-	return 0;
+	return gmt_stacks_stack(((gmt_sites_model_t *)ctx)->priv->cat, id, frames, n);
 }
 
 static dev_work_t *occ_dev(occ_work_t *o, int ordinal)
@@ -353,362 +281,15 @@ static int load_phase(gmt_sites_model_t *m)
 
 /* ---- stack views ---------------------------------------------------------- */
 
-static const stack_rec_t *stack_get(const gmt_sites_model_priv_t *p, uint32_t id)
-{
-	gmt_u64map_slot_t *s = gmt_u64map_find(&p->stack_ix, id);
-	return s ? &p->stacks[s->a] : NULL;
-}
-
-static const text_stack_rec_t *text_stack_get(const gmt_sites_model_priv_t *p, uint32_t id)
-{
-	gmt_u64map_slot_t *s = gmt_u64map_find(&p->tstack_ix, id);
-	return s ? &p->tstacks[s->a] : NULL;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *b = path ? strrchr(path, '/') : NULL;
-	return b ? b + 1 : path;
-}
-
-static const char *status_key(enum gmt_sym_status s)
-{
-	switch (s) {
-	case GMT_SYM_OK: return "ok";
-	case GMT_SYM_NO_MODULE: return "no_module";
-	case GMT_SYM_MISSING: return "missing";
-	case GMT_SYM_MISMATCH: return "build_id_mismatch";
-	default: return "off";
-	}
-}
-
-/* The preload's own frames (its hooks) are not shown: they are the same
- * in every stack and say nothing about the caller. */
-static int own_frame(const gmt_sym_t *sym)
-{
-	const char *b = base_name(sym->module);
-	return b && prefix(b, "libgpumemtrace");
-}
-
-/* The stack rule (docs/analyzer.md, "Owner from the stack"). */
-static enum gmt_stack_owner owner_of_stack(gmt_sites_model_priv_t *p, const stack_rec_t *st)
-{
-	if (!st)
-		return GMT_SOWNER_UNKNOWN;
-	for (size_t i = 0; i < st->n; i++) {
-		const char *path = gmt_symtab_module_of(p->sym, st->frames[i]);
-		if (!path)
-			continue;
-		enum gmt_stack_owner o = gmt_module_owner(path);
-		if (o != GMT_SOWNER_UNKNOWN)
-			return o;
-	}
-	return GMT_SOWNER_UNKNOWN;
-}
-
-static void free_view(gmt_stack_view_t *v)
-{
-	if (v)
-		free((void *)v->frames);
-	free(v);
-}
-
-/* The view of stack id: a native stack symbolised; with text = 1 (a
- * framework's blocks) a TEXT_STACK id gives its text frames. NULL only
- * when out of memory. */
-static const gmt_stack_view_t *view_of(gmt_sites_model_priv_t *p, uint32_t id, int text)
-{
-	text = text && GMT_STACK_IS_TEXT(id);
-	const uint64_t key = (uint64_t)id << 1 | (unsigned)text;
-	gmt_u64map_slot_t *slot = gmt_u64map_find(&p->view_ix, key);
-	if (slot)
-		return p->views[slot->a];
-	gmt_stack_view_t *v = calloc(1, sizeof(*v));
-	if (!v)
-		return NULL;
-	v->id = id;
-	v->kind = GMT_STACK_NONE;
-	v->owner = GMT_SOWNER_UNKNOWN;
-	gmt_frame_t *fr = NULL;
-	size_t n = 0, cap = 0;
-	if (text) {
-		const text_stack_rec_t *ts = text_stack_get(p, id);
-		if (ts) {
-			v->kind = GMT_STACK_TEXT;
-			fr = calloc(ts->n ? ts->n : 1, sizeof(*fr));
-			if (!fr)
-				goto oom;
-			for (size_t i = 0; i < ts->n; i++)
-				fr[n++] = (gmt_frame_t){ .text = ts->frames[i] ? ts->frames[i] : "",
-							 .name = ts->frames[i] ? ts->frames[i] : "" };
-		}
-	} else {
-		const stack_rec_t *st = stack_get(p, id);
-		if (st) {
-			v->kind = GMT_STACK_NATIVE;
-			v->owner = owner_of_stack(p, st);
-			for (size_t i = 0; i < st->n; i++) {
-				const gmt_sym_t *sym = gmt_symtab_lookup(p->sym, st->frames[i], i > 0);
-				if (!sym)
-					goto oom;
-				if (own_frame(sym))
-					continue;
-				for (size_t k = 0; k < sym->n; k++) {
-					if (n == cap) {
-						cap = cap ? cap * 2 : 16;
-						gmt_frame_t *nf = realloc(fr, cap * sizeof(*nf));
-						if (!nf)
-							goto oom;
-						fr = nf;
-					}
-					const gmt_symframe_t *f = &sym->frames[k];
-					int ok = sym->status == GMT_SYM_OK;
-					fr[n++] = (gmt_frame_t){
-						.addr = sym->addr, .offset = sym->offset,
-						.status = status_key(sym->status), .symbolised = ok,
-						.module = sym->module, .module_base = base_name(sym->module),
-						.function = f->function, .file = f->file,
-						.file_base = base_name(f->file), .line = f->line,
-						.inlined = f->inlined, .label = sym->label ? sym->label : "",
-						.name = ok && f->function ? f->function : (sym->label ? sym->label : ""),
-					};
-				}
-			}
-			v->recorded = st->n > 0;
-		}
-	}
-	if (v->kind == GMT_STACK_TEXT)
-		v->recorded = n > 0;
-	v->frames = fr;
-	v->n = n;
-	v->kind_key = v->kind == GMT_STACK_TEXT ? "text" : v->kind == GMT_STACK_NATIVE ? "native" : "none";
-	v->owner_key = gmt_stack_owner_name(v->owner);
-	if (p->n_views == p->cap_views) {
-		size_t c = p->cap_views ? p->cap_views * 2 : 64;
-		gmt_stack_view_t **nv = realloc(p->views, c * sizeof(*nv));
-		if (!nv) {
-			free_view(v);
-			return NULL;
-		}
-		p->views = nv;
-		p->cap_views = c;
-	}
-	int existed;
-	slot = gmt_u64map_put(&p->view_ix, key, &existed);
-	if (!slot) {
-		free_view(v);
-		return NULL;
-	}
-	slot->a = p->n_views;
-	p->views[p->n_views++] = v;
-	return v;
-oom:
-	free(fr);
-	free(v);
-	return NULL;
-}
-
-/* ---- grouping by symbolised stack ----------------------------------------- */
-
-typedef struct buf {
-	char *b;
-	size_t len, cap;
-	int oom;
-} buf_t;
-
-static void buf_put(buf_t *f, const char *s, size_t n)
-{
-	if (f->oom)
-		return;
-	if (f->len + n + 1 > f->cap) {
-		size_t c = f->cap ? f->cap : 256;
-		while (c < f->len + n + 1)
-			c *= 2;
-		char *nb = realloc(f->b, c);
-		if (!nb) {
-			f->oom = 1;
-			return;
-		}
-		f->b = nb;
-		f->cap = c;
-	}
-	memcpy(f->b + f->len, s, n);
-	f->len += n;
-	f->b[f->len] = 0;
-}
-
-/* A frame's identity: function, file, line and inlined when symbolised
- * (either of the first two known), else module and offset, else the
- * address. Fields end in 0x1f, frames in 0x1e (neither is in a name). */
-static void key_frame(buf_t *k, const gmt_frame_t *f)
-{
-	char b[64];
-	if (f->symbolised && (f->function || f->file)) {
-		buf_put(k, "F", 1);
-		if (f->function)
-			buf_put(k, f->function, strlen(f->function));
-		buf_put(k, "\x1f", 1);
-		if (f->file)
-			buf_put(k, f->file, strlen(f->file));
-		snprintf(b, sizeof(b), "\x1f%u\x1f%d\x1e", f->line, f->inlined);
-	} else if (f->module) {
-		buf_put(k, "M", 1);
-		buf_put(k, f->module, strlen(f->module));
-		snprintf(b, sizeof(b), "\x1f%" PRIx64 "\x1e", f->offset);
-	} else {
-		snprintf(b, sizeof(b), "A%" PRIx64 "\x1e", f->addr);
-	}
-	buf_put(k, b, strlen(b));
-}
-
-typedef struct keyed {
-	char *key;
-	gmt_site_t s;
-} keyed_t;
-
-static int cmp_keyed(const void *a, const void *b)
-{
-	const keyed_t *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
-	if (c)
-		return c;
-	return x->s.stack < y->s.stack ? -1 : x->s.stack > y->s.stack;
-}
-
-static int cmp_site(const void *a, const void *b)
-{
-	const gmt_site_t *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes < y->bytes ? 1 : -1;
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
-
-/* Merges the sites (fresh: ids NULL) whose stacks symbolise to the same
- * frames (the preload's own frames left out, as shown) and whose recorded
- * owner is the same, then sorts them largest first. A stack id without a
- * STACK record merges with nothing. Returns 0 or -ENOMEM. */
-static int group_sites(gmt_sites_model_priv_t *p, gmt_site_t *a, size_t *n)
-{
-	if (*n < 2)
-		return 0;
-	keyed_t *k = calloc(*n, sizeof(*k));
-	if (!k)
-		return -ENOMEM;
-	int rc = 0;
-	for (size_t i = 0; i < *n && !rc; i++) {
-		buf_t f = { 0 };
-		char b[64];
-		snprintf(b, sizeof(b), "%u\x1e", a[i].owner);
-		buf_put(&f, b, strlen(b));
-		const gmt_stack_view_t *v = view_of(p, a[i].stack, 0);
-		if (!v) {
-			rc = -ENOMEM;
-		} else if (v->kind == GMT_STACK_NONE) {
-			snprintf(b, sizeof(b), "S%u", a[i].stack);
-			buf_put(&f, b, strlen(b));
-		} else {
-			for (size_t q = 0; q < v->n; q++)
-				key_frame(&f, &v->frames[q]);
-		}
-		if (f.oom || !f.b)
-			rc = -ENOMEM;
-		k[i].key = f.b;
-		k[i].s = a[i];
-	}
-	size_t m = 0;
-	if (!rc) {
-		qsort(k, *n, sizeof(*k), cmp_keyed);
-		for (size_t i = 0; i < *n;) {
-			size_t j = i + 1;
-			gmt_site_t g = k[i].s;
-			while (j < *n && !strcmp(k[j].key, k[i].key)) {
-				g.bytes += k[j].s.bytes;
-				g.count += k[j].s.count;
-				j++;
-			}
-			if (j - i > 1) {
-				uint32_t *ids = malloc((j - i) * sizeof(uint32_t));
-				if (!ids) {
-					rc = -ENOMEM;
-					break;
-				}
-				g.n_ids = j - i;
-				for (size_t q = i; q < j; q++)
-					ids[q - i] = k[q].s.stack;
-				g.ids = ids;
-			}
-			a[m++] = g;
-			i = j;
-		}
-	}
-	for (size_t i = 0; i < *n; i++)
-		free(k[i].key);
-	free(k);
-	if (rc) {
-		/* the first m entries own their ids; the rest are plain */
-		for (size_t i = m; i < *n; i++)
-			a[i].ids = NULL;
-		return rc;
-	}
-	*n = m;
-	qsort(a, m, sizeof(*a), cmp_site);
-	return 0;
-}
-
-/* Sites from the engines' groups (by stack id). */
-static int sites_of(gmt_site_list_t *l, const gmt_live_group_t *g, size_t n)
-{
-	l->sites = calloc(n ? n : 1, sizeof(*l->sites));
-	if (!l->sites)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		l->sites[i] = (gmt_site_t){ .stack = g[i].stack, .owner = g[i].owner, .bytes = g[i].bytes,
-					    .count = g[i].count };
-	l->n = n;
-	return 0;
-}
-
-static void sites_free(gmt_site_list_t *l)
-{
-	for (size_t i = 0; l->sites && i < l->n; i++)
-		free((void *)l->sites[i].ids);
-	free(l->sites);
-	l->sites = NULL;
-	l->n = 0;
-}
-
-/* What a listed site shows: share of peak (peak 0: none), names, and the
- * view of its stack (text: a framework's, TEXT_STACK ids allowed). */
-static int list_sites(gmt_sites_model_priv_t *p, gmt_site_list_t *l, uint64_t peak, size_t top, int text)
-{
-	l->n_listed = l->n < top ? l->n : top;
-	l->more = l->n > top;
-	for (size_t i = 0; i < l->n; i++) {
-		gmt_site_t *s = &l->sites[i];
-		s->owner_key = gmt_owner_name(s->owner);
-		s->has_share = peak != 0;
-		s->share = peak ? (double)s->bytes / (double)peak : 0.0;
-		s->percent = peak ? 100.0 * (double)s->bytes / (double)peak : 0.0;
-	}
-	if (!(p->o->what & GMT_SITES_REPORT))
-		return 0;
-	for (size_t i = 0; i < l->n_listed; i++)
-		if (!(l->sites[i].st = view_of(p, l->sites[i].stack, text)))
-			return -ENOMEM;
-	return 0;
-}
-
 /* ---- folded lines ---------------------------------------------------------- */
 
 /* A frame's name in folded form: ';' separates frames and the last space
  * separates the count, so ';' becomes ':' and a name never ends the line. */
-static void fold_name(buf_t *f, const char *name)
+static void fold_name(gmt_strbuf_t *f, const char *name)
 {
 	for (const char *q = name; *q; q++) {
 		char c = *q == ';' ? ':' : (*q == '\n' || *q == '\r') ? ' ' : *q;
-		buf_put(f, &c, 1);
+		gmt_strbuf_put(f, &c, 1);
 	}
 }
 
@@ -716,21 +297,21 @@ static void fold_name(buf_t *f, const char *name)
  * outermost first; "[no stack]" without one. */
 static int fold_line(gmt_sites_model_priv_t *p, const char *root, int ordinal, uint32_t stack, char **line)
 {
-	const gmt_stack_view_t *v = view_of(p, stack, 1);
+	const gmt_stack_view_t *v = gmt_stacks_view(p->cat, stack, 1);
 	if (!v)
 		return -ENOMEM;
-	buf_t f = { 0 };
+	gmt_strbuf_t f = { 0 };
 	char head[32];
 	if (root) {
 		fold_name(&f, root);
-		buf_put(&f, ";", 1);
+		gmt_strbuf_put(&f, ";", 1);
 	}
 	snprintf(head, sizeof(head), "device %d", ordinal);
-	buf_put(&f, head, strlen(head));
+	gmt_strbuf_put(&f, head, strlen(head));
 	if (!v->recorded)
-		buf_put(&f, ";[no stack]", 11);
+		gmt_strbuf_put(&f, ";[no stack]", 11);
 	for (size_t q = v->n; q-- > 0;) {
-		buf_put(&f, ";", 1);
+		gmt_strbuf_put(&f, ";", 1);
 		fold_name(&f, v->frames[q].name);
 	}
 	if (f.oom || !f.b) {
@@ -881,7 +462,7 @@ static int pass1(gmt_sites_model_t *m)
 	}
 	for (size_t k = 0; k < m->n_devs; k++) {
 		gmt_site_list_t *l = &m->devs[k].top;
-		if (group_sites(p, l->sites, &l->n))
+		if (gmt_stacks_group(p->cat, l->sites, &l->n))
 			return -ENOMEM;
 		while (l->n > p->o->top)
 			free((void *)l->sites[--l->n].ids);
@@ -922,9 +503,9 @@ static int pass2(gmt_sites_model_t *m)
 	if (!rc)
 		rc = gmt_liveset_run(m->file, at, n, &res);
 	for (size_t i = 0; !rc && i < m->n_devs; i++) {
-		rc = sites_of(&m->devs[i].live, whole[i].groups, whole[i].n_groups);
+		rc = gmt_site_list_of(&m->devs[i].live, whole[i].groups, whole[i].n_groups);
 		if (!rc)
-			rc = group_sites(p, m->devs[i].live.sites, &m->devs[i].live.n);
+			rc = gmt_stacks_group(p->cat, m->devs[i].live.sites, &m->devs[i].live.n);
 	}
 	/* the occurrences' devices, moved into the model */
 	for (size_t i = 0; !rc && i < m->n_occs; i++) {
@@ -938,9 +519,9 @@ static int pass2(gmt_sites_model_t *m)
 		for (size_t q = 0; q < w->n_devs && !rc; q++) {
 			gmt_sites_dev_t *d = &o->devs[o->n_devs++];
 			*d = *w->devs[q].d;
-			rc = sites_of(&d->live, w->devs[q].at.groups, w->devs[q].at.n_groups);
+			rc = gmt_site_list_of(&d->live, w->devs[q].at.groups, w->devs[q].at.n_groups);
 			if (!rc)
-				rc = group_sites(p, d->live.sites, &d->live.n);
+				rc = gmt_stacks_group(p->cat, d->live.sites, &d->live.n);
 		}
 	}
 	for (size_t i = 0; whole && i < m->n_devs; i++)
@@ -972,9 +553,9 @@ static int pass3(gmt_sites_model_t *m)
 		d->ordinal = peaks[i].ordinal;
 		d->peak = peaks[i].peak;
 		d->peak_ts = peaks[i].peak_ts;
-		rc = sites_of(&d->live, peaks[i].groups, peaks[i].n_groups);
+		rc = gmt_site_list_of(&d->live, peaks[i].groups, peaks[i].n_groups);
 		if (!rc)
-			rc = group_sites(p, d->live.sites, &d->live.n);
+			rc = gmt_stacks_group(p->cat, d->live.sites, &d->live.n);
 	}
 	for (size_t i = 0; !rc && i < m->n_occs; i++) {
 		gmt_sites_occ_t *o = &m->occs[i];
@@ -988,9 +569,9 @@ static int pass3(gmt_sites_model_t *m)
 			d->ordinal = win[i].peaks[q].ordinal;
 			d->peak = win[i].peaks[q].peak;
 			d->peak_ts = win[i].peaks[q].peak_ts;
-			rc = sites_of(&d->live, win[i].peaks[q].groups, win[i].peaks[q].n_groups);
+			rc = gmt_site_list_of(&d->live, win[i].peaks[q].groups, win[i].peaks[q].n_groups);
 			if (!rc)
-				rc = group_sites(p, d->live.sites, &d->live.n);
+				rc = gmt_stacks_group(p->cat, d->live.sites, &d->live.n);
 		}
 	}
 	gmt_fw_peaks_free(peaks, n_peaks);
@@ -1007,18 +588,23 @@ static int listing(gmt_sites_model_t *m)
 	size_t top = p->o->top;
 	int rc = 0;
 	for (size_t k = 0; k < m->n_fwdevs && !rc; k++)
-		rc = list_sites(p, &m->fwdevs[k].live, m->fwdevs[k].peak, top, 1);
+		rc = gmt_stacks_list(p->cat, &m->fwdevs[k].live, m->fwdevs[k].peak, top, 1,
+				     (p->o->what & GMT_SITES_REPORT) != 0);
 	for (size_t k = 0; k < m->n_devs && !rc; k++) {
-		rc = list_sites(p, &m->devs[k].live, m->devs[k].peak, top, 0);
+		rc = gmt_stacks_list(p->cat, &m->devs[k].live, m->devs[k].peak, top, 0,
+				     (p->o->what & GMT_SITES_REPORT) != 0);
 		if (!rc)
-			rc = list_sites(p, &m->devs[k].top, 0, m->devs[k].top.n, 0);
+			rc = gmt_stacks_list(p->cat, &m->devs[k].top, 0, m->devs[k].top.n, 0,
+				     (p->o->what & GMT_SITES_REPORT) != 0);
 	}
 	for (size_t i = 0; i < m->n_occs && !rc; i++) {
 		gmt_sites_occ_t *o = &m->occs[i];
 		for (size_t k = 0; k < o->n_fwdevs && !rc; k++)
-			rc = list_sites(p, &o->fwdevs[k].live, o->fwdevs[k].peak, top, 1);
+			rc = gmt_stacks_list(p->cat, &o->fwdevs[k].live, o->fwdevs[k].peak, top, 1,
+				     (p->o->what & GMT_SITES_REPORT) != 0);
 		for (size_t k = 0; k < o->n_devs && !rc; k++)
-			rc = list_sites(p, &o->devs[k].live, o->devs[k].peak, top, 0);
+			rc = gmt_stacks_list(p->cat, &o->devs[k].live, o->devs[k].peak, top, 0,
+				     (p->o->what & GMT_SITES_REPORT) != 0);
 	}
 	m->occ_more = m->occ_total > m->n_occs;
 	m->fails_more = m->fails_total > m->n_fails;
@@ -1026,7 +612,7 @@ static int listing(gmt_sites_model_t *m)
 		gmt_sites_fail_t *f = &m->fails[i];
 		f->result_name = gmt_curesult_name(f->result);
 		f->owner_key = gmt_owner_name(f->owner);
-		if ((p->o->what & GMT_SITES_REPORT) && !(f->st = view_of(p, f->stack, 0)))
+		if ((p->o->what & GMT_SITES_REPORT) && !(f->st = gmt_stacks_view(p->cat, f->stack, 0)))
 			rc = -ENOMEM;
 	}
 	return rc;
@@ -1059,8 +645,8 @@ gmt_sites_model_t *gmt_sites_model_build(const char *file, const gmt_sites_model
 	m->framework = o->framework;
 	m->phase = o->phase;
 	m->symbols = o->symbols;
-	p->sym = gmt_symtab_new(o->debug_dirs, o->n_debug_dirs, o->symbols);
-	int rc = p->sym ? pass1(m) : -ENOMEM;
+	p->cat = gmt_stacks_new(o->debug_dirs, o->n_debug_dirs, o->symbols);
+	int rc = p->cat ? pass1(m) : -ENOMEM;
 	if (!rc)
 		rc = pass2(m);
 	if (!rc && o->framework)
@@ -1071,7 +657,7 @@ gmt_sites_model_t *gmt_sites_model_build(const char *file, const gmt_sites_model
 		rc = fold_all(m);
 	m->status_key = status_of(&m->res);
 	if (!rc)
-		gmt_symtab_stats(p->sym, &m->sym_addresses, &m->sym_files, &m->sym_seconds);
+		gmt_symtab_stats(gmt_stacks_symtab(p->cat), &m->sym_addresses, &m->sym_files, &m->sym_seconds);
 	/* what only the build needed */
 	gmt_replay_free(p->rp);
 	p->rp = NULL;
@@ -1095,8 +681,8 @@ gmt_sites_model_t *gmt_sites_model_build(const char *file, const gmt_sites_model
 static void devs_free(gmt_sites_dev_t *d, size_t n)
 {
 	for (size_t i = 0; d && i < n; i++) {
-		sites_free(&d[i].live);
-		sites_free(&d[i].top);
+		gmt_site_list_free(&d[i].live);
+		gmt_site_list_free(&d[i].top);
 	}
 	free(d);
 }
@@ -1118,24 +704,9 @@ void gmt_sites_model_free(gmt_sites_model_t *m)
 		free(m->folded[i].text);
 	free(m->folded);
 	if (p) {
-		for (size_t i = 0; i < p->n_views; i++)
-			free_view(p->views[i]);
-		free(p->views);
-		gmt_u64map_clear(&p->view_ix);
-		for (size_t i = 0; i < p->n_stacks; i++)
-			free(p->stacks[i].frames);
-		free(p->stacks);
-		gmt_u64map_clear(&p->stack_ix);
-		for (size_t i = 0; i < p->n_tstacks; i++) {
-			for (size_t k = 0; k < p->tstacks[i].n; k++)
-				free(p->tstacks[i].frames[k]);
-			free(p->tstacks[i].frames);
-		}
-		free(p->tstacks);
-		gmt_u64map_clear(&p->tstack_ix);
 		gmt_u64map_clear(&p->totals);
 		gmt_replay_free(p->rp);
-		gmt_symtab_free(p->sym);
+		gmt_stacks_free(p->cat);
 		free(p);
 	}
 	free(m);
