@@ -26,6 +26,7 @@ int gmt_pl_log_level = 1;
 /* ---- initialisation ----------------------------------------------------- */
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static void sync_period_from_env(void);
 
 static void init_run(void)
 {
@@ -33,6 +34,7 @@ static void init_run(void)
 
 	gmt_config_from_env(&cfg);
 	gmt_pl_log_level = cfg.log_level;
+	sync_period_from_env();
 	if (gmt_interpose_boot() != 0)
 		gmt_pl_log(1, "glibc's dlsym was not found: dlopen'ed CUDA is not traced");
 	atomic_store_explicit(&gmt_preload_ready, 1, memory_order_release);
@@ -978,8 +980,29 @@ void gmt_sample_after_destroy(int device)
 		emit_samples(device, NULL, 0);
 }
 
-#define SAMPLE_PERIOD_NS 10000000ull
+/* At most one sample a device per period (GPUMEMTRACE_SYNC_SAMPLE_MS,
+ * default 10; 0: at every synchronisation, which makes a workload's
+ * number of events independent of its timing). */
+static uint64_t sync_period_ns = 10000000ull;
 static _Atomic uint64_t last_sample[GMT_MAX_DEVICES];
+
+static void sync_period_from_env(void)
+{
+	const char *s = getenv("GPUMEMTRACE_SYNC_SAMPLE_MS");
+	char *end;
+	unsigned long ms;
+
+	if (s == NULL || *s == 0)
+		return;
+	errno = 0;
+	ms = strtoul(s, &end, 10);
+	if (errno || *end || ms > 3600000ul) {
+		gmt_pl_log(1, "GPUMEMTRACE_SYNC_SAMPLE_MS=%s: not a number of milliseconds from 0 "
+			   "to 3600000; using 10", s);
+		return;
+	}
+	sync_period_ns = (uint64_t)ms * 1000000ull;
+}
 
 void gmt_sample_sync(int device, CUcontext ctx)
 {
@@ -989,7 +1012,7 @@ void gmt_sample_sync(int device, CUcontext ctx)
 		return;
 	now = gmt_now_ns();
 	last = atomic_load_explicit(&last_sample[device], memory_order_relaxed);
-	if (last != 0 && now - last < SAMPLE_PERIOD_NS)
+	if (last != 0 && now - last < sync_period_ns)
 		return;
 	/* One thread claims the period; the others go on without sampling. */
 	if (!atomic_compare_exchange_strong(&last_sample[device], &last, now))

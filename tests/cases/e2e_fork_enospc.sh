@@ -29,7 +29,11 @@ assert_contains "$child" "STATUS ok clean"
 # without the tracer; the trace still decodes cleanly and accounts for every
 # event: those written plus those it says it dropped make the clean run's
 # count. (Which events fall into the lost frames depends on timing; the
-# exact counts per frame are unit_tracer_drops'.)
+# exact counts per frame are unit_tracer_drops'.) The device is sampled at
+# every synchronisation and phase boundary, not at most every 10 ms: a run
+# slowed by a loaded machine would otherwise take more samples than the
+# other, and the counts would differ by them.
+export GPUMEMTRACE_SYNC_SAMPLE_MS=0 GPUMEMTRACE_BOUNDARY_SAMPLE_US=0
 rm -rf traces
 run_fake "$BUILD/tests/demo_workload" > plain.txt || fail "demo without the preload"
 run_traced "$BUILD/tests/demo_workload" > clean.txt || fail "demo traced"
