@@ -125,8 +125,8 @@ typedef struct gmt_global {
 	/* The end handshake (gmt_tracer.c, gmt_tracer_end): how the process ended,
 	 * set before stop; the writer bumps progress as it goes and sets done
 	 * (a futex word) once END is written and the file closed. */
-	const char *end_how;
-	int end_value;
+	const char *_Atomic end_how;
+	_Atomic int end_value;
 	_Atomic uint32_t writer_progress;
 	_Atomic uint32_t writer_done;
 	_Atomic uint32_t wake;            /* futex word: bumped to wake the writer */
@@ -205,8 +205,9 @@ void gmt_fd_close_trace_file(void);
 void gmt_buffer_setup(size_t bytes, int ms);
 int gmt_writer_start(void);        /* header record queued, preamble written */
 /* Asks for the final round, END and the file's close, and waits while the
- * writer makes progress (at most about 2 s; async-signal-safe). Returns 1
- * when it finished; then, with join, the thread is joined too. */
+ * writer makes progress (at most about 2 s without join: async-signal-safe;
+ * 10 s with join). Returns 1 when it finished; then, with join, the thread
+ * is joined too. */
 int gmt_writer_stop(int join);
 void gmt_writer_wake(void);        /* async-signal-safe                      */
 void gmt_writer_reset_child(void); /* forget writer state in a fork child    */

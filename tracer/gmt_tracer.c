@@ -648,8 +648,8 @@ void gmt_tracer_end(const char *how, int value, int join)
 	int st = GMT_ACTIVE;
 	if (!atomic_compare_exchange_strong(&gmt_g.state, &st, GMT_DOWN))
 		return;
-	gmt_g.end_how = how;
-	gmt_g.end_value = value;
+	atomic_store(&gmt_g.end_how, how);
+	atomic_store(&gmt_g.end_value, value);
 	if (gmt_writer_stop(join) && join) {
 		pthread_mutex_lock(&gmt_g.wait_lock);
 		pthread_cond_broadcast(&gmt_g.wait_cond);

@@ -1112,8 +1112,9 @@ static void writer_end(void)
 		msgpack_pack_uint64(&w.pk, atomic_load(&gmt_g.written));
 		msgpack_pack_uint64(&w.pk, atomic_load(&gmt_g.dropped));
 		msgpack_pack_uint64(&w.pk, atomic_load(&gmt_g.late));
-		pack_str(&w.pk, gmt_g.end_how ? gmt_g.end_how : GMT_END_SHUTDOWN);
-		msgpack_pack_int(&w.pk, gmt_g.end_value);
+		const char *how = atomic_load(&gmt_g.end_how);
+		pack_str(&w.pk, how ? how : GMT_END_SHUTDOWN);
+		msgpack_pack_int(&w.pk, atomic_load(&gmt_g.end_value));
 		uint64_t before = gmt_g.file_off;
 		frame_end();
 		if (gmt_g.file_off != before)
@@ -1212,11 +1213,13 @@ int gmt_writer_start(void)
 	return 0;
 }
 
-/* The waiter gives up after STALL_NS without progress, or TOTAL_NS in all:
- * the final frame of a full 64 MiB buffer takes well under a second to
- * compress, and a writer stuck behind a lock never gets anywhere. */
-#define STALL_NS  200000000ull
-#define TOTAL_NS 2000000000ull
+/* The waiter gives up after STALL_NS without progress, or TOTAL_NS in all
+ * (TOTAL_JOIN_NS for a caller that may block: exit(), shutdown): the final
+ * frames of a full 64 MiB buffer take well under a second to compress, and
+ * a writer stuck behind a lock never gets anywhere. */
+#define STALL_NS       200000000ull
+#define TOTAL_NS      2000000000ull
+#define TOTAL_JOIN_NS 10000000000ull
 
 int gmt_writer_stop(int join)
 {
@@ -1235,7 +1238,7 @@ int gmt_writer_stop(int join)
 			seen = p;
 			moved = now;
 		}
-		if (now - moved > STALL_NS || now - start > TOTAL_NS)
+		if (now - moved > STALL_NS || now - start > (join ? TOTAL_JOIN_NS : TOTAL_NS))
 			return 0;
 	}
 	if (join) {
