@@ -5,9 +5,12 @@
 # rows 9-14 (issue 3: what jobs measured of themselves per phase against
 # `gpumemtrace-analyze phases`), row 15 (what cudaDeviceReset takes), row
 # 16 (CUDA graphs' memory nodes), row 17 (the memory viewer snapshot the
-# memory-viz export writes, read by PyTorch's own torch.cuda._memory_viz)
-# and row 18 (library versions in the trace, judged on row 5's run). docs/gpu-validation.md says how to run it on
-# the device machine and what each row means.
+# memory-viz export writes, read by PyTorch's own torch.cuda._memory_viz),
+# row 18 (library versions in the trace, judged on row 5's run) and rows
+# 19-22 (issue 7: does cuGetProcAddress hand out exported symbols, no
+# look-up left untraced, a renamed real runtime loaded RTLD_LOCAL, PyTorch's
+# cudaMalloc named). docs/gpu-validation.md says how to run it on the device
+# machine and what each row means.
 #
 #   sh scripts/gpu-check.sh [--doubles] [--budget SECONDS]
 #
@@ -344,6 +347,122 @@ check_reset() { check_program 15 reset gpu_reset; }
 # against the sample the tracer takes right after
 check_graph() { check_program 16 graph gpu_graph; }
 
+# 19: does the driver's cuGetProcAddress hand out its exported symbols'
+# addresses? (tests/gpu/procaddr_check.c, without the tracer: every driver
+# hook's look-up against dlsym of its exact name.) Identification by
+# address relies on it; what differs is traced through its prototype
+# (docs/interception.md), so "differ" is INFO, not a failure.
+check_procaddr() {
+	D=$WORK/procaddr
+	mkdir -p "$D"
+	prog=$BUILD/tests/procaddr_check
+	if [ "$DOUBLES" = 1 ]; then ld=$BUILD/fakecuda; else ld=$GPU_LD; fi
+	if [ ! -x "$prog" ]; then
+		row 19 procaddr "0 differ" "-" FAIL "$prog missing: make (tests/extra.mk) and carry build/"
+		publish
+		return
+	fi
+	say "cuGetProcAddress against the exported symbols"
+	LD_LIBRARY_PATH=$ld step 30 "$prog" > "$D/out.txt" 2> "$D/err.txt"
+	echo $? > "$D/rc"
+	line=$(grep '^procaddr: ' "$D/out.txt" | tail -n 1)
+	diff=$(echo "$line" | sed -n 's/.* \([0-9]*\) differ.*/\1/p')
+	if [ -z "$diff" ]; then
+		row 19 procaddr "0 differ" "${line:-no output}" FAIL "procaddr_check exit $(cat "$D/rc") (procaddr/err.txt)"
+	elif [ "$diff" = 0 ]; then
+		row 19 procaddr "0 differ" "${line#procaddr: }" PASS ""
+	else
+		row 19 procaddr "0 differ" "${line#procaddr: }" INFO \
+			"the driver hands out internal entry points for: $(grep '^differs ' "$D/out.txt" | cut -d' ' -f2 | head -n 8 | tr '\n' ' ')(traced through their prototype; row 20 says whether any went untraced)"
+	fi
+	publish
+}
+
+# 20 (at the end): every trace of this run, PROC_UNIDENTIFIED look-ups with
+# aux 0 (a hooked entry point handed out untraced): expected none.
+check_untraced() {
+	n=0 t=0 traced=0
+	for f in $(find "$WORK" -name '*.gmt' 2>/dev/null); do
+		t=$((t + 1))
+		# (each dump bounded: this runs after the budget, like the evaluations)
+		timeout -k 5 20 "$BUILD/tests/tools/gmt-dump" "$f" > "$WORK/untraced.dump" 2>/dev/null
+		n=$((n + $(awk '$2 == "proc_unidentified" && $NF == "aux=0"' "$WORK/untraced.dump" | wc -l)))
+		traced=$((traced + $(awk '$2 == "proc_unidentified" && $NF != "aux=0"' "$WORK/untraced.dump" | wc -l)))
+	done
+	rm -f "$WORK/untraced.dump"
+	if [ "$t" = 0 ]; then
+		row 20 untraced "0 untraced look-ups" "no trace" SKIP "no trace was written"
+	elif [ "$n" = 0 ]; then
+		row 20 untraced "0 untraced look-ups" "0 in $t traces ($traced traced through their prototype)" PASS ""
+	else
+		row 20 untraced "0 untraced look-ups" "$n in $t traces" FAIL \
+			"look-ups at a version newer than the preload's headers: rebuild with this CUDA's headers"
+	fi
+	publish
+}
+
+# 21: an extension loaded RTLD_LOCAL with its own renamed copy of the REAL
+# runtime (libcudart-<hash>.so.13, as auditwheel makes it; built by
+# tests/extra.mk), on the real driver: the same output with and without the
+# tracer, and its cudaMalloc calls (3 MiB, 6 MiB through dlsym) named.
+check_rtlocal() {
+	D=$WORK/rtlocal
+	mkdir -p "$D/traces"
+	if [ "$DOUBLES" = 1 ]; then
+		ext=$BUILD/tests/rtlocal/libext_a.so ld=$BUILD/fakecuda
+	else
+		ext=$BUILD/tests/rtlocal/real/libext_real.so ld=$GPU_LD
+	fi
+	prog=$BUILD/tests/route_rtlocal
+	if [ ! -x "$prog" ] || [ ! -e "$ext" ]; then
+		row 21 rtlocal "same output, calls named" "-" FAIL "$prog or $ext missing: make and carry build/"
+		publish
+		return
+	fi
+	run_pair rtlocal "$D" "$ld" 60 "$prog" a="$ext"
+	named=0
+	for f in "$D"/traces/*.gmt; do
+		[ -f "$f" ] || continue
+		named=$("$BUILD/tests/tools/gmt-dump" "$f" | awk '$2 == "alloc" && / api=cudaMalloc / &&
+			(/ size=3145728 / || / size=6291456 /)' | wc -l)
+	done
+	if ! cmp -s "$D/plain.out" "$D/traced.out" || [ "$(cat "$D/plain.rc")" != "$(cat "$D/traced.rc")" ]; then
+		row 21 rtlocal "same output, calls named" "output or exit status differs" FAIL "rtlocal/plain.out vs traced.out"
+	elif [ "$named" != 2 ]; then
+		row 21 rtlocal "same output, calls named" "same output; $named of 2 cudaMalloc named" FAIL \
+			"$(head -n 3 "$D/plain.out" | tr '\n' ' ')"
+	else
+		row 21 rtlocal "same output, calls named" "same output (exit $(cat "$D/plain.rc")); 2 of 2 cudaMalloc named" PASS ""
+	fi
+	publish
+}
+
+# 22 (after alloc-native): PyTorch's caching allocator calls cudaMalloc from
+# libc10_cuda through its PLT; bound to our wrapper (preload/gmt_bind.c), the
+# driver allocations under it carry api=cudaMalloc.
+check_torch_named() {
+	D=$WORK/alloc-native
+	if [ -f "$D/skip" ] || [ ! -d "$D/traces" ]; then
+		row 22 torch-named "api=cudaMalloc allocations" "-" SKIP "no PyTorch run (alloc-native)"
+		publish
+		return
+	fi
+	n=0 all=0
+	for f in "$D"/traces/*.gmt; do
+		[ -f "$f" ] || continue
+		"$BUILD/tests/tools/gmt-dump" "$f" > "$D/named.dump" 2>/dev/null
+		n=$((n + $(awk '$2 == "alloc" && / api=cudaMalloc /' "$D/named.dump" | wc -l)))
+		all=$((all + $(awk '$2 == "alloc"' "$D/named.dump" | wc -l)))
+	done
+	if [ "$n" -gt 0 ]; then
+		row 22 torch-named "api=cudaMalloc allocations" "$n of $all allocations" PASS ""
+	else
+		row 22 torch-named "api=cudaMalloc allocations" "0 of $all allocations" FAIL \
+			"libc10_cuda's cudaMalloc calls were not bound (GPUMEMTRACE_LOG=3 shows the bindings)"
+	fi
+	publish
+}
+
 check_alloc() {	# NAME CONF
 	D=$WORK/$1
 	torch_skip "$D" || {
@@ -480,7 +599,10 @@ main() {
 	check_demo
 	check_reset
 	check_graph
+	check_procaddr
+	check_rtlocal
 	check_alloc alloc-native ""
+	check_torch_named
 	evaluate context
 	check_alloc alloc-expandable "expandable_segments:True"
 	check_alloc alloc-async "backend:cudaMallocAsync"
@@ -492,6 +614,7 @@ main() {
 	check_phases phases-async "backend:cudaMallocAsync"
 	check_memviz
 	check_train
+	check_untraced
 }
 
 main 2>&1 | tee "$WORK/console.log"

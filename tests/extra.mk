@@ -199,7 +199,7 @@ $(BUILD)/tests/diff_v2/libdiffws.so: tests/routes/lib/diffws_lib.c $(FAKE)
 #   real/route_real_rt               linked directly against the REAL runtime (RPATH)
 RTL := $(BUILD)/tests/rtlocal
 RTL_EXT_CFLAGS = $(RT_CFLAGS) -fPIC -shared -Wl,-rpath,'$$ORIGIN'
-RTLOCAL_EXTRA := $(BUILD)/tests/route_rtlocal $(RTL)/libext_a.so $(RTL)/libext_b.so $(RTL)/libext_nccl.so \
+RTLOCAL_EXTRA := $(BUILD)/tests/procaddr_check $(BUILD)/tests/route_rtlocal $(RTL)/libext_a.so $(RTL)/libext_b.so $(RTL)/libext_nccl.so \
                  $(RTL)/real/libext_real.so $(RTL)/vendor/libext_nccl_real.so \
                  $(BUILD)/tests/route_majors $(BUILD)/tests/real/route_real_rt
 EXTRA_TARGETS += $(RTLOCAL_EXTRA)
@@ -262,3 +262,10 @@ $(BUILD)/tests/real/route_real_rt: tests/routes/lib/real_rt.c $(BUILD)/tests/rea
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(RT_CFLAGS) -o $@ $< -L$(BUILD)/tests/real/lib -l:libcudart.so.13 \
 	    -Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/lib'
+
+# GPU check row 18 (scripts/gpu-check.sh): the driver's cuGetProcAddress
+# against its exported symbols, for every driver hook (links no CUDA).
+$(BUILD)/tests/procaddr_check: tests/gpu/procaddr_check.c preload/hooks.def
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) $(CUDA_INC) -Ipreload -o $@ $< -ldl
