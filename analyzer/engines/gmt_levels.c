@@ -1271,6 +1271,7 @@ void gmt_levels_values_all(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t v[
 	for (int w = 0; w < GMT_VIEWS; w++) {
 		gmt_lv_vals_t *x = &v[w];
 		x->held = (x->has_reserved ? x->reserved : x->has_allocated ? x->allocated : 0) + x->outside;
+		x->gap = (int64_t)(x->reserved - x->allocated);
 		if (x->has_used)
 			x->untraced = d->untraced[w];
 	}

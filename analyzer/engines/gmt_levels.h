@@ -49,6 +49,7 @@ typedef struct gmt_lv_vals {
 	uint64_t used;           /* device used (MEMINFO), when has_used   */
 	uint64_t used_ts;        /* ... the time of that (latest) sample    */
 	uint64_t held;           /* reserved (else allocated, else 0) + outside */
+	int64_t gap;             /* reserved - allocated (signed)          */
 	int64_t untraced;        /* used - held AT THAT SAMPLE: an estimate,
 				    when has_used                           */
 	uint8_t has_allocated, has_reserved, has_used;

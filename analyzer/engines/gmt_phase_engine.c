@@ -299,7 +299,7 @@ static gmt_pdev_t *occ_dev(gmt_occ_t *o, int ordinal)
 
 static inline int64_t gap_of(const gmt_lv_vals_t *v)
 {
-	return (int64_t)(v->reserved - v->allocated);
+	return v->gap;
 }
 
 static void moment(gmt_moment_t *m, uint64_t ts, uint64_t occ, const gmt_lv_vals_t *v)
@@ -470,6 +470,7 @@ static int ck_event(gmt_phases_t *ph, const gmt_devent_t *e)
 		ck.rebuilt = kind == GMT_CK_ALLOCATED ? v.allocated : v.reserved;
 		ck.src = kind == GMT_CK_ALLOCATED ? v.asrc : v.rsrc;
 		ck.state = ck.rebuilt == ck.fw_current ? GMT_CK_AGREE : GMT_CK_DISAGREE;
+		ck.difference = (int64_t)(ck.fw_current - ck.rebuilt);
 	}
 	c->count[kind]++;
 	c->by_state[kind][ck.state]++;
@@ -923,6 +924,51 @@ int gmt_phases_event_from(gmt_phases_t *ph, const gmt_devent_t *e, int side)
 	return hook_instant(ph, e->ts, devs, n, 0);
 }
 
+/* The figures' numbers derived from others, once, for the renderers:
+ * bounds (sums and differences of maxima at different instants), durations,
+ * what is not listed, each disagreement's nearest boundary. */
+static void derive_fig(gmt_pfig_t *x)
+{
+	x->has_bound_sum = x->max_res.valid && x->max_outside.valid;
+	x->bound_sum = x->has_bound_sum ? x->max_res.v.reserved + x->max_outside.v.outside : 0;
+	x->has_bound_diff = x->max_res.valid && x->max_alloc.valid;
+	x->bound_diff = x->has_bound_diff ? (int64_t)(x->max_res.v.reserved - x->max_alloc.v.allocated) : 0;
+}
+
+static void derive_occ(gmt_occ_t *o)
+{
+	o->duration_ns = o->end_ts - o->begin_ts;
+	for (size_t d = 0; d < o->n_dev; d++)
+		for (int w = 0; w < GMT_VIEWS; w++)
+			derive_fig(&o->dev[d].fig[w]);
+}
+
+static void derive(gmt_phases_t *ph)
+{
+	for (size_t i = 0; i < ph->n_names; i++) {
+		gmt_phase_name_t *n = &ph->names[i];
+		n->not_listed = n->occurrences - n->n_listed;
+		for (size_t k = 0; k < n->n_listed; k++)
+			if (n->listed[k])
+				derive_occ(n->listed[k]);
+		if (n->n_warm)
+			derive_occ(&n->warm);
+	}
+	for (size_t i = 0; i < ph->n_ck; i++) {
+		gmt_ck_dev_t *c = ph->ck[i];
+		if (!c)
+			continue;
+		c->disagreements = c->by_state[GMT_CK_ALLOCATED][GMT_CK_DISAGREE] +
+				   c->by_state[GMT_CK_RESERVED][GMT_CK_DISAGREE];
+		c->not_listed = c->disagreements - c->n_diffs;
+		for (size_t k = 0; k < c->n_diffs; k++) {
+			gmt_ck_diff_t *d = &c->diffs[k];
+			d->nearest = gmt_ck_nearest(d);
+			d->from_nearest_ns = d->nearest ? (int64_t)(d->ck.ts - d->nearest->ts) : 0;
+		}
+	}
+}
+
 int gmt_phases_finish(gmt_phases_t *ph, const gmt_decode_result_t *res)
 {
 	int rc = 0;
@@ -951,6 +997,7 @@ int gmt_phases_finish(gmt_phases_t *ph, const gmt_decode_result_t *res)
 	ph->n_ids = 0;
 	gmt_levels_finish(ph->lv);
 	gmt_replay_finish(gmt_levels_replay(ph->lv), res);
+	derive(ph);
 	return rc;
 }
 

@@ -58,6 +58,8 @@ typedef struct gmt_ck {
 	uint64_t rebuilt;        /* ours, when state is AGREE or DISAGREE */
 	unsigned src;            /* gmt_alloc_src / gmt_res_src of rebuilt */
 	unsigned state;          /* enum gmt_ck_state */
+	int64_t difference;      /* fw_current - rebuilt, when AGREE or
+				    DISAGREE                             */
 } gmt_ck_t;
 
 /* The begin or end of a phase occurrence. */
@@ -73,6 +75,9 @@ typedef struct gmt_ck_diff {
 	unsigned kind;           /* GMT_CK_ALLOCATED or GMT_CK_RESERVED */
 	gmt_boundary_t prev;     /* the latest boundary at or before it */
 	gmt_boundary_t next;     /* the first after it                  */
+	/* after finish */
+	const gmt_boundary_t *nearest;   /* gmt_ck_nearest; NULL: none   */
+	int64_t from_nearest_ns;         /* ck.ts - nearest->ts          */
 } gmt_ck_diff_t;
 
 /* The checkpoints of one device. */
@@ -84,6 +89,9 @@ typedef struct gmt_ck_dev {
 	size_t n_diffs, n_resolved;           /* n_resolved: next known */
 	gmt_ck_t latest[GMT_CK_KINDS];
 	gmt_ck_t cand[GMT_CK_KINDS];          /* pairs with the next boundary */
+	/* after finish */
+	uint64_t disagreements;  /* both quantities                       */
+	uint64_t not_listed;     /* disagreements beyond diffs            */
 } gmt_ck_dev_t;
 
 /* The nearest of a disagreement's boundaries (a tie goes to the one after:
@@ -108,6 +116,12 @@ typedef struct gmt_pfig {
 	gmt_moment_t max_gap;        /* maximum reserved - allocated */
 	gmt_moment_t max_outside;    /* maximum outside (for the bound) */
 	gmt_moment_t max_untraced;   /* maximum untraced estimate */
+	/* after finish: bounds, sums and differences of maxima reached at
+	 * different instants (no real moment) */
+	int has_bound_sum;           /* max_res and max_outside valid */
+	uint64_t bound_sum;          /* max reserved + max outside */
+	int has_bound_diff;          /* max_res and max_alloc valid */
+	int64_t bound_diff;          /* max reserved - max allocated */
 } gmt_pfig_t;
 
 typedef struct gmt_pdev {
@@ -124,6 +138,7 @@ typedef struct gmt_occ {
 	uint32_t thread;
 	uint64_t k;                  /* 1 = cold */
 	uint64_t begin_ts, end_ts;   /* end_ts: the last event if unterminated */
+	uint64_t duration_ns;        /* end_ts - begin_ts (after finish) */
 	int ended;
 	int failed;
 	uint64_t fail_ts, fail_size;
@@ -136,6 +151,7 @@ typedef struct gmt_occ {
 typedef struct gmt_phase_name {
 	uint32_t name_id;
 	uint64_t occurrences, failed, unterminated;
+	uint64_t not_listed;         /* occurrences - n_listed (after finish) */
 	gmt_occ_t **listed;          /* by occurrence number */
 	size_t n_listed, cap_listed;
 	uint64_t n_warm;

@@ -1205,6 +1205,16 @@ const gmt_summary_t *gmt_replay_finish(gmt_replay_t *r, const gmt_decode_result_
 	gmt_summary_t *s = &r->s;
 	s->vmm_live_handles = r->handles.n;
 	s->vmm_live_mappings = r->maps.n;
+	/* numbers derived once for the renderers */
+	s->duration_ns = s->have_ts ? s->last_ts - s->first_ts : 0;
+	for (size_t i = 0; i < s->n_dev; i++) {
+		gmt_dev_summary_t *d = s->dev[i];
+		if (!d)
+			continue;
+		d->kind_max_sum = 0;
+		for (int k = 0; k < GMT_DKINDS; k++)
+			d->kind_max_sum += d->kind_max[k];
+	}
 	if (!res) {
 		s->status = GMT_DECODE_OK;
 		s->ended_cleanly = s->has_end;

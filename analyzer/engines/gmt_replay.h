@@ -67,6 +67,8 @@ typedef struct gmt_dev_summary {
 	uint64_t peak_ts;            /* valid when peak.total > 0 */
 	uint64_t kind_max[GMT_DKINDS];    /* independent maxima per kind */
 	uint64_t kind_max_ts[GMT_DKINDS];
+	uint64_t kind_max_sum;            /* their sum: a bound, not a moment
+					     (after gmt_replay_finish)     */
 	uint64_t n_alloc[GMT_DKINDS], n_free[GMT_DKINDS], n_fail[GMT_DKINDS];
 
 	uint64_t meminfo_samples;
@@ -159,6 +161,7 @@ typedef struct gmt_summary {
 	uint64_t by_type[GMT_EV_TYPE_MAX + 2];  /* last slot: unknown types */
 	int have_ts;
 	uint64_t first_ts, last_ts;
+	uint64_t duration_ns;        /* last_ts - first_ts (after finish)   */
 
 	/* devices, index = ordinal + 1 (slot 0: no device) */
 	gmt_dev_summary_t **dev; size_t n_dev;

@@ -159,7 +159,7 @@ static void t_mval(FILE *f, const char *label, const gmt_moment_t *m, char which
 		case 'r': p[w] = c_res(b, 64, v); break;
 		case 'o': p[w] = gmt_fmt_bytes(b, 64, v->outside); break;
 		case 'h': p[w] = gmt_fmt_bytes(b, 64, v->held); break;
-		case 'g': p[w] = fmt_s(b, 64, (int64_t)(v->reserved - v->allocated)); break;
+		case 'g': p[w] = fmt_s(b, 64, v->gap); break;
 		case 'u': p[w] = c_untr(b, 64, v); break;
 		case 'd': p[w] = c_used(b, 64, v); break;
 		default: {
@@ -174,17 +174,13 @@ static void t_mval(FILE *f, const char *label, const gmt_moment_t *m, char which
 static const char *c_bound_sum(char *b, size_t n, const gmt_pfig_t *x, const gmt_summary_t *s)
 {
 	(void)s;
-	if (!x->max_res.valid || !x->max_outside.valid)
-		return "n/a";
-	return gmt_fmt_bytes(b, n, x->max_res.v.reserved + x->max_outside.v.outside);
+	return x->has_bound_sum ? gmt_fmt_bytes(b, n, x->bound_sum) : "n/a";
 }
 
 static const char *c_bound_diff(char *b, size_t n, const gmt_pfig_t *x, const gmt_summary_t *s)
 {
 	(void)s;
-	if (!x->max_res.valid || !x->max_alloc.valid)
-		return "n/a";
-	return fmt_s(b, n, (int64_t)(x->max_res.v.reserved - x->max_alloc.v.allocated));
+	return x->has_bound_diff ? fmt_s(b, n, x->bound_diff) : "n/a";
 }
 
 static const char *ck_src(unsigned kind, unsigned src)
@@ -213,7 +209,7 @@ static void t_ck(FILE *f, const gmt_phases_t *ph, unsigned kind, const gmt_ck_t 
 		fprintf(f, "rebuilt %s from %s: %s", gmt_fmt_bytes(r, sizeof(r), c->rebuilt),
 			ck_src(kind, c->src), c->state == GMT_CK_AGREE ? "agree" : "DISAGREE");
 		if (c->state == GMT_CK_DISAGREE)
-			fprintf(f, " by %s", fmt_s(a, sizeof(a), (int64_t)(c->fw_current - c->rebuilt)));
+			fprintf(f, " by %s", fmt_s(a, sizeof(a), c->difference));
 		fputc('\n', f);
 	}
 }
@@ -307,7 +303,7 @@ static void t_occ(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, const
 	fprintf(f, ", thread %u\n", o->thread);
 	fprintf(f, "    begin %+.9f s (ts %" PRIu64 " ns), end %+.9f s (ts %" PRIu64 " ns), %.9f s\n",
 		since_s(s, o->begin_ts), o->begin_ts, since_s(s, o->end_ts), o->end_ts,
-		(double)(o->end_ts - o->begin_ts) / 1e9);
+		(double)o->duration_ns / 1e9);
 	if (!o->ended)
 		fprintf(f, "    UNTERMINATED: still open at the end of the trace; end values are the last seen\n");
 	if (o->failed) {
@@ -327,14 +323,15 @@ static int analysed(const gmt_summary_t *s)
 	return s->status == GMT_DECODE_OK || s->status == GMT_DECODE_DAMAGED;
 }
 
-static void t_boundary(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, uint64_t ts,
-		       const gmt_boundary_t *b)
+static void t_boundary(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, const gmt_ck_diff_t *d)
 {
+	const gmt_boundary_t *b = d->nearest;
 	const char *name = gmt_phases_string(ph, b->name_id);
+	int64_t dt = d->from_nearest_ns;
 	fprintf(f, "%s of \"", b->is_end ? "end" : "begin");
 	gmt_text_str(f, name ? name : "(unnamed)");
 	fprintf(f, "\" occurrence %" PRIu64 " at %+.9f s (checkpoint %.9f s %s it)", b->k, since_s(s, b->ts),
-		(double)(ts >= b->ts ? ts - b->ts : b->ts - ts) / 1e9, ts >= b->ts ? "after" : "before");
+		(double)(dt >= 0 ? (uint64_t)dt : (uint64_t)0 - (uint64_t)dt) / 1e9, dt >= 0 ? "after" : "before");
 }
 
 /* A device's checkpoints, when it has any. */
@@ -344,10 +341,8 @@ static void t_checkpoints(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *
 	if (!c || !(c->count[0] + c->count[1]))
 		return;
 	fprintf(f, "\nFramework checkpoints, device %d: %s\n", ordinal, ck_note);
-	uint64_t ndiff = 0;
 	for (unsigned k = 0; k < GMT_CK_KINDS; k++) {
 		const uint64_t *n = c->by_state[k];
-		ndiff += n[GMT_CK_DISAGREE];
 		fprintf(f, "  %s: %" PRIu64 " checkpoints, %" PRIu64 " agree to the byte, %" PRIu64
 			" DISAGREE, %" PRIu64 " with the rebuilt value unknown (no framework events yet), %"
 			PRIu64 " not comparable (other frameworks)\n", ck_kind_key[k], c->count[k],
@@ -360,18 +355,17 @@ static void t_checkpoints(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *
 		}
 	for (size_t i = 0; i < c->n_diffs; i++) {
 		const gmt_ck_diff_t *d = &c->diffs[i];
-		const gmt_boundary_t *b = gmt_ck_nearest(d);
 		fprintf(f, "  DISAGREE at %+.9f s (ts %" PRIu64 " ns) ", since_s(s, d->ck.ts), d->ck.ts);
 		t_ck(f, ph, d->kind, &d->ck);
 		fprintf(f, "    nearest phase boundary: ");
-		if (b)
-			t_boundary(f, ph, s, d->ck.ts, b);
+		if (d->nearest)
+			t_boundary(f, ph, s, d);
 		else
 			fprintf(f, "none (no phase)");
 		fputc('\n', f);
 	}
-	if (ndiff > c->n_diffs)
-		fprintf(f, "  (%" PRIu64 " more disagreements not listed; --max-disagreements N)\n", ndiff - c->n_diffs);
+	if (c->not_listed)
+		fprintf(f, "  (%" PRIu64 " more disagreements not listed; --max-disagreements N)\n", c->not_listed);
 }
 
 void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
@@ -448,9 +442,9 @@ void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
 		fputc('\n', f);
 		for (size_t k = 0; k < n->n_listed; k++)
 			t_occ(f, ph, s, n->listed[k]);
-		if (n->occurrences > n->n_listed)
+		if (n->not_listed)
 			fprintf(f, "  (%" PRIu64 " more occurrences not listed; all warm ones are in the aggregate)\n",
-				n->occurrences - n->n_listed);
+				n->not_listed);
 		if (n->n_warm) {
 			fprintf(f, "  warm aggregate over %" PRIu64 " occurrences (%s)\n", n->n_warm, aggregate_note);
 			for (size_t d = 0; d < n->warm.n_dev; d++)
@@ -514,7 +508,7 @@ static void j_moment(gmt_json_t *j, const char *k, const gmt_summary_t *s, const
 	case 'r': gmt_json_kv_u64(j, "bytes", m->v.reserved); break;
 	case 'h': gmt_json_kv_u64(j, "bytes", m->v.held); break;
 	case 'o': gmt_json_kv_u64(j, "bytes", m->v.outside); break;
-	case 'g': gmt_json_kv_i64(j, "bytes", (int64_t)(m->v.reserved - m->v.allocated)); break;
+	case 'g': gmt_json_kv_i64(j, "bytes", m->v.gap); break;
 	default: gmt_json_kv_i64(j, "bytes", m->v.untraced); break;
 	}
 	gmt_json_kv_u64(j, "ts_ns", m->ts);
@@ -547,7 +541,7 @@ static void j_ck(gmt_json_t *j, const char *k, const gmt_phases_t *ph, const gmt
 	if (c->state == GMT_CK_AGREE || c->state == GMT_CK_DISAGREE) {
 		gmt_json_kv_u64(j, "rebuilt_bytes", c->rebuilt);
 		gmt_json_kv_str(j, "rebuilt_source", ck_src(kind, c->src));
-		gmt_json_kv_i64(j, "difference_bytes", (int64_t)(c->fw_current - c->rebuilt));
+		gmt_json_kv_i64(j, "difference_bytes", c->difference);
 	} else {
 		gmt_json_kv_null(j, "rebuilt_bytes");
 		gmt_json_kv_null(j, "rebuilt_source");
@@ -580,7 +574,6 @@ static void j_checkpoints(gmt_json_t *j, const gmt_phases_t *ph, const gmt_summa
 	gmt_json_key(j, "checkpoints");
 	gmt_json_obj_begin(j);
 	gmt_json_kv_str(j, "note", ck_note);
-	uint64_t ndiff = 0;
 	for (unsigned k = 0; k < GMT_CK_KINDS; k++) {
 		gmt_json_kv_obj_begin(j, ck_kind_key[k]);
 		gmt_json_kv_u64(j, "count", c->count[k]);
@@ -588,12 +581,11 @@ static void j_checkpoints(gmt_json_t *j, const gmt_phases_t *ph, const gmt_summa
 			gmt_json_kv_u64(j, ck_state_key[st], c->by_state[k][st]);
 		j_ck(j, "latest", ph, s, k, &c->latest[k]);
 		gmt_json_obj_end(j);
-		ndiff += c->by_state[k][GMT_CK_DISAGREE];
 	}
 	gmt_json_kv_arr_begin(j, "disagreements");
 	for (size_t i = 0; i < c->n_diffs; i++) {
 		const gmt_ck_diff_t *d = &c->diffs[i];
-		const gmt_boundary_t *b = gmt_ck_nearest(d);
+		const gmt_boundary_t *b = d->nearest;
 		gmt_json_obj_begin(j);
 		gmt_json_kv_str(j, "quantity", ck_kind_key[d->kind]);
 		j_ck(j, "checkpoint", ph, s, d->kind, &d->ck);
@@ -604,7 +596,7 @@ static void j_checkpoints(gmt_json_t *j, const gmt_phases_t *ph, const gmt_summa
 			gmt_json_kv_u64(j, "occurrence", b->k);
 			gmt_json_kv_str(j, "edge", b->is_end ? "end" : "begin");
 			gmt_json_kv_u64(j, "ts_ns", b->ts);
-			gmt_json_kv_i64(j, "checkpoint_minus_boundary_ns", (int64_t)(d->ck.ts - b->ts));
+			gmt_json_kv_i64(j, "checkpoint_minus_boundary_ns", d->from_nearest_ns);
 			gmt_json_obj_end(j);
 		} else {
 			gmt_json_null(j);
@@ -612,7 +604,7 @@ static void j_checkpoints(gmt_json_t *j, const gmt_phases_t *ph, const gmt_summa
 		gmt_json_obj_end(j);
 	}
 	gmt_json_arr_end(j);
-	gmt_json_kv_u64(j, "disagreements_not_listed", ndiff - c->n_diffs);
+	gmt_json_kv_u64(j, "disagreements_not_listed", c->not_listed);
 	gmt_json_obj_end(j);
 }
 
@@ -640,14 +632,12 @@ static void j_fig(gmt_json_t *j, const gmt_summary_t *s, const gmt_pfig_t *x, in
 	gmt_json_key(j, "bounds");
 	{
 		gmt_json_obj_begin(j);
-		if (x->max_res.valid && x->max_outside.valid)
-			gmt_json_kv_u64(j, "max_reserved_plus_max_outside_bytes",
-			   x->max_res.v.reserved + x->max_outside.v.outside);
+		if (x->has_bound_sum)
+			gmt_json_kv_u64(j, "max_reserved_plus_max_outside_bytes", x->bound_sum);
 		else
 			gmt_json_kv_null(j, "max_reserved_plus_max_outside_bytes");
-		if (x->max_res.valid && x->max_alloc.valid)
-			gmt_json_kv_i64(j, "max_reserved_minus_max_allocated_bytes",
-			   (int64_t)(x->max_res.v.reserved - x->max_alloc.v.allocated));
+		if (x->has_bound_diff)
+			gmt_json_kv_i64(j, "max_reserved_minus_max_allocated_bytes", x->bound_diff);
 		else
 			gmt_json_kv_null(j, "max_reserved_minus_max_allocated_bytes");
 		gmt_json_kv_str(j, "note", bound_note);
@@ -688,7 +678,7 @@ static void j_occ(gmt_json_t *j, const gmt_phases_t *ph, const gmt_summary_t *s,
 	gmt_json_kv_fixed(j, "begin_s", since_s(s, o->begin_ts), 9);
 	gmt_json_kv_u64(j, "end_ts_ns", o->end_ts);
 	gmt_json_kv_fixed(j, "end_s", since_s(s, o->end_ts), 9);
-	gmt_json_kv_u64(j, "duration_ns", o->end_ts - o->begin_ts);
+	gmt_json_kv_u64(j, "duration_ns", o->duration_ns);
 	gmt_json_key(j, "terminated");
 	gmt_json_bool(j, o->ended);
 	gmt_json_key(j, "failure");
@@ -826,7 +816,7 @@ void gmt_phases_report_json(gmt_json_t *j, gmt_phases_t *ph)
 		for (size_t k = 0; k < n->n_listed; k++)
 			j_occ(j, ph, s, n->listed[k]);
 		gmt_json_arr_end(j);
-		gmt_json_kv_u64(j, "not_listed", n->occurrences - n->n_listed);
+		gmt_json_kv_u64(j, "not_listed", n->not_listed);
 		gmt_json_key(j, "warm");
 		if (n->n_warm) {
 			gmt_json_obj_begin(j);

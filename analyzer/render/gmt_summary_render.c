@@ -108,10 +108,8 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 		t_comp(f, "      ", &d->peak);
 	}
 
-	uint64_t sum = 0;
 	fprintf(f, "  Independent maxima per kind (each at its own time; they describe no single moment):\n");
 	for (int k = 0; k < GMT_DKINDS; k++) {
-		sum += d->kind_max[k];
 		if (k == 0 && !d->kind_max[0])
 			continue;
 		fprintf(f, "    %-15s %s", gmt_dkind_key(k), gmt_fmt_bytes(b, sizeof(b), d->kind_max[k]));
@@ -119,7 +117,7 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 			fprintf(f, " at %+.9f s", since_s(s, d->kind_max_ts[k]));
 		fputc('\n', f);
 	}
-	fprintf(f, "    sum of the maxima: %s (a bound, not a moment)\n", gmt_fmt_bytes(b, sizeof(b), sum));
+	fprintf(f, "    sum of the maxima: %s (a bound, not a moment)\n", gmt_fmt_bytes(b, sizeof(b), d->kind_max_sum));
 
 	fprintf(f, "  Live at the end of the trace: %s\n", gmt_fmt_bytes(b, sizeof(b), d->live.total));
 	t_comp(f, "    ", &d->live);
@@ -227,7 +225,7 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 	} else {
 		fprintf(f, "\nProcess: no header record was read\n");
 	}
-	uint64_t dur = s->have_ts ? s->last_ts - s->first_ts : 0;
+	uint64_t dur = s->duration_ns;
 	fprintf(f, "  duration %" PRIu64 " ns (%.9f s), first to last event; %" PRIu64 " events",
 		dur, (double)dur / 1e9, s->events);
 	if (s->late_events)
@@ -436,16 +434,14 @@ static void j_device(gmt_json_t *j, const gmt_summary_t *s, const gmt_dev_summar
 	gmt_json_kv_str(j, "note", "each kind's own maximum over the whole run, each at its own time; "
 			"together they describe no single moment");
 	gmt_json_kv_obj_begin(j, "by_kind");
-	uint64_t sum = 0;
 	for (int k = 0; k < GMT_DKINDS; k++) {
-		sum += d->kind_max[k];
 		gmt_json_kv_obj_begin(j, gmt_dkind_key(k));
 		gmt_json_kv_u64(j, "bytes", d->kind_max[k]);
 		j_opt_u64(j, "ts_ns", d->kind_max[k] != 0, d->kind_max_ts[k]);
 		gmt_json_obj_end(j);
 	}
 	gmt_json_obj_end(j);
-	gmt_json_kv_u64(j, "sum_bytes", sum);
+	gmt_json_kv_u64(j, "sum_bytes", d->kind_max_sum);
 	gmt_json_kv_str(j, "sum_note", "an upper bound on the peak, not a moment");
 	gmt_json_obj_end(j);
 
@@ -559,7 +555,7 @@ void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s)
 
 	gmt_json_kv_obj_begin(j, "time");
 	{
-		uint64_t dur = s->have_ts ? s->last_ts - s->first_ts : 0;
+		uint64_t dur = s->duration_ns;
 		j_opt_u64(j, "first_event_ts_ns", s->have_ts, s->first_ts);
 		j_opt_u64(j, "last_event_ts_ns", s->have_ts, s->last_ts);
 		gmt_json_kv_u64(j, "duration_ns", dur);

@@ -358,11 +358,18 @@ static void test_figures(void)
 	 * event (14); the 5000-byte one was gone by then */
 	CHECK_EQ_U64(14, f->max_outside.ts);
 	CHECK_EQ_U64(1500, f->max_gap.v.reserved - f->max_gap.v.allocated);
+	CHECK_EQ_U64(1500, f->max_gap.v.gap);
 	CHECK_EQ_U64(1000, f->start.reserved);
 	CHECK_EQ_U64(1500, f->end.reserved);
 	CHECK(!s->listed[0]->failed);
-	/* the bounds: 1500 + 300 = 1800 > 1500; 1500 - 600 = 900 < 1500 */
-	CHECK_EQ_U64(1800, f->max_res.v.reserved + f->max_outside.v.outside);
+	/* the bounds, derived once in the model: 1500 + 300 = 1800 > 1500;
+	 * 1500 - 600 = 900 < 1500 */
+	CHECK_EQ_U64(1, f->has_bound_sum);
+	CHECK_EQ_U64(1800, f->bound_sum);
+	CHECK_EQ_U64(1, f->has_bound_diff);
+	CHECK_EQ_U64(900, (uint64_t)f->bound_diff);
+	CHECK_EQ_U64(s->listed[0]->end_ts - s->listed[0]->begin_ts, s->listed[0]->duration_ns);
+	CHECK_EQ_U64(0, s->not_listed);
 
 	const gmt_occ_t *o2 = s->listed[1];
 	CHECK_EQ_U64(1, o2->failed);
@@ -590,6 +597,8 @@ static void test_checkpoints(void)
 	CHECK_EQ_U64(5000, c->latest[GMT_CK_RESERVED].fw_peak);
 
 	CHECK_EQ_U64(2, c->n_diffs);
+	CHECK_EQ_U64(2, c->disagreements);
+	CHECK_EQ_U64(0, c->not_listed);
 	if (c->n_diffs == 2) {
 		const gmt_ck_diff_t *d = &c->diffs[0];
 		CHECK_EQ_U64(GMT_CK_ALLOCATED, d->kind);
@@ -599,8 +608,11 @@ static void test_checkpoints(void)
 		CHECK_EQ_U64(300, d->ck.rebuilt);   /* the requested view */
 		CHECK_EQ_U64(GMT_ASRC_FRAMEWORK, d->ck.src);
 		CHECK_EQ_U64(512, d->ck.fw_current - d->ck.rebuilt);
+		CHECK_EQ_U64(512, (uint64_t)d->ck.difference);
 		const gmt_boundary_t *b = gmt_ck_nearest(d);
 		CHECK(b == &d->prev);
+		CHECK(d->nearest == &d->prev);
+		CHECK_EQ_U64(5, (uint64_t)d->from_nearest_ns);   /* 25 - 20 */
 		CHECK_EQ_U64(20, b->ts);
 		CHECK_EQ_U64(0, b->is_end);
 		CHECK_EQ_U64(1, b->k);
@@ -610,8 +622,11 @@ static void test_checkpoints(void)
 		CHECK_EQ_U64(50, d->ck.ts);
 		CHECK_EQ_U64(1000, d->ck.rebuilt);
 		CHECK_EQ_U64((uint64_t)-1, d->ck.fw_current - d->ck.rebuilt);
+		CHECK_EQ_U64((uint64_t)-1, (uint64_t)d->ck.difference);
 		b = gmt_ck_nearest(d);
 		CHECK(b == &d->next);
+		CHECK(d->nearest == &d->next);
+		CHECK_EQ_U64((uint64_t)-10, (uint64_t)d->from_nearest_ns);   /* 50 - 60 */
 		CHECK_EQ_U64(60, b->ts);
 		CHECK_EQ_U64(2, b->k);
 		CHECK_EQ_U64(0, b->is_end);

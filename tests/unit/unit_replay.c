@@ -86,6 +86,11 @@ static void test_peak_vs_independent_maxima(void)
 	CHECK_EQ_U64(250, d->kind_max[GMT_KIND_MANAGED]);
 	CHECK_EQ_U64(400, d->kind_max_ts[GMT_KIND_MANAGED]);
 	CHECK_EQ_U64(0, d->kind_max[GMT_KIND_VMM]);
+	/* their sum, derived at finish: 650 + 400 + 250 = 1300, twice the
+	 * peak and no moment of the run; first event 100, last 900 */
+	const gmt_summary_t *fs = gmt_replay_finish(R, NULL);
+	CHECK_EQ_U64(1300, d->kind_max_sum);
+	CHECK_EQ_U64(800, fs->duration_ns);
 
 	CHECK_EQ_U64(650, d->live.total);
 	CHECK_EQ_U64(650, d->live.kind[GMT_KIND_PLAIN]);
@@ -194,6 +199,7 @@ static void test_vmm(void)
 	const gmt_summary_t *s = gmt_replay_finish(R, NULL);
 	CHECK_EQ_U64(0, s->vmm_live_handles);
 	CHECK_EQ_U64(0, s->vmm_live_mappings);
+	CHECK_EQ_U64(84, s->duration_ns);   /* first event 10, last 94 */
 	gmt_replay_free(R);
 }
 
