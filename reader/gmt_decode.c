@@ -465,9 +465,42 @@ static int rec_device(dec_t *d, const msgpack_object *a)
 /* Decodes the 9 columns of an EVENTS record into d->ev. */
 #define UV(p, end, v, col) do { \
 	if (GMT_LIKELY_DEC((p) < (end) && *(p) < 0x80)) (v) = *(p)++; \
-	else if (gmt_uvarint_get(&(p), (end), &(v))) { bad = (col); goto fail; } \
+	else if (uv_long(&(p), (end), &(v))) { bad = (col); goto fail; } \
 } while (0)
 #define GMT_LIKELY_DEC(x) __builtin_expect(!!(x), 1)
+
+/* A varint of two bytes or more (the first is known to have its high bit
+ * set). Away from the column's end (10 bytes, the longest varint) no byte
+ * needs a bounds check of its own: up to four bytes are taken in straight
+ * code, longer values the general way. */
+static inline int uv_long(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	if (GMT_LIKELY_DEC(end - p >= 10)) {
+		uint64_t v = p[0] & 0x7f, b = p[1];
+		v |= (b & 0x7f) << 7;
+		if (b < 0x80) {
+			*pp = p + 2;
+			*out = v;
+			return 0;
+		}
+		b = p[2];
+		v |= (b & 0x7f) << 14;
+		if (b < 0x80) {
+			*pp = p + 3;
+			*out = v;
+			return 0;
+		}
+		b = p[3];
+		v |= (b & 0x7f) << 21;
+		if (b < 0x80) {
+			*pp = p + 4;
+			*out = v;
+			return 0;
+		}
+	}
+	return gmt_uvarint_get(pp, end, out);
+}
 
 static const char *const col_names[GMT_COL_COUNT] = {
 	"type", "ts", "thread", "device", "addr", "size", "stream", "stack", "aux",

@@ -7,8 +7,11 @@
  * Events accepted but not in the file are what the kill lost; the writer's
  * throughput is what the file holds over the time it took. Without the
  * limit (GPUMEMTRACE_BUFFER_MS=0: the byte cap alone) the loss is the whole
- * buffer, over a second of the writer's work. Bounds are generous (300 ms)
- * against a loaded machine: the two regimes are ten times apart. */
+ * buffer, over a second of the writer's work. The bound is generous
+ * (500 ms) against a loaded machine, and because the limit follows the
+ * writer's best recent throughput while this test divides by its average:
+ * the two regimes stay several times apart (87-190 ms against 1700-2400 ms
+ * on a loaded 2-core machine). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -113,7 +116,7 @@ int main(void)
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 	/* (a sanitized writer is so slow that the limit's floor, 4 MiB of
 	 * events, is the bound: the figure is only printed there) */
-	CHECK(with <= 300);
+	CHECK(with <= 500);
 #else
 	(void)with;
 #endif
