@@ -11,7 +11,8 @@
 # Layout rules (who may include what): preload/ uses tracer/gmt_tracer.h and
 # the CUDA headers; tracer/ (the writer) knows no CUDA header; reader/ (the
 # trace reader) uses only tracer/gmt_format.h (.def); analyzer/ uses only
-# reader/gmt_decode.h, tracer/gmt_format.h (.def), writers/ and schemas/;
+# reader/gmt_decode.h, tracer/gmt_format.h (.def), writers/, answers/ and
+# schemas/; answers/ uses nothing;
 # writers/ (output formats: the JSON and pickle writers) uses nothing;
 # nothing depends on analyzer/. web/ (the report page's assets and shell
 # writer) uses nothing; export/ (the page's data and the exports: their
@@ -54,6 +55,10 @@ DECODE_SRC := $(wildcard reader/*.c)
 TRACER_SRC := $(wildcard tracer/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
 ANALYZER_SRC := $(wildcard analyzer/*.c analyzer/*/*.c)
+# answers/ (the pure engines of oom, diff, card and groups) before the
+# analyzer's rules, which use ANSWERS_OBJ; its rules are not the default goal.
+.DEFAULT_GOAL := all
+include answers/answers.mk
 UNIT_SRC := $(wildcard tests/unit/*.c)
 ROUTE_SRC := $(wildcard tests/routes/*.c)
 TOOL_SRC := $(wildcard tests/tools/*.c)
@@ -115,10 +120,10 @@ $(BUILD)/obj/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def trace
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) $(CUDA_INC) -Itracer -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
-$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h analyzer/*/*.h reader/gmt_decode.h tracer/gmt_format.h writers/*.h) tracer/gmt_format.def | $(DEPS_OK)
+$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h analyzer/*/*.h reader/gmt_decode.h tracer/gmt_format.h writers/*.h answers/*.h) tracer/gmt_format.def | $(DEPS_OK)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Ireader -Itracer -Iwriters -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Ireader -Itracer -Iwriters -Ianswers -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
 # The preload carries zstd and msgpack-c statically (the GPU machine has no
 # package manager); libunwind is dlopen()ed RTLD_LOCAL at run time (its
@@ -153,7 +158,7 @@ $(CORE_LIB): $(TRACER_OBJ) $(DECODE_OBJ)
 ANALYZE_LIBS := $(LIBDIR)/libdw.a $(LIBDIR)/libelf.a $(LIBDIR)/libzstd.a $(LIBDIR)/libmsgpackc.a \
                 $(LIBDIR)/liblzma.a $(LIBDIR)/libbz2.a $(LIBDIR)/libz.a \
                 -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -ldl -lpthread -lm
-$(ANALYZE): $(ANALYZER_OBJ) $(DECODE_OBJ) $(WRITERS_LIB)
+$(ANALYZE): $(ANALYZER_OBJ) $(DECODE_OBJ) $(ANSWERS_OBJ) $(WRITERS_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS_BASE) -o $@ $^ $(ANALYZE_LIBS)
 
@@ -217,7 +222,6 @@ $(BUILD)/tests/%: tests/routes/%.c $(FAKE) $(wildcard tests/routes/*.h)
 -include tests/extra.mk
 include web/web.mk
 include export/export.mk
-include answers/answers.mk
 $(BUILD)/extra.stamp: $(EXTRA_TARGETS)
 	$(Q)touch $@
 
@@ -260,11 +264,11 @@ ANALYZE_UNIT_BIN := $(filter $(BUILD)/tests/unit_replay% $(BUILD)/tests/unit_rep
 $(ANALYZE_LIB): $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJ))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
-$(ANALYZE_UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_LIB) $(DECODE_OBJ) $(WRITERS_LIB) $(wildcard tests/unit/*.h analyzer/*.h analyzer/*/*.h)
+$(ANALYZE_UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_LIB) $(DECODE_OBJ) $(ANSWERS_OBJ) $(WRITERS_LIB) $(wildcard tests/unit/*.h analyzer/*.h analyzer/*/*.h)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Ireader -Itracer -Iwriters -Itests/unit -DGMT_VERSION='"$(VERSION)"' -o $@ $< \
-	    $(ANALYZE_LIB) $(DECODE_OBJ) $(WRITERS_LIB) $(ANALYZE_LIBS)
+	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Ireader -Itracer -Iwriters -Ianswers -Itests/unit -DGMT_VERSION='"$(VERSION)"' -o $@ $< \
+	    $(ANALYZE_LIB) $(DECODE_OBJ) $(ANSWERS_OBJ) $(WRITERS_LIB) $(ANALYZE_LIBS)
 
 # libFuzzer target for the trace reader (clang): make fuzz [FUZZ_SECS=60].
 # Runs over a copy of tests/fuzz/corpus/; new inputs stay in build-fuzz/corpus.

@@ -28,6 +28,7 @@ static const gmt_cmd_t *const commands[] = {
 	&gmt_cmd_curves,
 	&gmt_cmd_sites,
 	&gmt_cmd_flamegraph,
+	&gmt_cmd_oom,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

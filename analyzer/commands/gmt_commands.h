@@ -13,5 +13,6 @@ extern const gmt_cmd_t gmt_cmd_phases;      /* gmt_cmd_timeline.c */
 extern const gmt_cmd_t gmt_cmd_curves;      /* gmt_cmd_timeline.c */
 extern const gmt_cmd_t gmt_cmd_sites;       /* gmt_cmd_sites.c    */
 extern const gmt_cmd_t gmt_cmd_flamegraph;  /* gmt_cmd_sites.c    */
+extern const gmt_cmd_t gmt_cmd_oom;         /* gmt_cmd_oom.c      */
 
 #endif /* GMT_COMMANDS_H */

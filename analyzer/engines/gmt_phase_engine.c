@@ -1109,6 +1109,11 @@ uint32_t gmt_phases_current(const gmt_phases_t *ph, int *open)
 	return ph->n_active ? ph->active[ph->n_active - 1]->name_id : 0;
 }
 
+const gmt_occ_t *gmt_phases_current_occ(const gmt_phases_t *ph)
+{
+	return ph->n_active ? ph->active[ph->n_active - 1] : NULL;
+}
+
 size_t gmt_phases_devices(const gmt_phases_t *ph, int *out, size_t cap)
 {
 	return gmt_levels_devices(ph->lv, out, cap);

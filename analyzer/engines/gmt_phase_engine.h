@@ -210,6 +210,9 @@ const gmt_phase_anomalies_t *gmt_phases_anomalies(const gmt_phases_t *ph);
 /* Name id of the innermost open phase (the latest begun), 0 if none;
  * *open says whether one is open. */
 uint32_t gmt_phases_current(const gmt_phases_t *ph, int *open);
+/* The innermost open phase occurrence (the latest begun), or NULL: what a
+ * failure at this instant failed in. */
+const gmt_occ_t *gmt_phases_current_occ(const gmt_phases_t *ph);
 /* Devices with values (ordinals >= 0, ascending), as gmt_levels_devices. */
 size_t gmt_phases_devices(const gmt_phases_t *ph, int *out, size_t cap);
 

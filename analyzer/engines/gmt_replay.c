@@ -455,6 +455,9 @@ static int rp_end(void *ctx, const gmt_end_t *e)
 	gmt_replay_t *r = ctx;
 	r->s.has_end = 1;
 	r->s.end = *e;
+	/* how points into the decoder's buffer: keep a copy */
+	snprintf(r->s.end_how, sizeof(r->s.end_how), "%s", e->how ? e->how : "");
+	r->s.end.how = r->s.end_how;
 	return 0;
 }
 

@@ -188,7 +188,8 @@ typedef struct gmt_summary {
 	uint64_t drops_total, drop_records;
 
 	int has_end;
-	gmt_end_t end;
+	gmt_end_t end;               /* end.how points at end_how */
+	char end_how[16];
 
 	gmt_anomalies_t anom;
 } gmt_summary_t;

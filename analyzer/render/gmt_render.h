@@ -32,6 +32,14 @@ const char *gmt_fmt_utc(char *buf, size_t len, uint64_t realtime_ns);
  * '?'). */
 void gmt_text_str(FILE *f, const char *str);
 
+/* One frame of a stack view (model/gmt_stacks.h): JSON, an object of its
+ * address, status, module, offset, function, file, line, inlined, label
+ * (gmt_sites_json.c); text, one line "          function at file:line
+ * (inlined) in module" (gmt_sites_text.c). */
+struct gmt_frame;
+void gmt_render_frame_json(gmt_json_t *j, const struct gmt_frame *f);
+void gmt_render_frame_text(FILE *f, const struct gmt_frame *fr);
+
 /* Begins a document: {"tool", "tool_version", "command", left open. */
 void gmt_render_json_head(gmt_json_t *j, const char *command);
 
@@ -84,5 +92,11 @@ void gmt_sites_folded(FILE *f, const struct gmt_sites_model *m);
 void gmt_sites_folded_json(gmt_json_t *j, const struct gmt_sites_model *m);
 /* flamegraph's text says it on stderr (stdout is the folded lines) */
 void gmt_sites_folded_end(const gmt_sites_totals_t *t);
+
+/* ---- oom (gmt_oom_render.c) ---- */
+
+struct gmt_oom_model;
+void gmt_oom_text(FILE *f, const struct gmt_oom_model *m);
+void gmt_oom_json(gmt_json_t *j, const struct gmt_oom_model *m);
 
 #endif /* GMT_RENDER_H */

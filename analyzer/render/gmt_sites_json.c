@@ -7,7 +7,7 @@
 #include "model/gmt_sites_model.h"
 #include "render/gmt_render.h"
 
-static void j_frame(gmt_json_t *j, const gmt_frame_t *f)
+void gmt_render_frame_json(gmt_json_t *j, const gmt_frame_t *f)
 {
 	char b[32];
 	snprintf(b, sizeof(b), "0x%" PRIx64, f->addr);
@@ -32,7 +32,7 @@ static void j_stack(gmt_json_t *j, uint32_t id, const char *owner_key, const gmt
 	gmt_json_kv_str(j, "stack_owner", st->owner_key);
 	gmt_json_kv_arr_begin(j, "frames");
 	for (size_t i = 0; i < st->n; i++)
-		j_frame(j, &st->frames[i]);
+		gmt_render_frame_json(j, &st->frames[i]);
 	gmt_json_arr_end(j);
 }
 
@@ -69,7 +69,7 @@ static void j_fw_site(gmt_json_t *j, const gmt_site_t *s)
 			gmt_json_kv_str(j, "text", f->text);
 			gmt_json_obj_end(j);
 		} else {
-			j_frame(j, f);
+			gmt_render_frame_json(j, f);
 		}
 	}
 	gmt_json_arr_end(j);

@@ -6,8 +6,7 @@
 #include "model/gmt_sites_model.h"
 #include "render/gmt_render.h"
 
-/* A frame: function (or label) at file:line (inlined) in module. */
-static void t_frame(FILE *o, const gmt_frame_t *f)
+void gmt_render_frame_text(FILE *o, const gmt_frame_t *f)
 {
 	fputs("          ", o);
 	gmt_text_str(o, f->text ? f->text : f->name);
@@ -32,7 +31,7 @@ static void t_frame(FILE *o, const gmt_frame_t *f)
 static void t_frames(FILE *o, const gmt_stack_view_t *st)
 {
 	for (size_t i = 0; i < st->n; i++)
-		t_frame(o, &st->frames[i]);
+		gmt_render_frame_text(o, &st->frames[i]);
 }
 
 static void t_site(FILE *o, const gmt_site_t *s, size_t rank)

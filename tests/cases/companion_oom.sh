@@ -48,4 +48,33 @@ PY
 # the OOM observer, one retry (the recovered request) and one OOM.
 assert_eq "EV fw_retries device=0 addr=0x1 size=1" \
 	"$(grep '^EV fw_retries ' dump.txt | sed 's/ ts=[0-9]* thread=[0-9]*//; s/ stream=.*//')" "retry counts"
+# The oom report of it: the first failure recovered (384 MiB: failed, then
+# succeeded after the history's release of C's 256 MiB segment), the second
+# given up (FW_OOM: 256 MiB asked, 128 MiB free as torch saw it; the sample
+# at the failure says the same), the framework's own counts.
+"$ANALYZE" oom --json "$(the_trace)" > oom.json || fail "oom --json"
+python3 - oom.json "$ROOT/schemas/report.schema.json" <<'PY' || fail "oom report"
+import json, sys, jsonschema
+MiB = 1 << 20
+d = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator(json.load(open(sys.argv[2]))).validate(d)
+t = d["traces"][0]
+def eq(want, got, what):
+    if want != got:
+        sys.exit("%s: expected %r, got %r" % (what, want, got))
+eq((2, 1), (t["failures_total"], t["recovered_total"]), "failures")
+a, b = t["failures"]
+eq((True, [(384 * MiB, False), (384 * MiB, True)], [(256 * MiB, "framework segment")]),
+   (a["recovered"], [(x["bytes"], x["ok"]) for x in a["attempts"]],
+    [(x["bytes"], x["what"]) for x in a["releases"]]), "the recovered failure")
+eq(("train", 256 * MiB, 256 * MiB), (a["phase"]["name"], a["device"]["free_bytes"], a["device"]["framework"]["cache_bytes"]),
+   "the recovered failure's device")
+eq((False, True, 256 * MiB, 128 * MiB, 128 * MiB, 128 * MiB),
+   (b["recovered"], b["gave_up"], b["framework_oom"]["request_bytes"], b["framework_oom"]["free_bytes"],
+    b["device"]["free_bytes"], b["shortfall_bytes"]), "the failure given up")
+eq({"alloc_retries": 1, "ooms": 1}, {k: b["framework_counts"][k] for k in ("alloc_retries", "ooms")},
+   "the framework's counts")
+eq(((512 + 384) * MiB, 1), (b["device"]["framework"]["allocated_bytes"], len(b["framework_holders"])),
+   "the framework's blocks at the second")
+PY
 exit 0

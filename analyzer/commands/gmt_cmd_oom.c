@@ -1,0 +1,103 @@
+/*
+ * gmt_cmd_oom.c - `oom`: the post-mortem of every out-of-memory failure of
+ * each trace (model/gmt_oom_model.h, render/gmt_oom_render.c).
+ * docs/analyzer.md, "oom".
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands/gmt_commands.h"
+#include "gmt_leads.h"
+#include "model/gmt_oom_model.h"
+#include "render/gmt_render.h"
+
+typedef struct oom_state {
+	unsigned top;
+	gmt_leads_t leads;
+} oom_state_t;
+
+static const gmt_cmd_opt_t opts[] = {
+	{ "top", "N", "call sites listed per failure (default 10)\n" },
+	{ "lead", "CATEGORY=GLOB[,GLOB...]", "the phase names of a lead (evaluation, loading, generation,\n"
+					     "backward), replacing its defaults; repeatable; CATEGORY= turns it\n"
+					     "off (docs/analyzer.md, \"Leads\")\n" },
+	{ NULL, NULL, NULL },
+};
+
+static void init(void *st)
+{
+	oom_state_t *s = st;
+	s->top = 10;
+	gmt_leads_default(&s->leads);
+}
+
+static int option(void *st, size_t i, const char *v)
+{
+	oom_state_t *s = st;
+	unsigned long long x;
+	char err[256];
+	if (i == 0) {
+		if (gmt_cli_number(&gmt_cmd_oom, "--top", v, 1000000, &x))
+			return -1;
+		s->top = (unsigned)x;
+		return 0;
+	}
+	if (gmt_leads_rule(&s->leads, v, err, sizeof(err))) {
+		gmt_cli_error(&gmt_cmd_oom, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
+{
+	oom_state_t *s = st;
+	int rc = GMT_EXIT_OK;
+	gmt_oom_model_opts_t o = { .top = s->top, .symbols = c->symbols,
+				   .debug_dirs = c->debug_dirs, .n_debug_dirs = c->n_debug_dirs,
+				   .domains = c->domains, .n_domains = c->n_domains,
+				   .patterns = c->patterns, .n_patterns = c->n_patterns,
+				   .all_depths = c->all_depths, .leads = &s->leads };
+	if (out->json)
+		gmt_json_kv_arr_begin(out->json, "traces");
+	for (size_t i = 0; i < c->n_files; i++) {
+		gmt_oom_model_t *m = gmt_oom_model_build(c->files[i], &o);
+		if (!m) {
+			fprintf(stderr, "gpumemtrace-analyze: out of memory\n");
+			rc = GMT_EXIT_USAGE;
+			break;
+		}
+		out->events += m->events;
+		int t = gmt_cli_outcome(c->files[i], &m->res);
+		if (t > rc)
+			rc = t;
+		if (out->json) {
+			gmt_oom_json(out->json, m);
+		} else {
+			if (i)
+				gmt_cli_separator(out->f);
+			gmt_oom_text(out->f, m);
+		}
+		gmt_oom_model_free(m);
+	}
+	if (out->json)
+		gmt_json_arr_end(out->json);
+	return rc;
+}
+
+const gmt_cmd_t gmt_cmd_oom = {
+	.name = "oom",
+	.operands = "TRACE...",
+	.help = "Every out-of-memory failure: the request, the device at that instant (total,\n"
+		"free from the sample taken at the failure, held by kind and owner, the\n"
+		"framework's allocated, reserved and cache with its largest free block, outside\n"
+		"by owner, the rest as an estimate), the shortfall, the call sites that held the\n"
+		"memory, the attempts and cache releases before it (marked recovered when a\n"
+		"retry succeeded), the peak before it, how the process ended, and a lead from\n"
+		"the phase it failed in. A trace without failures: one line saying so.\n",
+	.opts = opts,
+	.state_size = sizeof(oom_state_t),
+	.init = init,
+	.option = option,
+	.run = run,
+};
