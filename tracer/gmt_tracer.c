@@ -61,6 +61,17 @@ static pid_t owner_pid;        /* the process whose trace this is */
 
 /* ---- configuration ------------------------------------------------------ */
 
+/* The environment is read more than once per process (the preload's start
+ * for its log level, the tracer's start): a bad setting is said only the
+ * first time (config_loud, set per call). */
+static _Atomic int config_reads;
+static __thread int config_loud;
+#define CONFIG_WARN(...)                          \
+	do {                                      \
+		if (config_loud)                  \
+			gmt_log(1, __VA_ARGS__);  \
+	} while (0)
+
 static long env_long(const char *name, long def, long lo, long hi)
 {
 	const char *e = getenv(name);
@@ -70,7 +81,7 @@ static long env_long(const char *name, long def, long lo, long hi)
 	errno = 0;
 	long v = strtol(e, &end, 10);
 	if (errno || *end) {
-		gmt_log(1, "%s=%s is not a number; using %ld", name, e, def);
+		CONFIG_WARN("%s=%s is not a number; using %ld", name, e, def);
 		return def;
 	}
 	return v < lo ? lo : v > hi ? hi : v;
@@ -89,6 +100,7 @@ static int errno_by_name(const char *s)
 
 void gmt_config_from_env(gmt_config_t *c)
 {
+	config_loud = atomic_fetch_add(&config_reads, 1) == 0;
 	memset(c, 0, sizeof(*c));
 	const char *o = getenv("GPUMEMTRACE_OUTPUT");
 	c->output = o && *o ? o : NULL;
@@ -99,7 +111,7 @@ void gmt_config_from_env(gmt_config_t *c)
 		if (!strcmp(sm, "libunwind"))
 			c->stack_method = GMT_STACK_LIBUNWIND;
 		else
-			gmt_log(1, "GPUMEMTRACE_STACK_METHOD=%s: expected auto or libunwind; using auto", sm);
+			CONFIG_WARN("GPUMEMTRACE_STACK_METHOD=%s: expected auto or libunwind; using auto", sm);
 	}
 	c->buffer_bytes = (size_t)env_long("GPUMEMTRACE_BUFFER_MB", 64, 1, 1 << 20) << 20;
 	c->buffer_ms = (int)env_long("GPUMEMTRACE_BUFFER_MS", 100, 0, 100000);
@@ -107,6 +119,17 @@ void gmt_config_from_env(gmt_config_t *c)
 	c->zstd_level = (int)env_long("GPUMEMTRACE_ZSTD_LEVEL", 1, -7, 19);
 	c->log_level = (int)env_long("GPUMEMTRACE_LOG", 1, 0, 3);
 	c->install_signal_handlers = (int)env_long("GPUMEMTRACE_SIGNALS", 1, 0, 1);
+	const char *cl = getenv("GPUMEMTRACE_CMDLINE");
+	if (!cl || !*cl || !strcmp(cl, "full")) {
+		c->cmdline = GMT_CMDLINE_FULL;
+	} else if (!strcmp(cl, "none")) {
+		c->cmdline = GMT_CMDLINE_NONE;
+	} else {
+		/* A privacy setting that is misspelt fails closed. */
+		if (strcmp(cl, "redact"))
+			CONFIG_WARN("GPUMEMTRACE_CMDLINE=%s: expected full, redact or none; using redact", cl);
+		c->cmdline = GMT_CMDLINE_REDACT;
+	}
 	c->test_write_delay_ms = (int)env_long("GPUMEMTRACE_TEST_WRITE_DELAY_MS", 0, 0, 10000);
 	const char *f = getenv("GPUMEMTRACE_TEST_FAIL_WRITES");
 	if (f && *f) {
@@ -120,7 +143,7 @@ void gmt_config_from_env(gmt_config_t *c)
 			c->test_fail_errno = err;
 			c->test_fail_count = k == 3 ? m : 0;
 		} else {
-			gmt_log(1, "GPUMEMTRACE_TEST_FAIL_WRITES=%s: expected N:ENOSPC|EIO|EDQUOT[:M]", f);
+			CONFIG_WARN("GPUMEMTRACE_TEST_FAIL_WRITES=%s: expected N:ENOSPC|EIO|EDQUOT[:M]", f);
 		}
 	}
 }

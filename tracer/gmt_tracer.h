@@ -56,6 +56,7 @@ typedef struct gmt_config {
 	int zstd_level;           /* default 1                                     */
 	int log_level;            /* 0 quiet, 1 warnings (default), 2 info, 3 debug*/
 	int install_signal_handlers; /* flush on SIGTERM/SIGINT/fatal (default 1) */
+	int cmdline;              /* the header's command line: GMT_CMDLINE_*     */
 	/* Test hook: fail the Nth and later write() calls with this errno
 	 * (GPUMEMTRACE_TEST_FAIL_WRITES="N:ENOSPC" or "N:ENOSPC:M" for M calls). */
 	long test_fail_write_after;
@@ -65,6 +66,11 @@ typedef struct gmt_config {
 	 * disk (GPUMEMTRACE_TEST_WRITE_DELAY_MS). */
 	int test_write_delay_ms;
 } gmt_config_t;
+
+/* gmt_config_t.cmdline (GPUMEMTRACE_CMDLINE): the command line as given,
+ * the program's name only (every later argument replaced by "<redacted>",
+ * their number kept), or none at all. */
+enum { GMT_CMDLINE_FULL = 0, GMT_CMDLINE_REDACT = 1, GMT_CMDLINE_NONE = 2 };
 
 /* Fills cfg with the defaults overridden by the environment. */
 void gmt_config_from_env(gmt_config_t *cfg);

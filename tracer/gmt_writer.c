@@ -225,7 +225,9 @@ int gmt_file_create(const char *output, char **pathp)
 			snprintf(path, sizeof(path), "%s", base);
 		else
 			snprintf(path, sizeof(path), "%.*s.%d%s", (int)stem, base, i, base + stem);
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		/* 0600: a trace holds the command line, paths and allow-listed
+		 * variables of the environment (docs/trace-contents.md). */
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			*pathp = strdup(path);
 			return fd;
@@ -325,10 +327,12 @@ static gmt_mrec_t *header_record(void)
 	msgpack_pack_uint64(&pk, (uint64_t)getppid());
 	pack_str(&pk, "host");
 	pack_str(&pk, host);
+	/* As GPUMEMTRACE_CMDLINE says: all, the program's name, or nothing. */
+	int mode = gmt_g.cfg.cmdline;
 	pack_str(&pk, "cmdline");
-	msgpack_pack_array(&pk, nargs);
-	for (size_t i = 0, k = 0; k < nargs; k++) {
-		pack_str(&pk, cmd + i);
+	msgpack_pack_array(&pk, mode == GMT_CMDLINE_NONE ? 0 : nargs);
+	for (size_t i = 0, k = 0; k < nargs && mode != GMT_CMDLINE_NONE; k++) {
+		pack_str(&pk, k > 0 && mode == GMT_CMDLINE_REDACT ? "<redacted>" : cmd + i);
 		i += strlen(cmd + i) + 1;
 	}
 	pack_str(&pk, "exe");
