@@ -11,12 +11,11 @@
 # Layout rules (who may include what): preload/ uses tracer/gmt_tracer.h and
 # the CUDA headers; tracer/ (the writer) knows no CUDA header; reader/ (the
 # trace reader) uses only tracer/gmt_format.h (.def); analyzer/ uses only
-# reader/gmt_decode.h, tracer/gmt_format.h (.def), writers/, answers/ and
-# schemas/; answers/ uses nothing;
-# writers/ (output formats: the JSON and pickle writers) uses nothing;
-# nothing depends on analyzer/. web/ (the report page's assets and shell
-# writer) uses nothing; export/ (the page's data and the exports: their
-# engines and formats) uses only writers/. tests/fakecuda/ are the CUDA/NCCL test doubles.
+# reader/gmt_decode.h, tracer/gmt_format.h (.def), writers/, export/, web/,
+# answers/ and schemas/; answers/ uses nothing; writers/ (output formats: the
+# JSON and pickle writers) uses nothing; nothing depends on analyzer/. web/
+# (the report page's assets and shell writer) uses nothing; export/ (the
+# page's data and the exports: their engines and formats) uses only writers/. tests/fakecuda/ are the CUDA/NCCL test doubles.
 
 BUILD    ?= build
 CUDA_HOME ?= /usr/local/cuda
@@ -120,10 +119,11 @@ $(BUILD)/obj/preload/%.o: preload/%.c $(wildcard preload/*.h preload/*.def trace
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(PIC) $(CUDA_INC) -Itracer -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
-$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h analyzer/*/*.h reader/gmt_decode.h tracer/gmt_format.h writers/*.h answers/*.h) tracer/gmt_format.def | $(DEPS_OK)
+ANALYZER_INC := -Ianalyzer -Ireader -Itracer -Iwriters -Iexport -Iweb -Ianswers
+$(BUILD)/obj/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h analyzer/*/*.h reader/gmt_decode.h tracer/gmt_format.h writers/*.h export/*.h web/*.h answers/*.h) tracer/gmt_format.def | $(DEPS_OK)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Ireader -Itracer -Iwriters -Ianswers -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_BASE) $(ANALYZER_INC) -DGMT_VERSION='"$(VERSION)"' -c $< -o $@
 
 # The preload carries zstd and msgpack-c statically (the GPU machine has no
 # package manager); libunwind is dlopen()ed RTLD_LOCAL at run time (its
@@ -160,7 +160,7 @@ ANALYZE_LIBS := $(LIBDIR)/libdw.a $(LIBDIR)/libelf.a $(LIBDIR)/libzstd.a $(LIBDI
                 -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -ldl -lpthread -lm
 $(ANALYZE): $(ANALYZER_OBJ) $(DECODE_OBJ) $(ANSWERS_OBJ) $(WRITERS_LIB)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS_BASE) -o $@ $^ $(ANALYZE_LIBS)
+	$(Q)$(CC) $(CFLAGS_BASE) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(ANALYZE_LIBS)
 
 # The Python side (the gpumemtrace module and the PyTorch companion) sits
 # beside the launcher so that build/ can be copied as a whole.
@@ -222,6 +222,11 @@ $(BUILD)/tests/%: tests/routes/%.c $(FAKE) $(wildcard tests/routes/*.h)
 -include tests/extra.mk
 include web/web.mk
 include export/export.mk
+
+# The analyzer's report page and exports (web/, export/).
+ANALYZER_EXTRA_OBJ := $(EXPORT_OBJ) $(WEB_OBJ)
+$(ANALYZE): $(ANALYZER_EXTRA_OBJ)
+
 $(BUILD)/extra.stamp: $(EXTRA_TARGETS)
 	$(Q)touch $@
 
@@ -267,8 +272,9 @@ $(ANALYZE_LIB): $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJ))
 $(ANALYZE_UNIT_BIN): $(BUILD)/tests/%: tests/unit/%.c $(ANALYZE_LIB) $(DECODE_OBJ) $(ANSWERS_OBJ) $(WRITERS_LIB) $(wildcard tests/unit/*.h analyzer/*.h analyzer/*/*.h)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_BASE) -Ianalyzer -Ireader -Itracer -Iwriters -Ianswers -Itests/unit -DGMT_VERSION='"$(VERSION)"' -o $@ $< \
-	    $(ANALYZE_LIB) $(DECODE_OBJ) $(ANSWERS_OBJ) $(WRITERS_LIB) $(ANALYZE_LIBS)
+	$(Q)$(CC) $(CFLAGS_BASE) $(ANALYZER_INC) -Itests/unit -DGMT_VERSION='"$(VERSION)"' -o $@ $< \
+	    $(ANALYZE_LIB) $(ANALYZER_EXTRA_OBJ) $(DECODE_OBJ) $(ANSWERS_OBJ) $(WRITERS_LIB) $(ANALYZE_LIBS)
+$(ANALYZE_UNIT_BIN): $(ANALYZER_EXTRA_OBJ)
 
 # libFuzzer target for the trace reader (clang): make fuzz [FUZZ_SECS=60].
 # Runs over a copy of tests/fuzz/corpus/; new inputs stay in build-fuzz/corpus.

@@ -29,6 +29,7 @@ static const gmt_cmd_t *const commands[] = {
 	&gmt_cmd_sites,
 	&gmt_cmd_flamegraph,
 	&gmt_cmd_oom,
+	&gmt_cmd_report,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

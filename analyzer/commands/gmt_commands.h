@@ -14,5 +14,13 @@ extern const gmt_cmd_t gmt_cmd_curves;      /* gmt_cmd_timeline.c */
 extern const gmt_cmd_t gmt_cmd_sites;       /* gmt_cmd_sites.c    */
 extern const gmt_cmd_t gmt_cmd_flamegraph;  /* gmt_cmd_sites.c    */
 extern const gmt_cmd_t gmt_cmd_oom;         /* gmt_cmd_oom.c      */
+extern const gmt_cmd_t gmt_cmd_report;      /* gmt_cmd_report.c   */
+
+/* The report model (model/gmt_report_model.h) of c's traces, finished, for
+ * `report` and `export`; NULL after saying why on stderr. *rc gets the
+ * worst of the traces' exit statuses (gmt_cli_outcome). gmt_cmd_report.c. */
+struct gmt_report_model;
+struct gmt_report_model *gmt_cmd_report_model(const gmt_cmd_t *cmd, const gmt_common_t *c,
+					      gmt_out_t *out, int *rc);
 
 #endif /* GMT_COMMANDS_H */

@@ -1027,9 +1027,12 @@ static int run_reset(void *ctx, int pass)
 static int run_event(void *ctx, const gmt_devent_t *e, int side)
 {
 	run_t *r = ctx;
+	int rc;
 	if (side)
 		gmt_replay_note_side(gmt_levels_replay(r->ph->lv), 1);
-	return gmt_phases_event_from(r->ph, e, side);
+	if ((rc = gmt_phases_event_from(r->ph, e, side)))
+		return rc;
+	return r->hook && r->hook->event ? r->hook->event(r->hook->ctx, e, side) : 0;
 }
 
 static int run_header(void *ctx, const gmt_header_t *h)

@@ -166,13 +166,18 @@ typedef struct gmt_phase_anomalies {
 
 typedef struct gmt_phases gmt_phases_t;
 
-/* Called after each event that changed device values (devs: ordinals >= 0)
- * or the innermost open phase (phase_changed). */
+/* instant: called after each event that changed device values (devs:
+ * ordinals >= 0) or the innermost open phase (phase_changed). event (may be
+ * NULL): called by gmt_phases_run for every event of the time line once the
+ * engine has applied it (after the instants it made; side: from the side
+ * stream), for a report that also marks events that change no value
+ * (synchronisations). */
 typedef struct gmt_phases_hook {
 	void *ctx;
 	int (*reset)(void *ctx);
 	int (*instant)(void *ctx, gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n,
 		       int phase_changed);
+	int (*event)(void *ctx, const gmt_devent_t *e, int side);
 } gmt_phases_hook_t;
 
 gmt_phases_t *gmt_phases_new(const char *file, const gmt_phase_opts_t *o);

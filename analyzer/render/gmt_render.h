@@ -99,4 +99,20 @@ struct gmt_oom_model;
 void gmt_oom_text(FILE *f, const struct gmt_oom_model *m);
 void gmt_oom_json(gmt_json_t *j, const struct gmt_oom_model *m);
 
+/* ---- report (gmt_report_html.c, gmt_report_json.c) ---- */
+
+struct gmt_report_model;
+
+/* The page's finest zoom level: GMT_REPORT_BUCKETS_ALL buckets shared by
+ * the devices, each device's between _MIN and _MAX. */
+#define GMT_REPORT_BUCKETS_ALL 65536
+#define GMT_REPORT_BUCKETS_MIN 4096
+#define GMT_REPORT_BUCKETS_MAX 32768
+
+/* The HTML page (docs/report-page.md); buckets: the finest level's per
+ * device, 0 for the default above. Returns 0 or a negative errno. */
+int gmt_report_html(FILE *out, const struct gmt_report_model *m, size_t buckets);
+/* The same report as members of the JSON document: "traces", "devices". */
+void gmt_report_model_json(gmt_json_t *j, const struct gmt_report_model *m);
+
 #endif /* GMT_RENDER_H */

@@ -1,0 +1,919 @@
+/*
+ * gmt_report_model.c - the report model of gmt_report_model.h.
+ *
+ * While a trace runs, the phase engine's hook keeps, per ordinal, the
+ * values of the latest instant (requested view) and writes one row to the
+ * process's stream when the time moves on and they differ from the row
+ * before (or a synchronisation fell on that nanosecond). A row is: the
+ * time since the previous row (uvarint), a mask of what changed (uvarint),
+ * each changed value as a zigzag delta, the flags when they changed, the
+ * synchronisations when any. Reading a device merges its members' streams
+ * by time (all rows of one nanosecond applied before the instant is made)
+ * and sums them (combine()).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmt_group.h"
+#include "model/gmt_report_model.h"
+#include "model/gmt_results.h"
+#include "support/gmt_spool.h"
+
+/* One process's values on one device, as its rows carry them. */
+enum { F_ALLOC, F_RES, F_OUT0, F_USED = F_OUT0 + GMT_DOWNERS, F_USED_TS, F_HELD, NF };
+enum { HAS_ALLOC = 1, HAS_RES = 2, HAS_USED = 4 };
+#define M_FLAGS (1u << NF)
+#define M_SYNCS (1u << (NF + 1))
+
+typedef struct mvals {
+	uint64_t f[NF];
+	uint8_t flags;
+} mvals_t;
+
+/* A trace's ordinal while the trace runs. */
+typedef struct pdev {
+	int open;
+	size_t stream;
+	mvals_t cur;             /* the latest values                          */
+	int due;                 /* a row may be due at due_ts                 */
+	uint64_t due_ts, syncs;
+	int written;             /* a row was written: last, last_ts           */
+	mvals_t last;
+	uint64_t last_ts;
+	uint64_t rows, first_ts, syncs_total;
+} pdev_t;
+
+/* A trace's ordinal once the trace has run. */
+typedef struct tmem {
+	int ordinal;
+	size_t stream;           /* SIZE_MAX: no rows */
+	uint64_t rows, first_ts, last_ts, syncs;
+} tmem_t;
+
+typedef struct ptrace {
+	gmt_phases_t *ph;
+	tmem_t *mem;
+	size_t n_mem;
+} ptrace_t;
+
+struct gmt_report_priv {
+	gmt_phase_opts_t po;
+	gmt_spool_t *sp;
+	ptrace_t *t;             /* parallel to the model's traces */
+	size_t cap;
+	/* the trace being run */
+	int running;
+	gmt_phases_t *ph;        /* synthetic input: the engine made by begin */
+	pdev_t dev[GMT_RM_MAX_ORDINALS];
+	int due[GMT_RM_MAX_ORDINALS];
+	size_t n_due;
+	int err;
+};
+
+static const char *const series_keys[GMT_RM_SERIES] = {
+	"allocated", "cache", "outside_application", "outside_nccl", "outside_cublas",
+	"outside_cudnn", "outside_other", "rest", "device_used",
+};
+static const char *const series_labels[GMT_RM_SERIES] = {
+	"framework allocated",
+	"reserved, not allocated (the framework's cache)",
+	"outside the framework: application",
+	"outside the framework: nccl",
+	"outside the framework: cublas",
+	"outside the framework: cudnn",
+	"outside the framework: other",
+	"rest of device used (context, other processes: an estimate from samples)",
+	"device used (cuMemGetInfo samples)",
+};
+
+const char *gmt_rm_series_key(unsigned s)
+{
+	return s < GMT_RM_SERIES ? series_keys[s] : "?";
+}
+
+const char *gmt_rm_series_label(unsigned s)
+{
+	return s < GMT_RM_SERIES ? series_labels[s] : "?";
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+/* Row values are written as differences, wrapping: zigzag of the signed
+   difference (tracer/gmt_format.h's LEB128 and zigzag). */
+static uint64_t zz(uint64_t now, uint64_t before)
+{
+	return gmt_zigzag((int64_t)(now - before));
+}
+
+static int write_row(gmt_report_priv_t *p, pdev_t *d)
+{
+	uint8_t buf[16 * 12];
+	size_t n = 0;
+	unsigned mask = 0;
+	const mvals_t *prev = d->written ? &d->last : NULL;
+	static const mvals_t zero;
+	if (!prev)
+		prev = &zero;
+	for (unsigned i = 0; i < NF; i++)
+		if (d->cur.f[i] != prev->f[i])
+			mask |= 1u << i;
+	if (d->cur.flags != prev->flags)
+		mask |= M_FLAGS;
+	if (d->syncs)
+		mask |= M_SYNCS;
+	if (!mask && d->written)
+		return 0;
+	if (d->written && d->due_ts < d->last_ts)
+		d->due_ts = d->last_ts;  /* never back in time */
+	n += gmt_uvarint_put(buf + n, d->due_ts - (d->written ? d->last_ts : 0));
+	n += gmt_uvarint_put(buf + n, mask);
+	for (unsigned i = 0; i < NF; i++)
+		if (mask & (1u << i))
+			n += gmt_uvarint_put(buf + n, zz(d->cur.f[i], prev->f[i]));
+	if (mask & M_FLAGS)
+		buf[n++] = d->cur.flags;
+	if (mask & M_SYNCS)
+		n += gmt_uvarint_put(buf + n, d->syncs);
+	int rc = gmt_spool_write(p->sp, d->stream, buf, n);
+	if (rc)
+		return rc;
+	if (!d->rows++)
+		d->first_ts = d->due_ts;
+	d->last = d->cur;
+	d->last_ts = d->due_ts;
+	d->written = 1;
+	d->syncs_total += d->syncs;
+	d->syncs = 0;
+	return 0;
+}
+
+/* The rows due before ts are written. */
+static int advance(gmt_report_priv_t *p, uint64_t ts)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < p->n_due; i++) {
+		pdev_t *d = &p->dev[p->due[i]];
+		if (d->due_ts == ts) {
+			p->due[k++] = p->due[i];
+			continue;
+		}
+		d->due = 0;
+		int rc = write_row(p, d);
+		if (rc)
+			return rc;
+	}
+	p->n_due = k;
+	return 0;
+}
+
+/* Ordinal o has something at ts: a row is due then. */
+static int touch(gmt_report_priv_t *p, int o, uint64_t ts, pdev_t **out)
+{
+	pdev_t *d = &p->dev[o];
+	int rc;
+	if (!d->open) {
+		if ((rc = gmt_spool_open(p->sp, &d->stream)))
+			return rc;
+		d->open = 1;
+	}
+	if ((rc = advance(p, ts)))
+		return rc;
+	if (!d->due) {
+		d->due = 1;
+		d->due_ts = ts;
+		p->due[p->n_due++] = o;
+	}
+	*out = d;
+	return 0;
+}
+
+/* ---- the phase engine's hook ------------------------------------------------ */
+
+static gmt_rm_trace_t *cur_trace(gmt_report_model_t *m)
+{
+	return &m->traces[m->n_traces - 1];
+}
+
+static int h_reset(void *ctx)
+{
+	gmt_report_model_t *m = ctx;
+	gmt_report_priv_t *p = m->priv;
+	for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++) {
+		pdev_t *d = &p->dev[o];
+		if (d->open)
+			gmt_spool_truncate(p->sp, d->stream);
+		size_t s = d->stream;
+		int open = d->open;
+		memset(d, 0, sizeof(*d));
+		d->stream = s;
+		d->open = open;
+	}
+	p->n_due = 0;
+	gmt_rm_trace_t *t = cur_trace(m);
+	t->entry_points_untraced = t->entry_points_identified = t->syncs = 0;
+	t->devices_left_out = 0;
+	return 0;
+}
+
+static uint64_t last_seen_ts(const gmt_report_priv_t *p)
+{
+	uint64_t ts = 0;
+	for (size_t i = 0; i < p->n_due; i++)
+		if (p->dev[p->due[i]].due_ts > ts)
+			ts = p->dev[p->due[i]].due_ts;
+	return ts;
+}
+
+static int h_instant(void *ctx, gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n, int changed)
+{
+	gmt_report_model_t *m = ctx;
+	gmt_report_priv_t *p = m->priv;
+	(void)changed;
+	uint64_t floor = last_seen_ts(p);
+	ts = ts < floor ? floor : ts;  /* the time line never goes back */
+	for (size_t i = 0; i < n; i++) {
+		int o = devs[i];
+		if (o < 0)
+			continue;
+		if (o >= GMT_RM_MAX_ORDINALS) {
+			cur_trace(m)->devices_left_out++;
+			continue;
+		}
+		pdev_t *d;
+		int rc = touch(p, o, ts, &d);
+		if (rc)
+			return p->err = rc;
+		gmt_lv_vals_t v;
+		gmt_levels_values(gmt_phases_levels(ph), o, GMT_VIEW_REQUESTED, &v);
+		mvals_t *c = &d->cur;
+		c->f[F_ALLOC] = v.has_allocated ? v.allocated : 0;
+		c->f[F_RES] = v.has_reserved ? v.reserved : 0;
+		for (unsigned w = 0; w < GMT_DOWNERS; w++)
+			c->f[F_OUT0 + w] = v.outside_owner[w];
+		c->f[F_USED] = v.has_used ? v.used : 0;
+		c->f[F_USED_TS] = v.has_used ? v.used_ts : 0;
+		c->f[F_HELD] = v.held;
+		c->flags = (uint8_t)((v.has_allocated ? HAS_ALLOC : 0) | (v.has_reserved ? HAS_RES : 0) |
+				     (v.has_used ? HAS_USED : 0));
+	}
+	return 0;
+}
+
+static int h_event(void *ctx, const gmt_devent_t *e, int side)
+{
+	gmt_report_model_t *m = ctx;
+	gmt_report_priv_t *p = m->priv;
+	gmt_rm_trace_t *t = cur_trace(m);
+	(void)side;
+	if (e->type == GMT_EV_PROC_UNIDENTIFIED) {
+		if (e->aux)
+			t->entry_points_identified++;
+		else
+			t->entry_points_untraced++;
+		return 0;
+	}
+	if (e->type != GMT_EV_SYNC || e->device < 0)
+		return 0;
+	if (e->device >= GMT_RM_MAX_ORDINALS) {
+		t->devices_left_out++;
+		return 0;
+	}
+	uint64_t floor = last_seen_ts(p), ts = e->ts < floor ? floor : e->ts;
+	pdev_t *d;
+	int rc = touch(p, e->device, ts, &d);
+	if (rc)
+		return p->err = rc;
+	d->syncs++;
+	t->syncs++;
+	return 0;
+}
+
+/* ---- traces ------------------------------------------------------------------ */
+
+gmt_report_model_t *gmt_report_model_new(const gmt_report_opts_t *o)
+{
+	gmt_report_model_t *m = calloc(1, sizeof(*m));
+	if (!m || !(m->priv = calloc(1, sizeof(*m->priv))) || !(m->priv->sp = gmt_spool_new())) {
+		if (m)
+			free(m->priv);
+		free(m);
+		return NULL;
+	}
+	gmt_phase_opts_t *po = &m->priv->po;
+	po->domains = o ? o->domains : NULL;
+	po->n_domains = o ? o->n_domains : 0;
+	po->patterns = o ? o->patterns : NULL;
+	po->n_patterns = o ? o->n_patterns : 0;
+	po->all_depths = o ? o->all_depths : 0;
+	po->max_listed = o && o->max_listed ? o->max_listed : GMT_PHASES_DEFAULT_LISTED;
+	po->top_n = GMT_PHASES_DEFAULT_TOP;
+	return m;
+}
+
+void gmt_report_model_free(gmt_report_model_t *m)
+{
+	if (!m)
+		return;
+	gmt_report_priv_t *p = m->priv;
+	for (size_t i = 0; i < m->n_traces; i++) {
+		gmt_phases_free(p->t[i].ph);
+		free(p->t[i].mem);
+	}
+	free(p->t);
+	for (size_t i = 0; i < m->n_devices; i++) {
+		free(m->devices[i].members);
+		free(m->devices[i].phases);
+		free(m->devices[i].fails);
+	}
+	free(m->devices);
+	if (p->running)
+		gmt_phases_free(p->ph);
+	gmt_spool_free(p->sp);
+	free(p);
+	free(m->traces);
+	free(m);
+}
+
+static int trace_new(gmt_report_model_t *m, const char *file)
+{
+	gmt_report_priv_t *p = m->priv;
+	if (m->n_traces == p->cap) {
+		size_t c = p->cap ? p->cap * 2 : 8;
+		gmt_rm_trace_t *t = realloc(m->traces, c * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		m->traces = t;
+		ptrace_t *q = realloc(p->t, c * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		p->t = q;
+		p->cap = c;
+	}
+	memset(&m->traces[m->n_traces], 0, sizeof(m->traces[0]));
+	memset(&p->t[m->n_traces], 0, sizeof(p->t[0]));
+	m->traces[m->n_traces].file = file;
+	m->n_traces++;
+	memset(p->dev, 0, sizeof(p->dev));
+	p->n_due = 0;
+	p->err = 0;
+	p->running = 1;
+	return 0;
+}
+
+static void hook_of(gmt_report_model_t *m, gmt_phases_hook_t *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->ctx = m;
+	h->reset = h_reset;
+	h->instant = h_instant;
+	h->event = h_event;
+}
+
+static const char *status_key(const gmt_decode_result_t *res)
+{
+	switch (res->status) {
+	case GMT_DECODE_OK: return res->ended_cleanly ? "clean" : "cut";
+	case GMT_DECODE_DAMAGED: return "damaged";
+	case GMT_DECODE_REFUSED: return "refused";
+	case GMT_DECODE_IO: return "unreadable";
+	default: return "stopped";
+	}
+}
+
+/* The trace has run: its last rows, its members. */
+static int trace_end(gmt_report_model_t *m, gmt_phases_t *ph, const gmt_decode_result_t *res)
+{
+	gmt_report_priv_t *p = m->priv;
+	gmt_rm_trace_t *t = cur_trace(m);
+	ptrace_t *pt = &p->t[m->n_traces - 1];
+	int rc = p->err;
+	p->running = 0;
+	pt->ph = ph;
+	if (res)
+		t->res = *res;
+	else
+		memset(&t->res, 0, sizeof(t->res));
+	if (!ph)
+		return -ENOMEM;
+	t->s = gmt_phases_summary(ph);
+	if (!res) {
+		t->res.status = GMT_DECODE_OK;
+		t->res.ended_cleanly = t->s->ended_cleanly;
+	}
+	t->status_key = status_key(&t->res);
+	m->events += t->s->events + t->s->side_events;
+	if (!rc)
+		rc = advance(p, UINT64_MAX);
+	size_t n = 0;
+	for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++)
+		n += p->dev[o].open;
+	for (size_t k = 0; k < t->s->n_dev; k++) {
+		const gmt_dev_summary_t *d = t->s->dev[k];
+		n += d && d->ordinal >= 0 && d->ordinal < GMT_RM_MAX_ORDINALS && d->used && !p->dev[d->ordinal].open;
+	}
+	if (!(pt->mem = calloc(n ? n : 1, sizeof(*pt->mem))))
+		return -ENOMEM;
+	for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++) {
+		pdev_t *d = &p->dev[o];
+		const gmt_dev_summary_t *ds = gmt_summary_device(t->s, o);
+		if (!d->open && !(ds && ds->used))
+			continue;
+		tmem_t *tm = &pt->mem[pt->n_mem++];
+		*tm = (tmem_t){ o, SIZE_MAX, 0, 0, 0, 0 };
+		if (d->open) {
+			int r = gmt_spool_close(p->sp, d->stream);
+			rc = rc ? rc : r;
+			if (d->rows)
+				*tm = (tmem_t){ o, d->stream, d->rows, d->first_ts, d->last_ts, d->syncs_total };
+			t->instants += d->rows;
+		}
+	}
+	return rc;
+}
+
+int gmt_report_model_add(gmt_report_model_t *m, const char *path)
+{
+	int rc = trace_new(m, path);
+	if (rc)
+		return rc;
+	gmt_phases_hook_t h;
+	hook_of(m, &h);
+	gmt_phases_t *ph = NULL;
+	gmt_decode_result_t res;
+	memset(&res, 0, sizeof(res));
+	int st = gmt_phases_run(path, &m->priv->po, &h, &ph, &res);
+	rc = trace_end(m, ph, &res);
+	return rc ? rc : st;
+}
+
+gmt_phases_t *gmt_report_model_begin(gmt_report_model_t *m, const char *name)
+{
+	if (trace_new(m, name))
+		return NULL;
+	gmt_report_priv_t *p = m->priv;
+	if (!(p->ph = gmt_phases_new(name, &p->po)))
+		return NULL;
+	gmt_phases_hook_t h;
+	hook_of(m, &h);
+	gmt_phases_set_hook(p->ph, &h);
+	return p->ph;
+}
+
+int gmt_report_model_event(gmt_report_model_t *m, const gmt_devent_t *e, int side)
+{
+	gmt_report_priv_t *p = m->priv;
+	int rc = gmt_phases_event_from(p->ph, e, side);
+	return rc ? rc : h_event(m, e, side);
+}
+
+int gmt_report_model_end(gmt_report_model_t *m, const gmt_decode_result_t *res)
+{
+	gmt_report_priv_t *p = m->priv;
+	int rc = gmt_phases_finish(p->ph, res);
+	int r = trace_end(m, p->ph, res);
+	p->ph = NULL;
+	return rc ? rc : r;
+}
+
+/* ---- reading a device's streams ------------------------------------------- */
+
+typedef struct mrd {
+	gmt_spool_reader_t r;
+	int open;
+	int has_next;            /* next, next_ts: its next row, read ahead    */
+	uint64_t next_ts, next_syncs;
+	mvals_t next;
+	int started;             /* state: the values in force                 */
+	mvals_t state;
+} mrd_t;
+
+static int get_uv(gmt_spool_reader_t *r, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned sh = 0; sh < 64; sh += 7) {
+		if (!gmt_spool_reader_fill(r))
+			return r->err ? r->err : -EIO;
+		uint8_t b = r->buf[r->pos++];
+		x |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -EIO;
+}
+
+/* Reads the member's next row (values cumulative on the one before). */
+static int mrd_next(mrd_t *d)
+{
+	d->has_next = 0;
+	if (!gmt_spool_reader_fill(&d->r))
+		return d->r.err;
+	uint64_t dt, mask, x;
+	int rc;
+	if ((rc = get_uv(&d->r, &dt)) || (rc = get_uv(&d->r, &mask)))
+		return rc;
+	for (unsigned i = 0; i < NF; i++)
+		if (mask & (1u << i)) {
+			if ((rc = get_uv(&d->r, &x)))
+				return rc;
+			d->next.f[i] += (uint64_t)gmt_unzigzag(x);
+		}
+	if (mask & M_FLAGS) {
+		if (!gmt_spool_reader_fill(&d->r))
+			return -EIO;
+		d->next.flags = d->r.buf[d->r.pos++];
+	}
+	d->next_syncs = 0;
+	if ((mask & M_SYNCS) && (rc = get_uv(&d->r, &d->next_syncs)))
+		return rc;
+	d->next_ts += dt;
+	d->has_next = 1;
+	return 0;
+}
+
+typedef struct merge {
+	const gmt_report_model_t *m;
+	const gmt_rm_device_t *dev;
+	mrd_t *rd;
+	size_t n;
+	int have_sample;
+	uint64_t sample_ts;
+	int64_t untraced;
+} merge_t;
+
+static void merge_close(merge_t *g)
+{
+	for (size_t i = 0; g->rd && i < g->n; i++)
+		if (g->rd[i].open)
+			gmt_spool_reader_close(&g->rd[i].r);
+	free(g->rd);
+	g->rd = NULL;
+}
+
+static int merge_open(merge_t *g, const gmt_report_model_t *m, const gmt_rm_device_t *dev)
+{
+	memset(g, 0, sizeof(*g));
+	g->m = m;
+	g->dev = dev;
+	g->n = dev->n_members;
+	if (!(g->rd = calloc(g->n ? g->n : 1, sizeof(*g->rd))))
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n; i++) {
+		const gmt_rm_member_t *mb = &dev->members[i];
+		if (!mb->rows)
+			continue;
+		int rc = gmt_spool_reader_open(&g->rd[i].r, m->priv->sp, mb->stream);
+		if (rc) {
+			merge_close(g);
+			return rc;
+		}
+		g->rd[i].open = 1;
+		if ((rc = mrd_next(&g->rd[i]))) {
+			merge_close(g);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* The members' values at the instant the states hold, summed. */
+static void combine(merge_t *g, uint64_t ts, uint64_t syncs, gmt_rm_instant_t *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->ts = ts;
+	in->syncs = syncs;
+	const mvals_t *latest = NULL;
+	for (size_t i = 0; i < g->n; i++) {
+		const mrd_t *d = &g->rd[i];
+		if (!d->started)
+			continue;
+		const mvals_t *s = &d->state;
+		int ha = s->flags & HAS_ALLOC, hr = s->flags & HAS_RES;
+		uint64_t base = hr ? s->f[F_RES] : ha ? s->f[F_ALLOC] : 0;
+		uint64_t ap = ha ? (s->f[F_ALLOC] < base ? s->f[F_ALLOC] : base) : 0;
+		in->v[GMT_RM_ALLOCATED] += ap;
+		in->v[GMT_RM_CACHE] += base - ap;
+		in->known[GMT_RM_ALLOCATED] |= ha ? 1 : 0;
+		in->known[GMT_RM_CACHE] |= hr ? 1 : 0;
+		for (unsigned w = 0; w < GMT_DOWNERS; w++)
+			in->v[GMT_RM_OUTSIDE + w] += s->f[F_OUT0 + w];
+		in->held += s->f[F_HELD];
+		if (ha) {
+			in->allocated += s->f[F_ALLOC];
+			in->has_allocated = 1;
+		}
+		if (hr) {
+			in->reserved += s->f[F_RES];
+			in->has_reserved = 1;
+		}
+		if ((s->flags & HAS_USED) && (!latest || s->f[F_USED_TS] > latest->f[F_USED_TS]))
+			latest = s;
+	}
+	for (unsigned w = 0; w < GMT_DOWNERS; w++)
+		in->known[GMT_RM_OUTSIDE + w] = 1;
+	if (latest) {
+		/* a new sample: the estimate is taken against what is held now,
+		   and kept until the next sample */
+		if (!g->have_sample || latest->f[F_USED_TS] != g->sample_ts) {
+			g->have_sample = 1;
+			g->sample_ts = latest->f[F_USED_TS];
+			g->untraced = (int64_t)(latest->f[F_USED] - in->held);
+		}
+		in->known[GMT_RM_REST] = in->known[GMT_RM_USED] = 1;
+		in->v[GMT_RM_USED] = latest->f[F_USED];
+		in->v[GMT_RM_REST] = g->untraced > 0 ? (uint64_t)g->untraced : 0;
+		in->untraced = g->untraced;
+	}
+	in->top = in->held + in->v[GMT_RM_REST];
+}
+
+/* The next merged instant: 1, 0 at the end, or a negative errno. */
+static int merge_next(merge_t *g, gmt_rm_instant_t *in)
+{
+	uint64_t ts = UINT64_MAX;
+	int any = 0;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->rd[i].has_next && (!any || g->rd[i].next_ts < ts)) {
+			ts = g->rd[i].next_ts;
+			any = 1;
+		}
+	if (!any) {
+		for (size_t i = 0; i < g->n; i++)
+			if (g->rd[i].open && g->rd[i].r.err)
+				return g->rd[i].r.err;
+		return 0;
+	}
+	uint64_t syncs = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		mrd_t *d = &g->rd[i];
+		if (!d->has_next || d->next_ts != ts)
+			continue;
+		/* several rows of one nanosecond: the last values stand */
+		while (d->has_next && d->next_ts == ts) {
+			d->state = d->next;
+			d->started = 1;
+			syncs += d->next_syncs;
+			int rc = mrd_next(d);
+			if (rc)
+				return rc;
+		}
+	}
+	combine(g, ts, syncs, in);
+	return 1;
+}
+
+int gmt_report_each_instant(const gmt_report_model_t *m, size_t dev,
+			    int (*fn)(void *ctx, const gmt_rm_instant_t *in), void *ctx)
+{
+	merge_t g;
+	int rc = merge_open(&g, m, &m->devices[dev]);
+	if (rc)
+		return rc;
+	gmt_rm_instant_t in;
+	while ((rc = merge_next(&g, &in)) == 1)
+		if ((rc = fn(ctx, &in)))
+			break;
+	merge_close(&g);
+	return rc;
+}
+
+/* ---- finishing: devices, peaks ------------------------------------------- */
+
+/* gmt_group_merge's source over a member's rows: (ts, held). */
+typedef struct hsrc {
+	mrd_t rd;
+	int err;
+} hsrc_t;
+
+static int hsrc_next(void *ctx, gmt_step_t *out)
+{
+	hsrc_t *h = ctx;
+	if (!h->rd.has_next)
+		return 0;
+	out->ts = h->rd.next_ts;
+	out->bytes = h->rd.next.f[F_HELD];
+	int rc = mrd_next(&h->rd);
+	if (rc)
+		h->err = rc;
+	return 1;
+}
+
+static int dev_peak(gmt_report_model_t *m, gmt_rm_device_t *dv)
+{
+	size_t n = dv->n_members;
+	hsrc_t *h = calloc(n ? n : 1, sizeof(*h));
+	gmt_group_src_t *src = calloc(n ? n : 1, sizeof(*src));
+	gmt_group_member_t *gm = calloc(n ? n : 1, sizeof(*gm));
+	int rc = h && src && gm ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		src[i] = (gmt_group_src_t){ hsrc_next, &h[i] };
+		if (!dv->members[i].rows)
+			continue;
+		if (!(rc = gmt_spool_reader_open(&h[i].rd.r, m->priv->sp, dv->members[i].stream))) {
+			h[i].rd.open = 1;
+			rc = mrd_next(&h[i].rd);
+		}
+	}
+	gmt_group_result_t res;
+	memset(&res, 0, sizeof(res));
+	if (!rc)
+		rc = gmt_group_merge(src, n, gm, &res);
+	for (size_t i = 0; h && i < n; i++) {
+		if (h[i].rd.open) {
+			if (!rc && h[i].err)
+				rc = h[i].err;
+			gmt_spool_reader_close(&h[i].rd.r);
+		}
+		if (!rc) {
+			dv->members[i].own_peak = gm[i].own_peak;
+			dv->members[i].own_peak_ts = gm[i].own_peak_ts;
+			dv->members[i].at_peak = gm[i].at_peak;
+		}
+	}
+	free(h);
+	free(src);
+	free(gm);
+	if (rc)
+		return rc;
+	dv->has_peak = res.found && res.peak_bytes > 0;
+	dv->peak.ts = res.peak_ts;
+	dv->peak.held = res.peak_bytes;
+	dv->own_peak_sum = res.own_peak_sum;
+
+	/* one merged pass: instants, the series used, the composition at the
+	   peak (the first instant at its time) */
+	merge_t g;
+	if ((rc = merge_open(&g, m, dv)))
+		return rc;
+	gmt_rm_instant_t in;
+	int taken = 0;
+	dv->instants = 0;
+	while ((rc = merge_next(&g, &in)) == 1) {
+		dv->instants++;
+		dv->syncs += in.syncs;
+		for (unsigned s = 0; s < GMT_RM_SERIES; s++)
+			dv->series_used[s] |= s == GMT_RM_USED ? in.known[s] : in.known[s] && in.v[s];
+		if (dv->has_peak && !taken && in.ts == dv->peak.ts) {
+			taken = 1;
+			if (in.held != dv->peak.held) {
+				rc = -EINVAL;  /* the two passes disagree: a bug */
+				break;
+			}
+			dv->peak = in;
+		}
+	}
+	merge_close(&g);
+	if (rc < 0)
+		return rc;
+	if (dv->has_peak && !taken)
+		return -EINVAL;
+	return 0;
+}
+
+static int add_member(gmt_report_model_t *m, size_t ti, const tmem_t *tm)
+{
+	const gmt_rm_trace_t *t = &m->traces[ti];
+	const gmt_dev_summary_t *ds = gmt_summary_device(t->s, tm->ordinal);
+	static const uint8_t no_uuid[16];
+	const char *host = t->s->host ? t->s->host : "";
+	const char *name = ds && ds->has_record ? ds->name : "";
+	const uint8_t *uuid = ds && ds->has_record ? ds->uuid : no_uuid;
+	gmt_rm_device_t *dv = NULL;
+	for (size_t i = 0; i < m->n_devices && !dv; i++) {
+		gmt_rm_device_t *x = &m->devices[i];
+		if (gmt_group_same_device(x->host, x->uuid, x->ordinal, x->name, host, uuid, tm->ordinal, name))
+			dv = x;
+	}
+	if (!dv) {
+		gmt_rm_device_t *p = realloc(m->devices, (m->n_devices + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		m->devices = p;
+		dv = &m->devices[m->n_devices];
+		memset(dv, 0, sizeof(*dv));
+		snprintf(dv->id, sizeof(dv->id), "d%zu", m->n_devices);
+		m->n_devices++;
+		dv->name = name;
+		dv->host = host;
+		memcpy(dv->uuid, uuid, 16);
+		dv->uuid_known = memcmp(uuid, no_uuid, 16) != 0;
+		dv->ordinal = tm->ordinal;
+		dv->t0 = UINT64_MAX;
+	}
+	gmt_rm_member_t *mb = realloc(dv->members, (dv->n_members + 1) * sizeof(*mb));
+	if (!mb)
+		return -ENOMEM;
+	dv->members = mb;
+	mb = &dv->members[dv->n_members++];
+	memset(mb, 0, sizeof(*mb));
+	mb->trace = ti;
+	mb->ordinal = tm->ordinal;
+	mb->dev = ds;
+	mb->rows = tm->rows;
+	mb->first_ts = tm->first_ts;
+	mb->last_ts = tm->last_ts;
+	mb->syncs = tm->syncs;
+	mb->stream = tm->stream;
+	gmt_lv_dev_info_t info;
+	if (!gmt_levels_dev_info(gmt_phases_levels(m->priv->t[ti].ph), tm->ordinal, &info))
+		mb->fw_lost = info.fw_lost;
+	if (!dv->total_bytes && ds && ds->has_record)
+		dv->total_bytes = ds->total_bytes;
+	/* the axis: the process's first and last event, its first and last row */
+	uint64_t lo = t->s->have_ts ? t->s->first_ts : UINT64_MAX, hi = t->s->have_ts ? t->s->last_ts : 0;
+	if (tm->rows) {
+		lo = tm->first_ts < lo ? tm->first_ts : lo;
+		hi = tm->last_ts > hi ? tm->last_ts : hi;
+	}
+	dv->t0 = lo < dv->t0 ? lo : dv->t0;
+	dv->t_end = hi > dv->t_end ? hi : dv->t_end;
+	return 0;
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 16;
+	void *p = realloc(*arr, c * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+/* The device's phase occurrences and failures, member by member. */
+static int dev_lists(gmt_report_model_t *m, gmt_rm_device_t *dv)
+{
+	size_t cap_p = 0, cap_f = 0;
+	for (size_t k = 0; k < dv->n_members; k++) {
+		const gmt_rm_member_t *mb = &dv->members[k];
+		gmt_phases_t *ph = m->priv->t[mb->trace].ph;
+		const gmt_summary_t *s = m->traces[mb->trace].s;
+		size_t n_names;
+		const gmt_phase_name_t *names = gmt_phases_names(ph, &n_names);
+		for (size_t i = 0; i < n_names; i++)
+			for (size_t j = 0; j < names[i].n_listed; j++) {
+				const gmt_occ_t *o = names[i].listed[j];
+				if (!o || (size_t)mb->ordinal >= o->n_dev || o->dev[mb->ordinal].ordinal < 0)
+					continue;
+				if (grow((void **)&dv->phases, &cap_p, dv->n_phases, sizeof(*dv->phases)))
+					return -ENOMEM;
+				const gmt_pfig_t *g = &o->dev[mb->ordinal].fig[GMT_VIEW_REQUESTED];
+				dv->phases[dv->n_phases++] = (gmt_rm_phase_t){
+					.member = k,
+					.name = gmt_phases_string(ph, names[i].name_id),
+					.name_index = i,
+					.k = o->k,
+					.thread = o->thread,
+					.begin_ts = o->begin_ts,
+					.end_ts = o->end_ts,
+					.ended = o->ended,
+					.failed = o->failed,
+					.has_allocated = g->max_alloc.valid && g->max_alloc.v.has_allocated,
+					.has_reserved = g->max_res.valid && g->max_res.v.has_reserved,
+					.max_allocated = g->max_alloc.v.allocated,
+					.max_reserved = g->max_res.v.reserved,
+					.max_held = g->max_held.v.held,
+					.max_outside = g->max_outside.v.outside,
+					.max_held_ts = g->max_held.ts,
+				};
+			}
+		for (size_t i = 0; i < s->n_fails; i++) {
+			if (s->fails[i].device != mb->ordinal)
+				continue;
+			if (grow((void **)&dv->fails, &cap_f, dv->n_fails, sizeof(*dv->fails)))
+				return -ENOMEM;
+			dv->fails[dv->n_fails++] = (gmt_rm_fail_t){ k, i, &s->fails[i],
+								    gmt_curesult_name(s->fails[i].result) };
+		}
+	}
+	return 0;
+}
+
+int gmt_report_model_finish(gmt_report_model_t *m)
+{
+	int rc = 0;
+	for (size_t ti = 0; ti < m->n_traces && !rc; ti++) {
+		const ptrace_t *pt = &m->priv->t[ti];
+		for (size_t k = 0; k < pt->n_mem && !rc; k++)
+			rc = add_member(m, ti, &pt->mem[k]);
+	}
+	for (size_t i = 0; i < m->n_devices && !rc; i++) {
+		gmt_rm_device_t *dv = &m->devices[i];
+		if (dv->t0 == UINT64_MAX)
+			dv->t0 = dv->t_end = 0;
+		const gmt_summary_t *s = m->traces[dv->members[0].trace].s;
+		if (s->has_header) {
+			dv->has_wall = 1;
+			dv->wall_t0_ns = dv->t0 + (s->clock_realtime_ns - s->clock_monotonic_ns);
+		}
+		if (!(rc = dev_peak(m, dv)))
+			rc = dev_lists(m, dv);
+	}
+	m->spool_bytes = gmt_spool_file_bytes(m->priv->sp);
+	return rc;
+}

@@ -1,0 +1,205 @@
+/*
+ * gmt_report_model.h - PRIVATE to analyzer/: the report of `report` (the
+ * HTML page) and `export` (Chrome trace JSON) as plain data: per PHYSICAL
+ * device, every process of the traces given that used it, their values at
+ * every instant merged on one time axis, the coinciding peak of what they
+ * held with its composition, their phase occurrences and failed
+ * allocations; per trace, what it could not see and its environment. Every
+ * number the page and the exports show is here (gmt_report_model.c);
+ * renderers (render/gmt_report_*.c) only format it. The definitions are in
+ * docs/analyzer.md ("report").
+ *
+ * Built from the engines: one run of the phase engine per trace (its
+ * replay gives the summary, its levels the values), whose values at each
+ * instant go, per process and device, into a compact stream of a temporary
+ * file (support/gmt_spool.h: ~10 bytes per instant); at the end the traces'
+ * devices are grouped by host and device UUID (answers/gmt_group.h), each
+ * group's coinciding peak is found by gmt_group_merge over its processes'
+ * held, and one merged pass gives the composition at that peak, the
+ * number of instants and the series that ever hold a byte. The merged
+ * instants can be read again (gmt_report_each_instant) by a renderer that
+ * draws or exports them. Memory: the engines' (what is live) plus one
+ * chunk per process stream being read; never the trace's length.
+ */
+#ifndef GMT_REPORT_MODEL_H
+#define GMT_REPORT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engines/gmt_phase_engine.h"
+
+/* Ordinals of one trace that the model keeps apart (more are left out and
+ * counted in gmt_rm_trace_t.devices_left_out). */
+#define GMT_RM_MAX_ORDINALS 64
+
+/* A device's chart: the stacked series, bottom first, then the line. The
+ * stacked ones add up to the stack's top. */
+enum gmt_rm_series {
+	GMT_RM_ALLOCATED = 0,    /* the framework's allocated (requested view),
+				    at most its reserved                     */
+	GMT_RM_CACHE = 1,        /* reserved, not allocated                   */
+	GMT_RM_OUTSIDE = 2,      /* + owner (GMT_DOWNERS): outside the
+				    framework, by owner                      */
+	GMT_RM_REST = GMT_RM_OUTSIDE + GMT_DOWNERS,
+				 /* rest of device used: the untraced
+				    estimate where positive                  */
+	GMT_RM_USED,             /* device used (a line, not stacked)          */
+	GMT_RM_SERIES
+};
+#define GMT_RM_STACKED GMT_RM_USED  /* series [0, GMT_RM_STACKED) are stacked */
+
+/* A device's values at one instant, summed over its processes (each
+ * process's values after the last event of that nanosecond). */
+typedef struct gmt_rm_instant {
+	uint64_t ts;                  /* CLOCK_MONOTONIC ns                     */
+	uint64_t v[GMT_RM_SERIES];
+	uint8_t known[GMT_RM_SERIES]; /* unknown: no process knew it yet        */
+	uint64_t held;                /* what the processes held: the sum of
+					 v[ALLOCATED .. REST), each process's
+					 reserved (else allocated) + outside    */
+	uint64_t top;                 /* the stack's top: held + v[REST]        */
+	uint64_t allocated, reserved; /* sums over the processes that know them */
+	uint8_t has_allocated, has_reserved;
+	int64_t untraced;             /* device used - held at the latest
+					 sample (when known[GMT_RM_USED])      */
+	uint64_t syncs;               /* synchronisations at this nanosecond    */
+} gmt_rm_instant_t;
+
+/* One traced process. */
+typedef struct gmt_rm_trace {
+	const char *file;
+	gmt_decode_result_t res;      /* how the trace was read                 */
+	const char *status_key;       /* clean, cut, damaged, refused,
+					 unreadable, stopped                    */
+	const gmt_summary_t *s;       /* its summary (devices, header, drops,
+					 failures: docs/analyzer.md "summary")  */
+	uint64_t entry_points_untraced;    /* PROC_UNIDENTIFIED, NOT traced (aux 0) */
+	uint64_t entry_points_identified;  /* PROC_UNIDENTIFIED traced through their
+					      prototype                        */
+	uint64_t syncs;               /* SYNC events naming a device            */
+	uint64_t devices_left_out;    /* ordinals >= GMT_RM_MAX_ORDINALS        */
+	uint64_t instants;            /* rows recorded over its devices         */
+} gmt_rm_trace_t;
+
+/* One process on one physical device. */
+typedef struct gmt_rm_member {
+	size_t trace;                 /* index in the model's traces            */
+	int ordinal;                  /* the device's ordinal in that process   */
+	const gmt_dev_summary_t *dev; /* that process's summary of it           */
+	uint64_t rows;                /* instants it recorded                   */
+	uint64_t first_ts, last_ts;   /* of those (rows > 0)                    */
+	uint64_t own_peak, own_peak_ts;   /* its highest held, the first instant */
+	uint64_t at_peak;             /* its held at the device's coinciding peak */
+	uint64_t fw_lost;             /* framework events lost (FW_LOST)        */
+	uint64_t syncs;
+	size_t stream;                /* private: its values' stream            */
+} gmt_rm_member_t;
+
+/* A listed phase occurrence of one process on the device (the `phases`
+ * figures, requested view). */
+typedef struct gmt_rm_phase {
+	size_t member;                /* index in the device's members          */
+	const char *name;             /* NULL: a name the trace never gave      */
+	size_t name_index;            /* the name's index in `phases`' list     */
+	uint64_t k;                   /* occurrence number (1: cold)            */
+	uint32_t thread;
+	uint64_t begin_ts, end_ts;    /* end_ts: the last event if not ended    */
+	int ended, failed;
+	int has_allocated, has_reserved;
+	uint64_t max_allocated, max_reserved, max_held, max_outside;
+	uint64_t max_held_ts;
+} gmt_rm_phase_t;
+
+/* A failed allocation of one process on the device. */
+typedef struct gmt_rm_fail {
+	size_t member;
+	size_t index;                 /* in the process's summary's failures    */
+	const gmt_fail_summary_t *f;  /* the summary's record of it             */
+	const char *result_name;      /* NULL: a code not in the table          */
+} gmt_rm_fail_t;
+
+/* One physical device. */
+typedef struct gmt_rm_device {
+	char id[16];                  /* "d0", "d1", ... in order of appearance */
+	const char *name;             /* the DEVICE record's, "" when none      */
+	const char *host;
+	uint8_t uuid[16];
+	int uuid_known;               /* not all zeros: else grouped by host,
+					 ordinal and name                       */
+	int ordinal;                  /* the first member's                     */
+	uint64_t total_bytes;         /* the DEVICE record's; 0: unknown        */
+	gmt_rm_member_t *members; size_t n_members;  /* in trace order          */
+	uint64_t t0, t_end;           /* the time axis (CLOCK_MONOTONIC ns): the
+					 members' first and last event or row   */
+	int has_wall;                 /* wall_t0_ns: CLOCK_REALTIME at t0 (the
+					 first member's header)                 */
+	uint64_t wall_t0_ns;
+	uint64_t instants;            /* merged instants                        */
+	uint64_t syncs;
+	uint8_t series_used[GMT_RM_SERIES];  /* ever above 0 (the line: ever
+						known)                          */
+	int has_peak;                 /* some instant held a byte               */
+	gmt_rm_instant_t peak;        /* the coinciding peak: the first instant
+					 the held of all members together was
+					 highest, with its composition         */
+	uint64_t own_peak_sum;        /* the sum of the members' own peaks: a
+					 BOUND, at no instant unless they
+					 coincide                               */
+	gmt_rm_phase_t *phases; size_t n_phases;
+	gmt_rm_fail_t *fails; size_t n_fails;
+} gmt_rm_device_t;
+
+typedef struct gmt_report_opts {
+	/* the phase selection */
+	const char *const *domains; size_t n_domains;
+	const char *const *patterns; size_t n_patterns;
+	int all_depths;
+	unsigned max_listed;          /* occurrences listed per name (0: the
+					 default of `phases`)                   */
+} gmt_report_opts_t;
+
+typedef struct gmt_report_priv gmt_report_priv_t;
+
+typedef struct gmt_report_model {
+	gmt_rm_trace_t *traces; size_t n_traces;
+	gmt_rm_device_t *devices; size_t n_devices;  /* after finish           */
+	uint64_t events;              /* events decoded, all traces             */
+	uint64_t spool_bytes;         /* the temporary file's size              */
+	gmt_report_priv_t *priv;
+} gmt_report_model_t;
+
+/* NULL when out of memory. */
+gmt_report_model_t *gmt_report_model_new(const gmt_report_opts_t *o);
+void gmt_report_model_free(gmt_report_model_t *m);
+
+/* Runs the trace at path (kept by pointer) through the phase engine into
+ * the model. Returns the decoder's status (the trace's res says why), or
+ * -ENOMEM / -EIO (the temporary file). */
+int gmt_report_model_add(gmt_report_model_t *m, const char *path);
+
+/* The same for synthetic input: begin gives the engine (its visitor takes
+ * header, device and string records), events go through
+ * gmt_report_model_event in time order, end finishes it (res NULL: a clean
+ * synthetic run). */
+gmt_phases_t *gmt_report_model_begin(gmt_report_model_t *m, const char *name);
+int gmt_report_model_event(gmt_report_model_t *m, const gmt_devent_t *e, int side);
+int gmt_report_model_end(gmt_report_model_t *m, const gmt_decode_result_t *res);
+
+/* After the last trace: the devices, their peaks, phases and failures.
+ * 0, -ENOMEM or -EIO. */
+int gmt_report_model_finish(gmt_report_model_t *m);
+
+/* Calls fn for every merged instant of device dev, in time order (after
+ * finish). Returns 0, the first nonzero fn, -ENOMEM or -EIO. */
+int gmt_report_each_instant(const gmt_report_model_t *m, size_t dev,
+			    int (*fn)(void *ctx, const gmt_rm_instant_t *in), void *ctx);
+
+/* A name of the phase engine's string table of a trace (NULL: unknown). */
+const char *gmt_report_string(const gmt_report_model_t *m, size_t trace, uint32_t id);
+
+/* Series keys and labels ("allocated", "framework allocated", ...). */
+const char *gmt_rm_series_key(unsigned s);
+const char *gmt_rm_series_label(unsigned s);
+
+#endif /* GMT_REPORT_MODEL_H */

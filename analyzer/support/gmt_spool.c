@@ -1,0 +1,199 @@
+/*
+ * gmt_spool.c - the streams of gmt_spool.h. Each stream is a list of
+ * chunks, each a (file offset, length) pair; chunks are written with
+ * pwrite at the file's end and read back with pread, so several readers
+ * share the one descriptor.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support/gmt_spool.h"
+
+typedef struct chunk {
+	uint64_t off;
+	uint32_t len;
+} chunk_t;
+
+typedef struct stream {
+	chunk_t *chunks;
+	size_t n, cap;
+	uint8_t *buf;            /* the chunk being filled (NULL once closed) */
+	size_t len;
+	uint64_t size;
+	int closed;
+} stream_t;
+
+struct gmt_spool {
+	FILE *f;
+	int fd;
+	uint64_t end;
+	stream_t *s;
+	size_t n, cap;
+};
+
+gmt_spool_t *gmt_spool_new(void)
+{
+	gmt_spool_t *sp = calloc(1, sizeof(*sp));
+	if (sp)
+		sp->fd = -1;
+	return sp;
+}
+
+void gmt_spool_free(gmt_spool_t *sp)
+{
+	if (!sp)
+		return;
+	for (size_t i = 0; i < sp->n; i++) {
+		free(sp->s[i].chunks);
+		free(sp->s[i].buf);
+	}
+	free(sp->s);
+	if (sp->f)
+		fclose(sp->f);
+	free(sp);
+}
+
+int gmt_spool_open(gmt_spool_t *sp, size_t *id)
+{
+	if (sp->n == sp->cap) {
+		size_t c = sp->cap ? sp->cap * 2 : 16;
+		stream_t *p = realloc(sp->s, c * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		sp->s = p;
+		sp->cap = c;
+	}
+	stream_t *s = &sp->s[sp->n];
+	memset(s, 0, sizeof(*s));
+	if (!(s->buf = malloc(GMT_SPOOL_CHUNK)))
+		return -ENOMEM;
+	*id = sp->n++;
+	return 0;
+}
+
+/* The stream's buffered bytes as its next chunk, at the file's end. */
+static int put_chunk(gmt_spool_t *sp, stream_t *s)
+{
+	if (!s->len)
+		return 0;
+	if (!sp->f) {
+		if (!(sp->f = tmpfile()))
+			return -EIO;
+		sp->fd = fileno(sp->f);
+	}
+	if (s->n == s->cap) {
+		size_t c = s->cap ? s->cap * 2 : 8;
+		chunk_t *p = realloc(s->chunks, c * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		s->chunks = p;
+		s->cap = c;
+	}
+	size_t done = 0;
+	while (done < s->len) {
+		ssize_t w = pwrite(sp->fd, s->buf + done, s->len - done, (off_t)(sp->end + done));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -EIO;
+		done += (size_t)w;
+	}
+	s->chunks[s->n++] = (chunk_t){ sp->end, (uint32_t)s->len };
+	sp->end += s->len;
+	s->len = 0;
+	return 0;
+}
+
+int gmt_spool_write(gmt_spool_t *sp, size_t id, const void *p, size_t n)
+{
+	stream_t *s = &sp->s[id];
+	const uint8_t *b = p;
+	if (s->closed)
+		return -EINVAL;
+	while (n) {
+		size_t k = GMT_SPOOL_CHUNK - s->len;
+		k = k < n ? k : n;
+		memcpy(s->buf + s->len, b, k);
+		s->len += k;
+		s->size += k;
+		b += k;
+		n -= k;
+		int rc;
+		if (s->len == GMT_SPOOL_CHUNK && (rc = put_chunk(sp, s)))
+			return rc;
+	}
+	return 0;
+}
+
+void gmt_spool_truncate(gmt_spool_t *sp, size_t id)
+{
+	stream_t *s = &sp->s[id];
+	s->n = 0;        /* the file keeps the bytes, unused */
+	s->len = 0;
+	s->size = 0;
+}
+
+int gmt_spool_close(gmt_spool_t *sp, size_t id)
+{
+	stream_t *s = &sp->s[id];
+	if (s->closed)
+		return 0;
+	int rc = put_chunk(sp, s);
+	free(s->buf);
+	s->buf = NULL;
+	s->closed = 1;
+	return rc;
+}
+
+uint64_t gmt_spool_size(const gmt_spool_t *sp, size_t id)
+{
+	return sp->s[id].size;
+}
+
+uint64_t gmt_spool_file_bytes(const gmt_spool_t *sp)
+{
+	return sp->end;
+}
+
+int gmt_spool_reader_open(gmt_spool_reader_t *r, const gmt_spool_t *sp, size_t id)
+{
+	memset(r, 0, sizeof(*r));
+	r->sp = sp;
+	r->id = id;
+	return (r->buf = malloc(GMT_SPOOL_CHUNK)) ? 0 : -ENOMEM;
+}
+
+int gmt_spool_reader_fill(gmt_spool_reader_t *r)
+{
+	if (r->pos < r->len)
+		return 1;
+	const stream_t *s = &r->sp->s[r->id];
+	while (!r->err && r->chunk < s->n) {
+		const chunk_t *c = &s->chunks[r->chunk++];
+		size_t done = 0;
+		while (done < c->len) {
+			ssize_t g = pread(r->sp->fd, r->buf + done, c->len - done, (off_t)(c->off + done));
+			if (g < 0 && errno == EINTR)
+				continue;
+			if (g <= 0) {
+				r->err = -EIO;
+				return 0;
+			}
+			done += (size_t)g;
+		}
+		r->pos = 0;
+		r->len = c->len;
+		if (r->len)
+			return 1;
+	}
+	return 0;
+}
+
+void gmt_spool_reader_close(gmt_spool_reader_t *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+}

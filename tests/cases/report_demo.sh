@@ -1,0 +1,150 @@
+#!/bin/sh
+# `report` on the demo and on the phases workload (the traces of make demo,
+# made here), opened in headless Chromium with the network disabled
+# (tests/tools/browser_check.py):
+# - no console message, exception, log entry or request but the page's own;
+# - the plot area holds the curves (the stacked layers' colours, not blank);
+# - every number of the page's tables (data-bytes, data-count) equals the
+#   JSON report's (`report --json`): the peak held and its parts, each
+#   process's own peak, its share at the peak and its driver-level peak,
+#   every phase occurrence's maxima, every failed allocation; the tables
+#   read the same without JavaScript;
+# - the JSON report's numbers equal those of the other commands: the
+#   driver-level peak and the failures of `summary --json`, the phase
+#   maxima of `phases --json`, the peak held the highest `held` of
+#   `curves --json`;
+# - the page's data: the peak mark carries the peak held, and no bucket of
+#   any zoom level stacks the held parts above it (the page never shows a
+#   stack above a peak that claims to be its maximum);
+# - the demo's failure is the 64 GiB request it makes.
+# GMT_UPDATE_SCREENSHOT=1 writes the demo's screenshot to
+# docs/report-demo.png (the README shows it).
+. "$ROOT/tests/lib.sh"
+cd "$TESTDIR"
+command -v chromium >/dev/null || fail "chromium is not installed (.ci/run installs it)"
+PY=""
+for p in python3 /usr/bin/python3; do "$p" -c 'import PIL' 2>/dev/null && { PY=$p; break; }; done
+[ -n "$PY" ] || fail "no python3 with PIL (python3-pil)"
+CHECK="$ROOT/tests/tools/browser_check.py"
+mkdir -p demo phases
+LD_LIBRARY_PATH="$FAKE" "$BUILD/gpumemtrace" -q -o "$TESTDIR/demo" "$BUILD/tests/demo_workload" > /dev/null ||
+	fail "demo exited $?"
+GMT_FAKE_CONTEXT_BYTES=268435456 LD_LIBRARY_PATH="$FAKE" "$BUILD/gpumemtrace" -q -o "$TESTDIR/phases" \
+	"$BUILD/tests/phases_workload" > /dev/null || fail "phases workload exited $?"
+cat > steps.json <<'EOF'
+[{"screenshot": "shot.png", "clip": "({x: 0, y: 0, width: 1280, height: 1000})"},
+ {"screenshot": "plot.png", "clip": "window.gmtReport.charts[0].plotRect()"},
+ {"eval": "Object.fromEntries([...document.querySelectorAll('tr[id]')].map(r => [r.id, [...r.querySelectorAll('td[data-bytes], td[data-count]')].map(td => +(td.dataset.bytes ?? td.dataset.count))]))", "as": "rows"},
+ {"eval": "Object.fromEntries([...document.querySelectorAll('table.peak tr[data-key]')].map(r => [r.dataset.key, +r.querySelector('td[data-bytes]').dataset.bytes]))", "as": "peak_parts"},
+ {"eval": "JSON.parse(document.getElementById('gmt-data').textContent)", "as": "data"}]
+EOF
+echo '[{"eval": "Object.fromEntries([...document.querySelectorAll(\"tr[id]\")].map(r => [r.id, [...r.querySelectorAll(\"td[data-bytes], td[data-count]\")].map(td => +(td.dataset.bytes ?? td.dataset.count))]))", "as": "rows"}]' > nojs.json
+for w in demo phases; do
+	t=$(ls "$w"/*.gmt)
+	"$ANALYZE" report -o "$w.html" "$t" 2> "$w.err" || { cat "$w.err"; fail "report $w exited $?"; }
+	[ -s "$w.err" ] && { cat "$w.err"; fail "report $w: stderr not empty"; }
+	"$ANALYZE" report --json -o "$w.report.json" "$t" || fail "report --json $w"
+	"$ANALYZE" summary --json -o "$w.summary.json" "$t" || fail "summary $w"
+	"$ANALYZE" phases --json -o "$w.phases.json" "$t" || fail "phases $w"
+	"$ANALYZE" curves --json -o "$w.curves.json" "$t" || fail "curves $w"
+	"$PY" "$CHECK" "$w.html" steps.json "$w.out.json" || fail "browser_check $w exited $?"
+	"$PY" "$CHECK" --no-js "$w.html" nojs.json "$w.nojs.json" || fail "browser_check --no-js $w exited $?"
+	"$PY" - "$w" <<'PY' || fail "report $w"
+import json, sys
+from PIL import Image
+w = sys.argv[1]
+out, nojs = json.load(open(w + ".out.json")), json.load(open(w + ".nojs.json"))
+rep = json.load(open(w + ".report.json"))
+s = json.load(open(w + ".summary.json"))["traces"][0]
+p = json.load(open(w + ".phases.json"))["traces"][0]
+c = json.load(open(w + ".curves.json"))
+errs = []
+def check(cond, what):
+    if not cond:
+        errs.append(what)
+check(out["ready"], "not ready")
+check(out["console"] == [] and out["exceptions"] == [] and out["log"] == [],
+      "console %s exceptions %s log %s" % (out["console"], out["exceptions"], out["log"]))
+check(out["requests"] == [out["url"]], "requests %s" % out["requests"])
+rows, parts, data = out["results"]["rows"], out["results"]["peak_parts"], out["results"]["data"]
+check(nojs["results"]["rows"] == rows, "the tables differ without JavaScript")
+plot = Image.open("plot.png").convert("RGB")
+LAYERS = {(0x00, 0x72, 0xb2), (0xe6, 0x9f, 0x00), (0x00, 0x9e, 0x73), (0x56, 0xb4, 0xe9)}
+px = list(plot.getdata())
+share = sum(1 for q in px if q in LAYERS) / len(px)
+check(share > 0.2, "plot area only %.1f%% layer colours" % (100 * share))
+
+# the DOM's numbers are the JSON report's
+check(len(rep["devices"]) >= 1, "no device")
+cols = {k: i for i, k in enumerate(c["columns"])}
+for dv in rep["devices"]:
+    d = dv["id"]
+    pk = dv["peak"]
+    check(rows.get(d + "-peak") == [pk["held_bytes"]], "%s peak %s != %s" % (d, rows.get(d + "-peak"), pk["held_bytes"]))
+    for k, v in pk["parts"].items():
+        check(parts.get(k) == v, "%s part %s: %s != %s" % (d, k, parts.get(k), v))
+    check(sum(pk["parts"].values()) == pk["held_bytes"], "parts do not add up")
+    for k, m in enumerate(dv["members"]):
+        fails = sum(1 for f in dv["failures"] if f["member"] == k)
+        want = [m["own_peak_held_bytes"], m["held_at_peak_bytes"], m["driver_peak_bytes"], fails, m["syncs"]]
+        check(rows.get("%s-m%d" % (d, k)) == want, "%s member %d: %s != %s" % (d, k, rows.get("%s-m%d" % (d, k)), want))
+    for ph in dv["phases"]:
+        rid = "%s-m%d-phase-%d-%d" % (d, ph["member"], ph["name_index"], ph["occurrence"])
+        want = [x for x in (ph["max_allocated_bytes"], ph["max_reserved_bytes"], ph["max_held_bytes"], ph["max_outside_bytes"]) if x is not None]
+        check(rows.get(rid) == want, "%s: %s != %s" % (rid, rows.get(rid), want))
+    for j, f in enumerate(dv["failures"]):
+        rid = "%s-fail-%d" % (d, j)
+        want = [f["requested_bytes"], f["live_bytes"]] + ([f["meminfo_free_bytes"]] if f["meminfo_free_bytes"] is not None else [])
+        check(rows.get(rid) == want, "%s: %s != %s" % (rid, rows.get(rid), want))
+    # the page's data: the peak mark, and no stack above it
+    pd = [x for x in data["devices"] if x["id"] == d][0]
+    check([m["bytes"] for m in pd["peaks"]] == [pk["held_bytes"]], "%s marks %s" % (d, pd["peaks"]))
+    keys = [x["key"] for x in pd["series"] if x["role"] == "stack" and x["key"] != "rest"]
+    for L in pd["levels"]:
+        acc = {k: 0 for k in keys}
+        tops = 0
+        for i in range(L["count"]):
+            held = 0
+            for k in keys:
+                acc[k] += L["stack"][k][i]
+                held += acc[k]
+            tops = max(tops, held)
+        check(tops == pk["held_bytes"], "%s level %d: held stacks to %d, the peak says %d" % (d, L["bucket_ns"], tops, pk["held_bytes"]))
+
+# the JSON report's numbers are the other commands'
+dv = rep["devices"][0]
+m = dv["members"][0]
+sd = [x for x in s["devices"] if x["ordinal"] == m["ordinal"]][0]
+check(m["driver_peak_bytes"] == sd["peak"]["bytes"], "driver peak %s != summary %s" % (m["driver_peak_bytes"], sd["peak"]["bytes"]))
+held = [r[cols["held_bytes"]] for r in c["traces"][0]["rows"] if r[cols["device"]] == m["ordinal"]]
+check(dv["peak"]["held_bytes"] == max(held), "peak held %s != curves' highest held %s" % (dv["peak"]["held_bytes"], max(held)))
+sf = [f for f in s["failed_allocations"]["items"] if f["device"] == m["ordinal"]]
+check([(f["requested_bytes"], f["ts_ns"]) for f in dv["failures"]] == [(f["requested_bytes"], f["ts_ns"]) for f in sf],
+      "failures %s != summary %s" % (dv["failures"], sf))
+n_occ = 0
+for i, ph in enumerate(p["phases"]):
+    for o in ph["listed"]:
+        for x in o["devices"]:
+            if x["ordinal"] != m["ordinal"]:
+                continue
+            r = x["requested"]
+            mine = [q for q in dv["phases"] if q["name_index"] == i and q["occurrence"] == o["occurrence"]]
+            check(len(mine) == 1, "phase %s #%d missing" % (ph["name"], o["occurrence"]))
+            if mine:
+                q = mine[0]
+                check(q["name"] == ph["name"] and (q["max_allocated_bytes"], q["max_reserved_bytes"], q["max_held_bytes"], q["max_outside_bytes"]) ==
+                      tuple(v and v.get("bytes") for v in (r["max_allocated"], r["max_reserved"], r["max_held"], r["max_outside"])),
+                      "phase %s #%d: %s != %s" % (ph["name"], o["occurrence"], q, r))
+            n_occ += 1
+check(n_occ == len(dv["phases"]), "%d occurrences in phases, %d in the report" % (n_occ, len(dv["phases"])))
+if w == "phases":
+    check(n_occ >= 4, "only %d phase occurrences compared" % n_occ)
+if w == "demo":
+    check([f["requested_bytes"] for f in dv["failures"]] == [64 << 30], "the demo's failure: %s" % dv["failures"])
+if errs:
+    print("\n".join(errs))
+    sys.exit(1)
+PY
+	[ "$w" = demo ] && [ "${GMT_UPDATE_SCREENSHOT:-0}" = 1 ] && cp shot.png "$ROOT/docs/report-demo.png"
+done
+exit 0
