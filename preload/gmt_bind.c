@@ -272,7 +272,8 @@ static void *lookup_as_loader(const mod_t *m, const char *name, const char *vers
 }
 
 /* Writes val into a GOT entry, through a read-write window if ld.so made
- * its page read-only (RELRO). Caller holds bind_lock. */
+ * its page read-only (RELRO). Caller holds bind_lock (gmt_bind_symbol says
+ * why it need not). */
 static int got_write(const mod_t *m, void **slot, void *val)
 {
 	static long page;
@@ -360,14 +361,56 @@ static int bind_one(mod_t *m, const ElfW(Rela) *r, size_t bytes)
 	return bound;
 }
 
+/* The module's mapped range, RELRO pages and dynamic section (symbols,
+ * relocations) into m; m->c is set. */
+typedef struct relocs {
+	const ElfW(Rela) *rela, *jmprel;
+	size_t relasz, jmprelsz;
+	long pltrel;
+} relocs_t;
+
+static void mod_read(mod_t *m, relocs_t *r)
+{
+	const cand_t *c = m->c;
+	long page = sysconf(_SC_PAGESIZE);
+
+	m->lo = UINTPTR_MAX;
+	*r = (relocs_t){ .pltrel = DT_RELA };
+	for (int i = 0; i < c->phnum; i++) {
+		const ElfW(Phdr) *ph = &c->phdr[i];
+		if (ph->p_type == PT_LOAD) {
+			if (c->base + ph->p_vaddr < m->lo)
+				m->lo = c->base + ph->p_vaddr;
+			if (c->base + ph->p_vaddr + ph->p_memsz > m->hi)
+				m->hi = c->base + ph->p_vaddr + ph->p_memsz;
+		} else if (ph->p_type == PT_GNU_RELRO) {
+			/* As ld.so protects it: whole pages, the end rounded down. */
+			m->relro_lo = (c->base + ph->p_vaddr) & ~((uintptr_t)page - 1);
+			m->relro_hi = (c->base + ph->p_vaddr + ph->p_memsz) & ~((uintptr_t)page - 1);
+		}
+	}
+	for (const ElfW(Dyn) *d = (const ElfW(Dyn) *)c->dyn; d->d_tag != DT_NULL; d++) {
+		uintptr_t p = dyn_ptr(c->base, d->d_un.d_ptr);
+		switch (d->d_tag) {
+		case DT_SYMTAB: m->symtab = (const void *)p; break;
+		case DT_STRTAB: m->strtab = (const void *)p; break;
+		case DT_VERSYM: m->versym = (const void *)p; break;
+		case DT_VERNEED: m->verneed = (const void *)p; break;
+		case DT_RELA: r->rela = (const void *)p; break;
+		case DT_RELASZ: r->relasz = d->d_un.d_val; break;
+		case DT_JMPREL: r->jmprel = (const void *)p; break;
+		case DT_PLTRELSZ: r->jmprelsz = d->d_un.d_val; break;
+		case DT_PLTREL: r->pltrel = (long)d->d_un.d_val; break;
+		default: break;
+		}
+	}
+}
+
 static void bind_module(const cand_t *c)
 {
-	const ElfW(Rela) *rela = NULL, *jmprel = NULL;
-	size_t relasz = 0, jmprelsz = 0;
-	long pltrel = DT_RELA;
-	mod_t m = { .c = c, .lo = UINTPTR_MAX };
+	mod_t m = { .c = c };
+	relocs_t r;
 	struct link_map *lm = NULL;
-	long page = sysconf(_SC_PAGESIZE);
 
 	/* The pin, and the check that it is the object we collected. */
 	m.handle = dlopen(c->is_main ? NULL : c->name, RTLD_LAZY | RTLD_NOLOAD);
@@ -378,47 +421,92 @@ static void bind_module(const cand_t *c)
 		dlclose(m.handle);
 		return;
 	}
-	for (int i = 0; i < c->phnum; i++) {
-		const ElfW(Phdr) *ph = &c->phdr[i];
-		if (ph->p_type == PT_LOAD) {
-			if (c->base + ph->p_vaddr < m.lo)
-				m.lo = c->base + ph->p_vaddr;
-			if (c->base + ph->p_vaddr + ph->p_memsz > m.hi)
-				m.hi = c->base + ph->p_vaddr + ph->p_memsz;
-		} else if (ph->p_type == PT_GNU_RELRO) {
-			/* As ld.so protects it: whole pages, the end rounded down. */
-			m.relro_lo = (c->base + ph->p_vaddr) & ~((uintptr_t)page - 1);
-			m.relro_hi = (c->base + ph->p_vaddr + ph->p_memsz) & ~((uintptr_t)page - 1);
-		}
-	}
-	for (const ElfW(Dyn) *d = (const ElfW(Dyn) *)c->dyn; d->d_tag != DT_NULL; d++) {
-		uintptr_t p = dyn_ptr(c->base, d->d_un.d_ptr);
-		switch (d->d_tag) {
-		case DT_SYMTAB: m.symtab = (const void *)p; break;
-		case DT_STRTAB: m.strtab = (const void *)p; break;
-		case DT_VERSYM: m.versym = (const void *)p; break;
-		case DT_VERNEED: m.verneed = (const void *)p; break;
-		case DT_RELA: rela = (const void *)p; break;
-		case DT_RELASZ: relasz = d->d_un.d_val; break;
-		case DT_JMPREL: jmprel = (const void *)p; break;
-		case DT_PLTRELSZ: jmprelsz = d->d_un.d_val; break;
-		case DT_PLTREL: pltrel = (long)d->d_un.d_val; break;
-		default: break;
-		}
-	}
+	mod_read(&m, &r);
 	m.s = seen_find(c->base, c->dyn, 1);
 	if (m.s != NULL) {
 		m.s->slot = NULL;
 		m.s->val = NULL;
 	}
-	if (m.symtab != NULL && m.strtab != NULL && pltrel == DT_RELA) {
-		if (jmprel != NULL)
-			bind_one(&m, jmprel, jmprelsz);
-		if (rela != NULL)
-			bind_one(&m, rela, relasz);
+	if (m.symtab != NULL && m.strtab != NULL && r.pltrel == DT_RELA) {
+		if (r.jmprel != NULL)
+			bind_one(&m, r.jmprel, r.jmprelsz);
+		if (r.rela != NULL)
+			bind_one(&m, r.rela, r.relasz);
 	}
 	if (!c->is_main)
 		dlclose(m.handle);
+}
+
+/* ---- one symbol of one module (libunwind's pipe2) ------------------------ */
+
+typedef struct find_mod {
+	uintptr_t base, dyn;
+	cand_t c;
+	int found;
+} find_mod_t;
+
+static int find_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	find_mod_t *f = arg;
+
+	(void)size;
+	if (info->dlpi_addr != f->base || dynamic_of(info) != f->dyn)
+		return 0;
+	f->c = (cand_t){ info->dlpi_addr, f->dyn, info->dlpi_phdr, info->dlpi_phnum, 0, NULL };
+	f->found = 1;
+	return 1;
+}
+
+static int bind_name(mod_t *m, const ElfW(Rela) *r, size_t bytes, const char *name, void *fn)
+{
+	int bound = 0;
+
+	for (size_t i = 0; i < bytes / sizeof *r; i++) {
+		uint32_t type = (uint32_t)ELF64_R_TYPE(r[i].r_info);
+		uint32_t si = (uint32_t)ELF64_R_SYM(r[i].r_info);
+		void **slot = (void **)(m->c->base + r[i].r_offset);
+
+		if ((type != GMT_R_JUMP_SLOT && type != GMT_R_GLOB_DAT) || si == 0 ||
+		    strcmp(m->strtab + m->symtab[si].st_name, name) != 0 || !writable(m, (uintptr_t)slot))
+			continue;
+		if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == NULL)
+			continue; /* a weak reference that found nothing */
+		if (got_write(m, slot, fn) == 0)
+			bound++;
+	}
+	return bound;
+}
+
+/* No bind_lock: the scans write only GOT pages of cuda and nccl names,
+ * never this module's page for this name, and the caller (the stack
+ * capture's one-time initialisation) may hold the loader's lock, which a
+ * scan holding bind_lock may be waiting for. The handle keeps it mapped. */
+int gmt_bind_symbol(void *handle, const char *name, void *fn)
+{
+	struct link_map *lm = NULL;
+	find_mod_t f = { 0 };
+	mod_t m = { 0 };
+	relocs_t r;
+	int bound = 0;
+
+	if (handle == NULL || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL)
+		return 0;
+	f.base = lm->l_addr;
+	f.dyn = (uintptr_t)lm->l_ld;
+	dl_iterate_phdr(find_cb, &f);
+	if (!f.found)
+		return 0;
+	m.c = &f.c;
+	m.handle = handle;
+	mod_read(&m, &r);
+	if (m.symtab == NULL || m.strtab == NULL || r.pltrel != DT_RELA)
+		return 0;
+	if (r.jmprel != NULL)
+		bound += bind_name(&m, r.jmprel, r.jmprelsz, name, fn);
+	if (r.rela != NULL)
+		bound += bind_name(&m, r.rela, r.relasz, name, fn);
+	gmt_pl_log(3, "bound %s of %s: %d entries", name, lm->l_name, bound);
+	return bound;
 }
 
 /* ---- scans -------------------------------------------------------------- */

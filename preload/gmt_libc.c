@@ -12,14 +12,16 @@
  * parent's memory and leaves the tracer alone (gmt_tracer_exit_flush).
  * Calls inside glibc use its hidden alias and are not affected.
  *
- * pipe2() moves libunwind's pipe out of the program's way. libunwind
+ * libunwind's pipe2 moves its pipe out of the program's way. libunwind
  * probes a stack address by writing a byte of it into a pipe of its own
  * and reading it back; the pipe is created with the lowest free numbers
  * and re-created when a read fails. A program that closes every
  * descriptor and opens its own would have its pipe read and written by
- * the probe. libunwind's call (by its PLT, so through our export) gets its
- * descriptors moved high, as the tracer's own are (tracer/gmt_fd.c);
- * everybody else's pipe2 is the system call, untouched.
+ * the probe. pipe2 is not exported (an export would answer every pipe2
+ * call of the program): when the stack capture has loaded libunwind, the
+ * pipe2 entries of libunwind's own GOT are bound to unwinder_pipe2
+ * (gmt_bind_symbol), which moves the descriptors high, as the tracer's own
+ * are (tracer/gmt_fd.c). Everybody else's pipe2 is glibc's.
  *
  * The exec family (execve, execv, execvp, execvpe, execl, execle, execlp,
  * fexecve, execveat) writes what is buffered first: an exec replaces the
@@ -58,25 +60,26 @@ GMT_EXPORT void _Exit(int status)
 	_exit(status);
 }
 
-/* The caller is libunwind (any of its libraries). */
-static int from_unwinder(const void *ret)
-{
-	Dl_info di;
-	if (!dladdr(ret, &di) || !di.dli_fname)
-		return 0;
-	const char *base = strrchr(di.dli_fname, '/');
-	base = base ? base + 1 : di.dli_fname;
-	return strncmp(base, "libunwind", 9) == 0;
-}
-
-GMT_EXPORT int pipe2(int fds[2], int flags)
+/* libunwind's pipe2 (only its GOT names this): the pipe, then moved high. */
+static int unwinder_pipe2(int fds[2], int flags)
 {
 	int r = (int)syscall(SYS_pipe2, fds, flags);
-	if (r == 0 && from_unwinder(__builtin_return_address(0))) {
+	if (r == 0) {
 		fds[0] = gmt_tracer_fd_high(fds[0]);
 		fds[1] = gmt_tracer_fd_high(fds[1]);
 	}
 	return r;
+}
+
+static void unwinder_loaded(void *handle)
+{
+	if (gmt_bind_symbol(handle, "pipe2", (void *)unwinder_pipe2) == 0)
+		gmt_pl_log(2, "libunwind's pipe2 was not found: its probe pipe takes the lowest free descriptors");
+}
+
+void gmt_libc_init(void)
+{
+	gmt_tracer_on_unwinder(unwinder_loaded);
 }
 
 GMT_EXPORT int sigaction(int sig, const struct sigaction *restrict act, struct sigaction *restrict old)

@@ -215,6 +215,12 @@ int gmt_interpose_boot(void);
 void gmt_bind_check(void);
 /* The first scan, at initialisation. */
 void gmt_bind_init(void);
+/* Rewrites the GOT entries (JUMP_SLOT, GLOB_DAT) for NAME of the one module
+ * HANDLE names (a dlopen handle; not its dependencies) to FN; returns how
+ * many. For libunwind's pipe2 (gmt_libc.c): nobody else's call changes. */
+int gmt_bind_symbol(void *handle, const char *name, void *fn);
+/* Registers libunwind's pipe2 binding with the tracer (gmt_libc.c). */
+void gmt_libc_init(void);
 
 /* A handle of the loaded driver (libcuda), or NULL. */
 void *gmt_driver_handle(void);

@@ -35,6 +35,7 @@ static void init_run(void)
 	gmt_config_from_env(&cfg);
 	gmt_pl_log_level = cfg.log_level;
 	sync_period_from_env();
+	gmt_libc_init();
 	if (gmt_interpose_boot() != 0)
 		gmt_pl_log(1, "glibc's dlsym was not found: dlopen'ed CUDA is not traced");
 	atomic_store_explicit(&gmt_preload_ready, 1, memory_order_release);

@@ -7,6 +7,8 @@
  * backtrace, which would take over C++ exception handling of every program
  * that loads the preload. It is dlopen()ed RTLD_LOCAL instead, first from
  * the preload's own directory (the build copies it there), then by soname.
+ * Its probe pipe is the one descriptor it makes: the preload rebinds
+ * libunwind's own pipe2 at load (gmt_tracer_on_unwinder) to keep it high.
  *
  * The frame-pointer walk. Code built with frame pointers keeps, in %rbp, the
  * address where it saved its caller's %rbp, with its return address just
@@ -82,6 +84,8 @@ typedef struct sentry {
 typedef int (*unw_backtrace_fn)(void **buf, int size);
 
 static unw_backtrace_fn bt;
+static void (*on_unwinder)(void *handle);   /* gmt_tracer_on_unwinder */
+static void *unwind_handle;
 static int depth;
 static int walk_on;                 /* method auto: try the frame-pointer walk */
 static sentry_t *_Atomic *table;
@@ -143,7 +147,18 @@ void gmt_stack_init(int d, int method)
 		depth = 0;
 		return;
 	}
+	unwind_handle = h;
+	if (on_unwinder)
+		on_unwinder(h);
 	bt = f;
+}
+
+/* Under the tracer's init (gmt_stack_init's caller) or before it. */
+void gmt_tracer_on_unwinder(void (*fn)(void *handle))
+{
+	on_unwinder = fn;
+	if (unwind_handle && fn)
+		fn(unwind_handle);   /* loaded already (our API called first) */
 }
 
 int gmt_stack_available(void)

@@ -186,6 +186,11 @@ const char *gmt_tracer_path(void);
  * (the old one is closed), or fd itself when there is no room. */
 int gmt_tracer_fd_high(int fd);
 
+/* Called once, with libunwind's dlopen() handle, when the stack capture has
+ * loaded it (before its first use): the preload binds libunwind's own pipe2
+ * to one that moves the probe pipe high (preload/gmt_libc.c). */
+void gmt_tracer_on_unwinder(void (*fn)(void *handle));
+
 /* sigaction() as the program sees it (the preload's sigaction and signal):
  * where the tracer's flush handler stands in for the default disposition,
  * queries answer with the default as the program set it, and setting a
