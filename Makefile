@@ -73,6 +73,7 @@ ANALYZER_OBJ := $(ANALYZER_SRC:%.c=$(BUILD)/obj/%.o)
 PRELOAD := $(BUILD)/libgpumemtrace.so
 ANALYZE := $(BUILD)/gpumemtrace-analyze
 LAUNCHER := $(BUILD)/gpumemtrace
+LAUNCHER_RUN := $(BUILD)/gpumemtrace-run
 CORE_LIB := $(BUILD)/libgmt_core.a
 FAKE := $(BUILD)/fakecuda/libcuda.so.1 $(BUILD)/fakecuda/libcudart.so.13 $(BUILD)/fakecuda/libnccl.so.2
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -88,7 +89,7 @@ DEPS_OK := $(BUILD)/.deps-ok
 PIC := -fPIC -fvisibility=hidden -fno-omit-frame-pointer
 
 .PHONY: all test demo bench asan tsan clean deps check-exports
-all: $(PRELOAD) $(ANALYZE) $(LAUNCHER) $(BUILD)/python.stamp $(FAKE) $(UNIT_BIN) $(ROUTE_BIN) $(TOOL_BIN) $(BUILD)/extra.stamp
+all: $(PRELOAD) $(ANALYZE) $(LAUNCHER) $(LAUNCHER_RUN) $(BUILD)/python.stamp $(FAKE) $(UNIT_BIN) $(ROUTE_BIN) $(TOOL_BIN) $(BUILD)/extra.stamp
 
 $(DEPS_OK): scripts/deps.sh
 	$(Q)mkdir -p $(BUILD)
@@ -175,6 +176,12 @@ $(BUILD)/python.stamp: $(PY_SRC)
 $(LAUNCHER): scripts/gpumemtrace.in VERSION
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's/@VERSION@/$(VERSION)/' $< > $@ && chmod +x $@
+
+# The launcher's last step: runs the job, passes signals on, names its traces.
+$(LAUNCHER_RUN): scripts/gmt_run.c | $(DEPS_OK)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) -o $@ $<
 
 # Test doubles of the CUDA driver, runtime and NCCL.
 $(BUILD)/fakecuda/libcuda.so.1: tests/fakecuda/fake_driver.c $(wildcard tests/fakecuda/*.h) | $(DEPS_OK)

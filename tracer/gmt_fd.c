@@ -17,6 +17,11 @@
  * moved high the same way when it is created (preload/gmt_libc.c, pipe2).
  * The writer's wake-up needs no descriptor (a futex, gmt_writer.c).
  *
+ * A new trace file announces itself: when GPUMEMTRACE_TRACE_LIST names a
+ * file (the launcher's gpumemtrace-run creates one per job), its absolute
+ * path is appended to it, one line, so the launcher names exactly its own
+ * job's traces even when other jobs write into the same directory.
+ *
  * What stays open to a race: a program that closes our number and gets
  * it back from open() between the fstat and the write of one frame. With
  * the number near the top of the table, only a program holding about a
@@ -120,4 +125,26 @@ void gmt_fd_close_trace_file(void)
 	if (is_trace_file(gmt_g.fd))
 		close(gmt_g.fd);
 	gmt_g.fd = -1;
+}
+
+void gmt_fd_announce(void)
+{
+	const char *list = getenv("GPUMEMTRACE_TRACE_LIST");
+	const char *p = gmt_g.abs_path ? gmt_g.abs_path : gmt_g.path;
+	if (!list || !*list || !p)
+		return;
+	int saved = errno;
+	int fd = open(list, O_WRONLY | O_APPEND | O_CLOEXEC);   /* never created here */
+	if (fd >= 0) {
+		size_t n = strlen(p);
+		char line[PATH_MAX + 2];
+		if (n + 1 < sizeof(line)) {
+			memcpy(line, p, n);
+			line[n] = '\n';
+			ssize_t w = write(fd, line, n + 1);   /* one write: lines never mix */
+			(void)w;
+		}
+		close(fd);
+	}
+	errno = saved;
 }

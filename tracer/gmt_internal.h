@@ -195,6 +195,9 @@ void gmt_fd_own_file(int fd, const char *path);
  * by its absolute path (a new high descriptor), else -1: the descriptor
  * the program closed or reused is never touched again. Warns once. */
 int gmt_fd_trace_file(void);
+/* Appends the trace file's absolute path to the file GPUMEMTRACE_TRACE_LIST
+ * names, if it exists (the launcher's list of its job's traces). */
+void gmt_fd_announce(void);
 /* Closes the trace file if the descriptor is still ours; fd = -1. */
 void gmt_fd_close_trace_file(void);
 

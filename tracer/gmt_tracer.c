@@ -631,6 +631,7 @@ int gmt_tracer_init(const gmt_config_t *cfg)
 	/* Out of the program's way (gmt_fd.c). */
 	gmt_g.fd = gmt_fd_high(fd);
 	gmt_fd_own_file(gmt_g.fd, gmt_g.path);
+	gmt_fd_announce();
 	int rc = gmt_writer_start();
 	if (rc < 0) {
 		gmt_log(1, "cannot start the trace writer: %s; tracing is off", strerror(-rc));

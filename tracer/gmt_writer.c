@@ -199,12 +199,38 @@ static int expand_pattern(const char *pat, char *out, size_t cap)
 	return 0;
 }
 
+/* mkdir -p of the first len bytes of path (existing directories are fine). */
+static void make_dirs(const char *path, size_t len)
+{
+	char d[PATH_MAX];
+	if (len == 0 || len >= sizeof(d))
+		return;
+	memcpy(d, path, len);
+	d[len] = 0;
+	for (size_t i = 1; i <= len; i++) {
+		if (d[i] != '/' && d[i] != 0)
+			continue;
+		char c = d[i];
+		d[i] = 0;
+		if (mkdir(d, 0777) < 0 && errno != EEXIST)
+			return;
+		d[i] = c;
+	}
+}
+
+/* What GPUMEMTRACE_OUTPUT (and the launcher's -o, the same variable) names:
+ * a file pattern when it contains '%' or ends in ".gmt", else a directory,
+ * created if missing; a pattern's directory is created too. The launcher
+ * relies on nothing of this (the traces announce themselves, gmt_fd.c). */
 int gmt_file_create(const char *output, char **pathp)
 {
 	char base[PATH_MAX], path[PATH_MAX + 16];
 	const char *out = output && *output ? output : ".";
 	struct stat sb;
 	size_t ol = strlen(out);
+	int pattern = strchr(out, '%') || (ol >= 4 && !strcmp(out + ol - 4, ".gmt"));
+	if (!(stat(out, &sb) == 0 && S_ISDIR(sb.st_mode)) && (!pattern || out[ol - 1] == '/'))
+		make_dirs(out, ol);
 	if ((stat(out, &sb) == 0 && S_ISDIR(sb.st_mode)) || out[ol - 1] == '/') {
 		while (ol > 1 && out[ol - 1] == '/')
 			ol--;
@@ -217,6 +243,10 @@ int gmt_file_create(const char *output, char **pathp)
 			return -ENAMETOOLONG;
 	} else if (expand_pattern(out, base, sizeof(base)) < 0) {
 		return -ENAMETOOLONG;
+	} else {
+		const char *slash = strrchr(base, '/');
+		if (slash)
+			make_dirs(base, (size_t)(slash - base));
 	}
 	size_t bl = strlen(base);
 	size_t stem = bl >= 4 && !strcmp(base + bl - 4, ".gmt") ? bl - 4 : bl;

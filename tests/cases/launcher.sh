@@ -12,8 +12,26 @@ assert_contains err.txt "summary $1"
 "$L" -q -o "$TESTDIR/x" sh -c 'exit 3'; assert_eq 3 $? "exit status passed through"
 "$L" -q -o "$TESTDIR/x" sh -c 'kill -TERM $$'; assert_eq 143 $? "killed by SIGTERM: 128 + 15"
 "$L" -o "$TESTDIR/none" true 2> none.txt || fail "true under the launcher"
-assert_contains none.txt "gpumemtrace: no trace written in $TESTDIR/none"
-assert_eq "" "$(ls "$TESTDIR/none")" "files for a command without a traced call"
+assert_contains none.txt "gpumemtrace: no trace written (the command made no traced call"
+[ ! -e "$TESTDIR/none" ] || fail "files for a command without a traced call: $(ls "$TESTDIR/none")"
+# -o means what GPUMEMTRACE_OUTPUT means, launcher or not: a name ending in
+# .gmt (or with %) is the trace's file, in a directory created if missing;
+# any other name is a directory, created if missing.
+for how in launcher env; do
+	for o in "$how/one.gmt" "$how/pat/%n.gmt" "$how/dir"; do
+		if [ $how = launcher ]; then
+			LD_LIBRARY_PATH="$FAKE" "$L" -q -o "$TESTDIR/$o" "$BUILD/tests/demo_workload" > /dev/null ||
+				fail "-o $o: $?"
+		else
+			LD_LIBRARY_PATH="$FAKE" GPUMEMTRACE_OUTPUT="$TESTDIR/$o" LD_PRELOAD="$PRELOAD" \
+				"$BUILD/tests/demo_workload" > /dev/null || fail "GPUMEMTRACE_OUTPUT=$o: $?"
+		fi
+	done
+	[ -f "$TESTDIR/$how/one.gmt" ] || fail "$how: no file one.gmt"
+	[ -f "$TESTDIR/$how/pat/demo_workload.gmt" ] || fail "$how: no file pat/demo_workload.gmt"
+	set -- "$TESTDIR/$how/dir"/gpumemtrace.demo_workload.*.gmt
+	[ -f "$1" ] || fail "$how: no trace in the directory dir"
+done
 "$L" --version > v.txt; assert_eq "gpumemtrace $(cat "$ROOT/VERSION")" "$(cat v.txt)" "version"
 "$L" --bogus true 2> bad.txt; assert_eq 2 $? "unknown option"
 assert_contains bad.txt "unknown option --bogus"
