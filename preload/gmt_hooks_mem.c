@@ -533,6 +533,181 @@ CUresult gmt_do_cuMemFreeHost(__typeof__(cuMemFreeHost) *real, const gmt_call_t 
 	return r;
 }
 
+/* ---- CUDA arrays ---------------------------------------------------------------- */
+
+/* Bits per element and channel of an array format (block-compressed: per
+ * texel of a 4x4 block, all channels), 0 when not known here. */
+static unsigned format_bits(CUarray_format f, int *block)
+{
+	*block = 0;
+	switch (f) {
+	case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8:
+	case CU_AD_FORMAT_UNORM_INT8X1: case CU_AD_FORMAT_SNORM_INT8X1: return 8;
+	case CU_AD_FORMAT_UNORM_INT8X2: case CU_AD_FORMAT_SNORM_INT8X2: return 8;
+	case CU_AD_FORMAT_UNORM_INT8X4: case CU_AD_FORMAT_SNORM_INT8X4: return 8;
+	case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF:
+	case CU_AD_FORMAT_UNORM_INT16X1: case CU_AD_FORMAT_SNORM_INT16X1:
+	case CU_AD_FORMAT_UNORM_INT16X2: case CU_AD_FORMAT_SNORM_INT16X2:
+	case CU_AD_FORMAT_UNORM_INT16X4: case CU_AD_FORMAT_SNORM_INT16X4: return 16;
+	case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT: return 32;
+	case CU_AD_FORMAT_BC1_UNORM: case CU_AD_FORMAT_BC1_UNORM_SRGB:
+	case CU_AD_FORMAT_BC4_UNORM: case CU_AD_FORMAT_BC4_SNORM: *block = 1; return 4;
+	case CU_AD_FORMAT_BC2_UNORM: case CU_AD_FORMAT_BC2_UNORM_SRGB: case CU_AD_FORMAT_BC3_UNORM:
+	case CU_AD_FORMAT_BC3_UNORM_SRGB: case CU_AD_FORMAT_BC5_UNORM: case CU_AD_FORMAT_BC5_SNORM:
+	case CU_AD_FORMAT_BC6H_UF16: case CU_AD_FORMAT_BC6H_SF16: case CU_AD_FORMAT_BC7_UNORM:
+	case CU_AD_FORMAT_BC7_UNORM_SRGB: *block = 1; return 8;
+	default: return 0;
+	}
+}
+
+/* The bytes an array's descriptor describes (its texels times their size,
+ * summed over mipmap levels: each halves width, height and, unless
+ * layered, depth, down to 1), without whatever padding the driver adds:
+ * an estimate, said with GMT_FLAG_ESTIMATED. 0 for a format not known. */
+static uint64_t array_desc_bytes(size_t w, size_t h, size_t d, CUarray_format f, unsigned ch,
+				 unsigned flags, unsigned levels)
+{
+	int block;
+	unsigned bits = format_bits(f, &block);
+	uint64_t total = 0;
+
+	for (unsigned l = 0; l < (levels ? levels : 1); l++) {
+		uint64_t hh = h ? h : 1, dd = d ? d : 1;
+		if (block)
+			total += (uint64_t)((w + 3) / 4) * ((hh + 3) / 4) * dd * 16 * bits / 8;
+		else
+			total += (uint64_t)w * hh * dd * ch * bits / 8;
+		w = w > 1 ? w / 2 : 1;
+		h = h > 1 ? h / 2 : h;
+		if (!(flags & CUDA_ARRAY3D_LAYERED))
+			d = d > 1 ? d / 2 : d;
+	}
+	return total;
+}
+
+/* What an array holds: the driver's memory requirements where it gives
+ * them (for deferred-mapping arrays, as documented), else the descriptor's
+ * bytes; *flags says which (GMT_FLAG_ESTIMATED) and whether the memory is
+ * mapped into it later (GMT_FLAG_DEFERRED: none is its own). */
+static uint64_t array_size(CUarray a, CUmipmappedArray m, int dev, const CUDA_ARRAY3D_DESCRIPTOR *desc,
+			   unsigned levels, uint64_t *flags)
+{
+	const gmt_drv_t *d = gmt_drv();
+	CUDA_ARRAY_MEMORY_REQUIREMENTS req;
+	CUresult r = CUDA_ERROR_NOT_SUPPORTED;
+
+	*flags = desc->Flags & CUDA_ARRAY3D_DEFERRED_MAPPING ? (uint64_t)GMT_FLAG_DEFERRED << 24 : 0;
+	memset(&req, 0, sizeof req);
+	if (a != NULL && d->array_mem_req != NULL)
+		r = d->array_mem_req(&req, a, (CUdevice)dev);
+	else if (m != NULL && d->mipmap_mem_req != NULL)
+		r = d->mipmap_mem_req(&req, m, (CUdevice)dev);
+	if (r == CUDA_SUCCESS && req.size > 0)
+		return req.size;
+	*flags |= (uint64_t)GMT_FLAG_ESTIMATED << 24;
+	return array_desc_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels,
+				desc->Flags, levels);
+}
+
+static void array_done(CUresult r, const gmt_call_t *call, CUarray a, CUmipmappedArray m,
+		       const CUDA_ARRAY3D_DESCRIPTOR *desc, unsigned levels)
+{
+	int dev = gmt_cur_device();
+	uint64_t flags = 0, size;
+
+	if (desc == NULL)
+		return;
+	if (r == CUDA_SUCCESS) {
+		size = array_size(a, m, dev, desc, levels, &flags);
+		alloc_done_x(r, call, GMT_KIND_ARRAY, dev, a != NULL ? u64p(a) : u64p(m), size, 0, flags);
+	} else {
+		flags = (uint64_t)GMT_FLAG_ESTIMATED << 24;
+		size = array_desc_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels,
+					desc->Flags, levels);
+		alloc_done_x(r, call, GMT_KIND_ARRAY, dev, 0, size, 0, flags);
+	}
+}
+
+CUresult gmt_do_cuArrayCreate_v2(__typeof__(cuArrayCreate_v2) *real, const gmt_call_t *call,
+				 CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *desc)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d3;
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(pHandle, desc);
+	if (desc != NULL) {
+		memset(&d3, 0, sizeof d3);
+		d3.Width = desc->Width;
+		d3.Height = desc->Height;
+		d3.Format = desc->Format;
+		d3.NumChannels = desc->NumChannels;
+		array_done(r, call, r == CUDA_SUCCESS ? *pHandle : NULL, NULL, &d3, 1);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuArray3DCreate_v2(__typeof__(cuArray3DCreate_v2) *real, const gmt_call_t *call,
+				   CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(pHandle, desc);
+	array_done(r, call, r == CUDA_SUCCESS ? *pHandle : NULL, NULL, desc, 1);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMipmappedArrayCreate(__typeof__(cuMipmappedArrayCreate) *real, const gmt_call_t *call,
+				       CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc,
+				       unsigned int numMipmapLevels)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(pHandle, desc, numMipmapLevels);
+	array_done(r, call, NULL, r == CUDA_SUCCESS ? *pHandle : NULL, desc, numMipmapLevels);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* A destroy is a free (before the real call, voided if it fails). */
+static CUresult array_free(CUresult (*destroy)(void *), void *h, const gmt_call_t *call)
+{
+	uint64_t aux = gmt_aux(GMT_KIND_ARRAY, call);
+	CUresult r;
+
+	if (h != NULL)
+		gmt_rec(GMT_EV_FREE, -1, u64p(h), 0, 0, aux, 1);
+	r = destroy(h);
+	if (h != NULL)
+		free_fail(r, -1, u64p(h), 0, 0, aux);
+	return r;
+}
+
+CUresult gmt_do_cuArrayDestroy(__typeof__(cuArrayDestroy) *real, const gmt_call_t *call, CUarray hArray)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = array_free((CUresult (*)(void *))(void *)real, hArray, call);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMipmappedArrayDestroy(__typeof__(cuMipmappedArrayDestroy) *real, const gmt_call_t *call,
+					CUmipmappedArray hMipmappedArray)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = array_free((CUresult (*)(void *))(void *)real, hMipmappedArray, call);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
 /* ---- graph memory nodes added with the graph API ----------------------------- */
 
 /* As a captured allocation (GMT_FLAG_CAPTURED: backed from the device's
@@ -616,6 +791,172 @@ CUresult gmt_do_cuGraphAddNode_v2(__typeof__(cuGraphAddNode_v2) *real, const gmt
 	GMT_GUARD_ENTER();
 	r = real(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
 	graph_node(r, call, hGraph, nodeParams);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* ---- memory another process or handle owns ------------------------------------- */
+
+/* The bytes of an opened range (cuMemGetAddressRange), 0 if unknown. */
+static uint64_t range_bytes(CUdeviceptr p)
+{
+	const gmt_drv_t *d = gmt_drv();
+	CUdeviceptr base = 0;
+	size_t size = 0;
+
+	if (d->address_range == NULL || d->address_range(&base, &size, p) != CUDA_SUCCESS)
+		return 0;
+	return size;
+}
+
+/* An imported physical handle: VMM_CREATE of kind imported, size 0 (the
+ * memory is the exporter's; its mappings say what this process sees), so
+ * that its maps and release are matched. Its device from its properties. */
+CUresult gmt_do_cuMemImportFromShareableHandle(__typeof__(cuMemImportFromShareableHandle) *real,
+					       const gmt_call_t *call, CUmemGenericAllocationHandle *handle,
+					       void *osHandle, CUmemAllocationHandleType shHandleType)
+{
+	const gmt_drv_t *d;
+	CUmemAllocationProp prop;
+	CUresult r;
+	int dev = -1;
+
+	GMT_GUARD_ENTER();
+	r = real(handle, osHandle, shHandleType);
+	if (r == CUDA_SUCCESS) {
+		d = gmt_drv();
+		memset(&prop, 0, sizeof prop);
+		if (d->alloc_prop != NULL && d->alloc_prop(&prop, *handle) == CUDA_SUCCESS &&
+		    prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+			dev = prop.location.id;
+		gmt_vmm_handle_created(*handle, dev);
+		gmt_rec(GMT_EV_VMM_CREATE, dev, *handle, 0, 0, gmt_aux(GMT_KIND_IMPORTED, call), 1);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMemPoolImportFromShareableHandle(__typeof__(cuMemPoolImportFromShareableHandle) *real,
+						   const gmt_call_t *call, CUmemoryPool *pool_out, void *handle,
+						   CUmemAllocationHandleType handleType, unsigned long long flags)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(pool_out, handle, handleType, flags);
+	/* Another process's pool: its pointers are opened here (below); its
+	 * reserve is that process's. */
+	if (r == CUDA_SUCCESS)
+		gmt_rec(GMT_EV_POOL_CREATE, -1, 0, 0, u64p(*pool_out), GMT_POOL_IMPORTED, 0);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* A pointer of another process's pool, or of its IPC handle, opened here:
+ * ALLOC of kind imported (the range's bytes), freed by cuMemFree(Async) or
+ * cuIpcCloseMemHandle: never "unmatched". */
+CUresult gmt_do_cuMemPoolImportPointer(__typeof__(cuMemPoolImportPointer) *real, const gmt_call_t *call,
+				       CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(ptr_out, pool, shareData);
+	if (r == CUDA_SUCCESS)
+		gmt_rec(GMT_EV_ALLOC, gmt_cur_device(), *ptr_out, range_bytes(*ptr_out), 0,
+			gmt_aux(GMT_KIND_IMPORTED, call), 1);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuIpcOpenMemHandle(__typeof__(cuIpcOpenMemHandle) *real, const gmt_call_t *call,
+				   CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(pdptr, handle, Flags);
+	if (r == CUDA_SUCCESS)
+		gmt_rec(GMT_EV_ALLOC, gmt_cur_device(), *pdptr, range_bytes(*pdptr), 0,
+			gmt_aux(GMT_KIND_IMPORTED, call), 1);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuIpcCloseMemHandle(__typeof__(cuIpcCloseMemHandle) *real, const gmt_call_t *call,
+				    CUdeviceptr dptr)
+{
+	uint64_t aux = gmt_aux(GMT_KIND_IMPORTED, call);
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	gmt_rec(GMT_EV_FREE, -1, dptr, 0, 0, aux, 1);
+	r = real(dptr);
+	free_fail(r, -1, dptr, 0, 0, aux);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+/* ---- multicast objects --------------------------------------------------------- */
+
+/* A multicast object is a handle (mapped and released as any): VMM_CREATE
+ * of kind multicast, its size; the memory bound to it is counted where it
+ * was allocated. */
+CUresult gmt_do_cuMulticastCreate(__typeof__(cuMulticastCreate) *real, const gmt_call_t *call,
+				  CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(mcHandle, prop);
+	if (r == CUDA_SUCCESS) {
+		gmt_vmm_handle_created(*mcHandle, -1);
+		gmt_rec(GMT_EV_VMM_CREATE, -1, *mcHandle, prop != NULL ? prop->size : 0, 0,
+			gmt_aux(GMT_KIND_MULTICAST, call), 1);
+	}
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMulticastBindMem(__typeof__(cuMulticastBindMem) *real, const gmt_call_t *call,
+				   CUmemGenericAllocationHandle mcHandle, size_t mcOffset,
+				   CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size,
+				   unsigned long long flags)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+	if (r == CUDA_SUCCESS)
+		gmt_rec(GMT_EV_MULTICAST_BIND, gmt_vmm_handle_device(memHandle), mcHandle, size, memHandle, 1, 0);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMulticastBindAddr(__typeof__(cuMulticastBindAddr) *real, const gmt_call_t *call,
+				    CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr,
+				    size_t size, unsigned long long flags)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(mcHandle, mcOffset, memptr, size, flags);
+	if (r == CUDA_SUCCESS)
+		gmt_rec(GMT_EV_MULTICAST_BIND, gmt_vmm_va_device(memptr, 0), mcHandle, size, memptr, 2, 0);
+	GMT_GUARD_LEAVE();
+	return r;
+}
+
+CUresult gmt_do_cuMulticastUnbind(__typeof__(cuMulticastUnbind) *real, const gmt_call_t *call,
+				  CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset,
+				  size_t size)
+{
+	CUresult r;
+
+	GMT_GUARD_ENTER();
+	r = real(mcHandle, dev, mcOffset, size);
+	if (r == CUDA_SUCCESS)
+		gmt_rec(GMT_EV_MULTICAST_UNBIND, (int)dev, mcHandle, size, 0, 0, 0);
 	GMT_GUARD_LEAVE();
 	return r;
 }

@@ -66,6 +66,20 @@ GMT_RT_BODY(cudaFreeHost, GMT_API_CUDA_FREE_HOST, (void *ptr), (ptr))
 GMT_RT_BODY(cudaMallocPitch, GMT_API_CUDA_MALLOC_PITCH,
 	    (void **devPtr, size_t *pitch, size_t width, size_t height), (devPtr, pitch, width, height))
 
+GMT_RT_BODY(cudaMallocArray, GMT_API_CUDA_MALLOC_ARRAY,
+	    (cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height,
+	     unsigned int flags), (array, desc, width, height, flags))
+GMT_RT_BODY(cudaMalloc3DArray, GMT_API_CUDA_MALLOC_3D_ARRAY,
+	    (cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent,
+	     unsigned int flags), (array, desc, extent, flags))
+GMT_RT_BODY(cudaMallocMipmappedArray, GMT_API_CUDA_MALLOC_MIPMAPPED_ARRAY,
+	    (cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc,
+	     struct cudaExtent extent, unsigned int numLevels, unsigned int flags),
+	    (mipmappedArray, desc, extent, numLevels, flags))
+GMT_RT_BODY(cudaFreeArray, GMT_API_CUDA_FREE_ARRAY, (cudaArray_t array), (array))
+GMT_RT_BODY(cudaFreeMipmappedArray, GMT_API_CUDA_FREE_MIPMAPPED_ARRAY, (cudaMipmappedArray_t mipmappedArray),
+	    (mipmappedArray))
+
 /* ---- NCCL ---------------------------------------------------------------- */
 
 typedef struct nccl_scope {

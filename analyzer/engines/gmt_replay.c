@@ -194,12 +194,46 @@ struct gmt_replay {
 
 static inline unsigned dkind(unsigned kind)
 {
-	return kind >= 1 && kind <= 4 ? kind : 0;
+	return kind >= 1 && kind <= 4 ? kind : kind == GMT_KIND_ARRAY ? GMT_DKIND_ARRAY : 0;
 }
 
 static inline uint64_t sub0(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : 0;
+}
+
+/* Kinds kept apart from every device total: host pinned memory, and memory
+ * another process or handle owns (imported). */
+static inline int apart(unsigned kind)
+{
+	return kind == GMT_KIND_HOST || kind == GMT_KIND_IMPORTED;
+}
+
+/* Handles that are no physical memory of this process (an imported
+ * handle, a multicast object): known, so their maps and releases match,
+ * counted in no total. */
+static inline int handle_apart(uint32_t c)
+{
+	return BLK_KIND(c) == GMT_KIND_IMPORTED || BLK_KIND(c) == GMT_KIND_MULTICAST;
+}
+
+static void apart_add(gmt_summary_t *s, unsigned kind, uint64_t size, uint64_t ts)
+{
+	uint64_t *live = kind == GMT_KIND_HOST ? &s->host_live : &s->imported_live;
+	uint64_t *peak = kind == GMT_KIND_HOST ? &s->host_peak : &s->imported_peak;
+	uint64_t *peak_ts = kind == GMT_KIND_HOST ? &s->host_peak_ts : &s->imported_peak_ts;
+
+	*live += size;
+	if (*live > *peak) {
+		*peak = *live;
+		*peak_ts = ts;
+	}
+}
+
+static void apart_sub(gmt_summary_t *s, unsigned kind, uint64_t size)
+{
+	uint64_t *live = kind == GMT_KIND_HOST ? &s->host_live : &s->imported_live;
+	*live = sub0(*live, size);
 }
 
 /* Tells the observer, if any; cookie: its value for a block or mapping. */
@@ -481,8 +515,8 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 		/* The old block cannot still be live: replace it. */
 		s->anom.overlapping_allocations++;
 		unsigned ok = BLK_KIND(b->c);
-		if (ok == GMT_KIND_HOST) {
-			s->host_live = sub0(s->host_live, b->a);
+		if (apart(ok)) {
+			apart_sub(s, ok, b->a);
 		} else if (!(b->bflags & BF_CAPTURED)) {
 			gmt_dev_summary_t *od = dev_get(r, b->dev);
 			if (!od)
@@ -493,11 +527,14 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 			b->b = 0;
 		}
 	}
-	b->a = e->size;
+	/* A deferred-mapping array holds nothing of its own: the memory mapped
+	 * into it is a VMM allocation, counted as such. */
+	uint64_t size = kind == GMT_KIND_ARRAY && (GMT_AUX_FLAGS(e->aux) & GMT_FLAG_DEFERRED) ? 0 : e->size;
+	b->a = size;
 	b->c = BLK_C(kind, owner) | (uint32_t)thread_ctx(r, e->thread) << 16;
 	b->dev = e->device;
 	b->bflags = 0;
-	if (kind != GMT_KIND_HOST && (GMT_AUX_FLAGS(e->aux) & GMT_FLAG_CAPTURED)) {
+	if (!apart(kind) && (GMT_AUX_FLAGS(e->aux) & GMT_FLAG_CAPTURED)) {
 		/* A graph's memory node: counted apart, in no total. */
 		gmt_dev_summary_t *d = dev_get(r, e->device);
 		if (!d)
@@ -508,24 +545,23 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 		d->graph_captured_bytes += e->size;
 		return 0;
 	}
-	if (kind == GMT_KIND_HOST) {
-		s->host_allocs++;
-		s->host_live += e->size;
-		if (s->host_live > s->host_peak) {
-			s->host_peak = s->host_live;
-			s->host_peak_ts = e->ts;
-		}
+	if (apart(kind)) {
+		if (kind == GMT_KIND_HOST)
+			s->host_allocs++;
+		else
+			s->imported_opens++;
+		apart_add(s, kind, size, e->ts);
 		return 0;
 	}
-	if (dkind(kind) != kind)
+	if (dkind(kind) != kind && kind != GMT_KIND_ARRAY)
 		s->anom.unknown_kinds++;
 	gmt_dev_summary_t *d = dev_get(r, e->device);
 	if (!d)
 		return -ENOMEM;
 	d->used = 1;
 	d->n_alloc[dkind(kind)]++;
-	dev_add(d, dkind(kind), gmt_downer(owner), e->size, e->ts);
-	return notify_block(r, GMT_OBS_BLOCK_ADD, b, e->addr, e->size, e->device, kind, owner);
+	dev_add(d, dkind(kind), gmt_downer(owner), size, e->ts);
+	return notify_block(r, GMT_OBS_BLOCK_ADD, b, e->addr, size, e->device, kind, owner);
 }
 
 static int ev_free(gmt_replay_t *r, const gmt_devent_t *e)
@@ -552,9 +588,12 @@ static int ev_free(gmt_replay_t *r, const gmt_devent_t *e)
 	unsigned kind = BLK_KIND(b->c);
 	if (b->bflags & BF_CAPTURED) {
 		/* a graph's free node, or the free of what outlived the graph */
-	} else if (kind == GMT_KIND_HOST) {
-		s->host_frees++;
-		s->host_live = sub0(s->host_live, b->a);
+	} else if (apart(kind)) {
+		if (kind == GMT_KIND_HOST)
+			s->host_frees++;
+		else
+			s->imported_closes++;
+		apart_sub(s, kind, b->a);
 	} else {
 		gmt_dev_summary_t *d = dev_get(r, b->dev);
 		if (!d)
@@ -596,13 +635,12 @@ static int ev_free_fail(gmt_replay_t *r, const gmt_devent_t *e)
 		unsigned kind = BLK_KIND(rec->c);
 		if (rec->bflags & BF_CAPTURED)
 			return 0;
-		if (kind == GMT_KIND_HOST) {
-			s->host_frees = sub0(s->host_frees, 1);
-			s->host_live += rec->size;
-			if (s->host_live > s->host_peak) {
-				s->host_peak = s->host_live;
-				s->host_peak_ts = e->ts;
-			}
+		if (apart(kind)) {
+			if (kind == GMT_KIND_HOST)
+				s->host_frees = sub0(s->host_frees, 1);
+			else
+				s->imported_closes = sub0(s->imported_closes, 1);
+			apart_add(s, kind, rec->size, e->ts);
 			return 0;
 		}
 		gmt_dev_summary_t *d = dev_get(r, rec->dev);
@@ -627,6 +665,8 @@ static int ev_alloc_fail(gmt_replay_t *r, const gmt_devent_t *e)
 	s->fails_total++;
 	if (kind == GMT_KIND_HOST) {
 		s->host_fails++;
+	} else if (kind == GMT_KIND_IMPORTED) {
+		/* opening another's memory failed: no device bytes asked for */
 	} else {
 		d->used = 1;
 		d->n_fail[dkind(kind)]++;
@@ -664,6 +704,10 @@ static int ev_alloc_fail(gmt_replay_t *r, const gmt_devent_t *e)
  * mapping of it remains (CUDA frees the memory only then). */
 static int handle_drop(gmt_replay_t *r, rp_slot_t *h)
 {
+	if (handle_apart(h->c)) {
+		rp_map_del(&r->handles, h);
+		return 0;
+	}
 	gmt_dev_summary_t *d = dev_get(r, h->dev);
 	if (!d)
 		return -ENOMEM;
@@ -682,14 +726,31 @@ static int ev_vmm_create(gmt_replay_t *r, const gmt_devent_t *e)
 		return -ENOMEM;
 	if (existed) {
 		s->anom.overlapping_vmm_handles++;
-		gmt_dev_summary_t *od = dev_get(r, h->dev);
-		if (!od)
-			return -ENOMEM;
-		dev_sub(od, GMT_KIND_VMM, gmt_downer(BLK_OWNER(h->c)), h->a);
-		if (notify(r, GMT_OBS_HANDLE_DEL, h->key, h->a, 0, h->dev, GMT_KIND_VMM, BLK_OWNER(h->c)))
-			return -ENOMEM;
+		if (!handle_apart(h->c)) {
+			gmt_dev_summary_t *od = dev_get(r, h->dev);
+			if (!od)
+				return -ENOMEM;
+			dev_sub(od, GMT_KIND_VMM, gmt_downer(BLK_OWNER(h->c)), h->a);
+			if (notify(r, GMT_OBS_HANDLE_DEL, h->key, h->a, 0, h->dev, GMT_KIND_VMM, BLK_OWNER(h->c)))
+				return -ENOMEM;
+		}
 	}
 	unsigned owner = GMT_AUX_OWNER(e->aux);
+	unsigned kind = GMT_AUX_KIND(e->aux);
+	if (kind == GMT_KIND_IMPORTED || kind == GMT_KIND_MULTICAST) {
+		/* Another's physical memory under a handle of ours, or a
+		 * multicast object: known (its maps and release match), no
+		 * bytes of this process. */
+		h->a = 0;
+		h->b = 0;
+		h->c = BLK_C(kind, owner) | BLK_REF1;
+		h->dev = e->device;
+		if (kind == GMT_KIND_IMPORTED)
+			s->imported_handles++;
+		else
+			s->multicast_objects++;
+		return 0;
+	}
 	h->a = e->size;
 	h->b = 0;
 	h->c = BLK_C(GMT_KIND_VMM, owner) | BLK_REF1;
@@ -714,6 +775,8 @@ static int ev_vmm_release(gmt_replay_t *r, const gmt_devent_t *e)
 	h->c -= BLK_REF1;
 	if (BLK_REFS(h->c) > 0)
 		return 0;  /* a retained reference is still held */
+	if (handle_apart(h->c))
+		return h->b == 0 ? handle_drop(r, h) : 0;
 	gmt_dev_summary_t *d = dev_get(r, h->dev);
 	if (!d)
 		return -ENOMEM;
@@ -983,6 +1046,8 @@ static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
 		if (kind == GMT_KIND_HOST) {
 			s->host_live = sub0(s->host_live, b->a);
 			s->host_ctx_released += b->a;
+		} else if (kind == GMT_KIND_IMPORTED) {
+			s->imported_live = sub0(s->imported_live, b->a);
 		} else {
 			dev_sub(d, dkind(kind), gmt_downer(BLK_OWNER(b->c)), b->a);
 			d->ctx_released_bytes += b->a;
@@ -1125,6 +1190,7 @@ static int apply_event(gmt_replay_t *r, const gmt_devent_t *e)
 	case GMT_EV_VMM_MAP: rc = ev_vmm_map(r, e); break;
 	case GMT_EV_VMM_UNMAP: rc = ev_vmm_unmap(r, e); break;
 	case GMT_EV_VMM_MAP_FAIL: s->vmm_map_fails++; break;
+	case GMT_EV_MULTICAST_BIND: s->multicast_binds++; break;
 	case GMT_EV_MEMINFO: rc = ev_meminfo(r, e); break;
 	case GMT_EV_GRAPH_MEM: rc = ev_graph_mem(r, e); break;
 	case GMT_EV_CTX_CREATE:

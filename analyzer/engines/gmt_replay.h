@@ -19,9 +19,11 @@
 
 #include "gmt_decode.h"
 
-/* Device kinds as report indices: 0 unknown, then the format's kinds 1-4.
- * Host pinned (kind 5) is never a device kind. */
-#define GMT_DKINDS 5
+/* Device kinds as report indices: 0 unknown, then the format's kinds 1-4,
+ * then 5 = CUDA arrays (format kind 6). Host pinned (kind 5), imported
+ * memory (7) and multicast objects (8) are never device kinds. */
+#define GMT_DKINDS 6
+#define GMT_DKIND_ARRAY 5
 /* Owners as report indices: the format's owners (application, nccl,
  * cublas, cudnn), then other (a number out of range). */
 #define GMT_DOWNERS (GMT_OWNER_MAX + 2)
@@ -37,7 +39,7 @@ static inline unsigned gmt_downer(unsigned owner)
  * "other". */
 static inline const char *gmt_dkind_key(unsigned k)
 {
-	return gmt_kind_name(k);
+	return gmt_kind_name(k == GMT_DKIND_ARRAY ? GMT_KIND_ARRAY : k);
 }
 
 static inline const char *gmt_downer_key(unsigned o)
@@ -170,6 +172,14 @@ typedef struct gmt_summary {
 	uint64_t host_live, host_peak, host_peak_ts;
 	uint64_t host_allocs, host_frees, host_fails;
 	uint64_t host_ctx_released;  /* bytes released with a destroyed context */
+
+	/* imported memory (another process's or handle's: IPC-opened and
+	 * pool-imported pointers, imported handles), process wide; never in
+	 * device totals */
+	uint64_t imported_live, imported_peak, imported_peak_ts;
+	uint64_t imported_opens, imported_closes, imported_handles;
+	/* multicast objects (their bound memory is counted where allocated) */
+	uint64_t multicast_objects, multicast_binds;
 
 	/* reserved virtual address space, process wide */
 	uint64_t va_live, va_peak, va_peak_ts;

@@ -152,9 +152,9 @@ static int p1_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 		const gmt_devent_t *e = &ev[i];
 		unsigned kind = GMT_AUX_KIND(e->aux);
 		/* graph memory nodes (captured) hold no device memory */
-		if ((e->type == GMT_EV_ALLOC && kind != GMT_KIND_HOST &&
+		if ((e->type == GMT_EV_ALLOC && kind != GMT_KIND_HOST && kind != GMT_KIND_IMPORTED &&
 		     !(GMT_AUX_FLAGS(e->aux) & GMT_FLAG_CAPTURED)) ||
-		    e->type == GMT_EV_VMM_CREATE) {
+		    (e->type == GMT_EV_VMM_CREATE && kind != GMT_KIND_IMPORTED && kind != GMT_KIND_MULTICAST)) {
 			int existed;
 			uint64_t key = (uint64_t)(uint16_t)(e->device + 1) << 32 | e->stack;
 			gmt_u64map_slot_t *s = gmt_u64map_put(&p->totals, key, &existed);
@@ -164,7 +164,7 @@ static int p1_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 				s->b = (uint64_t)GMT_AUX_OWNER(e->aux) << 56;
 			s->a += e->size;
 			s->b++;
-		} else if (e->type == GMT_EV_ALLOC_FAIL && kind != GMT_KIND_HOST) {
+		} else if (e->type == GMT_EV_ALLOC_FAIL && kind != GMT_KIND_HOST && kind != GMT_KIND_IMPORTED) {
 			m->fails_total++;
 			if (m->n_fails >= MAX_FAILS_LISTED)
 				continue;

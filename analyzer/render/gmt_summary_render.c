@@ -251,6 +251,18 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 	if (s->host_ctx_released)
 		fprintf(f, "  released with destroyed contexts: %s\n",
 			gmt_fmt_bytes(b, sizeof(b), s->host_ctx_released));
+	if (s->imported_opens || s->imported_handles) {
+		fprintf(f, "\nImported memory (another process's or handle's, opened here; never in device totals)\n");
+		fprintf(f, "  peak %s", gmt_fmt_bytes(b, sizeof(b), s->imported_peak));
+		if (s->imported_peak)
+			fprintf(f, " at %+.9f s", since_s(s, s->imported_peak_ts));
+		fprintf(f, ", final %s\n  opened %" PRIu64 ", closed %" PRIu64 ", imported handles %" PRIu64 "\n",
+			gmt_fmt_bytes(b2, sizeof(b2), s->imported_live), s->imported_opens, s->imported_closes,
+			s->imported_handles);
+	}
+	if (s->multicast_objects)
+		fprintf(f, "\nMulticast objects: %" PRIu64 ", %" PRIu64 " bindings (the memory bound to them is"
+			" counted where it was allocated)\n", s->multicast_objects, s->multicast_binds);
 
 	fprintf(f, "\nReserved virtual address space (address space, not memory; never in device totals)\n");
 	fprintf(f, "  peak %s, final %s\n  reservations %" PRIu64 ", address frees %" PRIu64 "\n",
@@ -597,6 +609,20 @@ void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s)
 	gmt_json_kv_u64(j, "frees", s->host_frees);
 	gmt_json_kv_u64(j, "failed", s->host_fails);
 	gmt_json_kv_u64(j, "released_with_contexts_bytes", s->host_ctx_released);
+	gmt_json_obj_end(j);
+
+	gmt_json_kv_obj_begin(j, "imported");
+	gmt_json_kv_u64(j, "peak_bytes", s->imported_peak);
+	j_opt_u64(j, "peak_ts_ns", s->imported_peak != 0, s->imported_peak_ts);
+	gmt_json_kv_u64(j, "final_bytes", s->imported_live);
+	gmt_json_kv_u64(j, "opens", s->imported_opens);
+	gmt_json_kv_u64(j, "closes", s->imported_closes);
+	gmt_json_kv_u64(j, "handles", s->imported_handles);
+	gmt_json_obj_end(j);
+
+	gmt_json_kv_obj_begin(j, "multicast");
+	gmt_json_kv_u64(j, "objects", s->multicast_objects);
+	gmt_json_kv_u64(j, "binds", s->multicast_binds);
 	gmt_json_obj_end(j);
 
 	gmt_json_kv_obj_begin(j, "address_space");

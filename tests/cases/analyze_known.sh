@@ -63,7 +63,7 @@ p = d["peak"]
 eq(3 * GiB + MiB, p["bytes"], "peak")
 eq(T0 + 2000000000, p["ts_ns"], "peak ts")
 eq(2.0, p["since_first_event_s"], "peak seconds")
-eq({"unknown": 0, "plain": 2 * GiB, "stream_ordered": GiB, "vmm_physical": MiB, "managed": 0}, p["by_kind"], "peak by kind")
+eq({"unknown": 0, "plain": 2 * GiB, "stream_ordered": GiB, "vmm_physical": MiB, "managed": 0, "array": 0}, p["by_kind"], "peak by kind")
 eq({"application": 3 * GiB, "nccl": MiB, "cublas": 0, "cudnn": 0, "other": 0}, p["by_owner"], "peak by owner")
 m = d["independent_maxima"]
 eq(2 * GiB, m["by_kind"]["stream_ordered"]["bytes"], "async max")

@@ -58,7 +58,7 @@ d0, d1 = t["devices"][0], t["devices"][1]
 # Device 0: B 3 MiB + E 512 KiB + V 2 MiB at the peak (A went with the reset:
 # 6.5 MiB if it had stayed); V alone at the end.
 eq(5 * MiB + 512 * KiB, d0["peak"]["bytes"], "device 0 peak")
-eq({"unknown": 0, "plain": 3 * MiB + 512 * KiB, "stream_ordered": 0, "vmm_physical": 2 * MiB, "managed": 0},
+eq({"unknown": 0, "plain": 3 * MiB + 512 * KiB, "stream_ordered": 0, "vmm_physical": 2 * MiB, "managed": 0, "array": 0},
    d0["peak"]["by_kind"], "device 0 peak by kind")
 eq(2 * MiB, d0["final"]["bytes"], "device 0 final (V)")
 eq({"destroyed": 4, "released_blocks": 4, "released_bytes": MiB + 3 * MiB + 512 * KiB, "last_release_ts_ns": t_last},

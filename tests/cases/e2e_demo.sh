@@ -21,7 +21,7 @@ assert_contains launcher.err "summary $TESTDIR/traces/"
 "$ANALYZE" summary "$trace" > summary.txt || fail "summary exit status $?"
 assert_contains summary.txt "ended cleanly (END record)"
 assert_contains summary.txt "Peak device bytes held: $((2054 * MiB)) B (2.01 GiB)"
-assert_contains summary.txt "by kind: plain 0 B, stream_ordered $((1280 * MiB)) B (1.25 GiB), vmm_physical $((774 * MiB)) B (774.00 MiB), managed 0 B"
+assert_contains summary.txt "by kind: plain 0 B, stream_ordered $((1280 * MiB)) B (1.25 GiB), vmm_physical $((774 * MiB)) B (774.00 MiB), managed 0 B, array 0 B"
 assert_contains summary.txt "by owner: application $((2048 * MiB)) B (2.00 GiB), nccl $((6 * MiB)) B (6.00 MiB)"
 assert_contains summary.txt "sum of the maxima: $((3078 * MiB)) B (3.01 GiB) (a bound, not a moment)"
 assert_contains summary.txt "requested 68719476736 B (64.00 GiB), plain via cudaMalloc, owner application, stream 0x0, result 2 CUDA_ERROR_OUT_OF_MEMORY"
@@ -42,7 +42,7 @@ eq("clean", t["status"], "status")
 d = t["devices"][0]
 p = d["peak"]
 eq(2054 * MiB, p["bytes"], "peak")
-eq({"unknown": 0, "plain": 0, "stream_ordered": 1280 * MiB, "vmm_physical": 774 * MiB, "managed": 0}, p["by_kind"], "peak by kind")
+eq({"unknown": 0, "plain": 0, "stream_ordered": 1280 * MiB, "vmm_physical": 774 * MiB, "managed": 0, "array": 0}, p["by_kind"], "peak by kind")
 eq({"application": 2048 * MiB, "nccl": 6 * MiB, "cublas": 0, "cudnn": 0, "other": 0}, p["by_owner"], "peak by owner")
 m = d["independent_maxima"]["by_kind"]
 eq(1024 * MiB, m["plain"]["bytes"], "max plain")

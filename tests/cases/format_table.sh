@@ -3,7 +3,8 @@
 # within each list, numbers and keys unique, keys plain identifiers; and the
 # keys that schemas/report.schema.json requires are the table's (by_type:
 # every event type but none, plus unknown; by_kind: the device kinds, i.e.
-# every kind but host_pinned; by_owner: every owner plus other).
+# every kind but host_pinned, imported and multicast; by_owner: every owner
+# plus other).
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 printf '%s\n' '#define GMT_EV(n, v, k) ROW ev n v k' '#define GMT_KIND(n, v, k) ROW kind n v k' \
@@ -31,7 +32,7 @@ D = s["$defs"]
 def req(o): return o["required"]
 want = {
     "by_type": [k for _, n, k in lists["ev"] if n] + ["unknown"],
-    "by_kind": [k for _, n, k in lists["kind"] if k != "host_pinned"],
+    "by_kind": [k for _, n, k in lists["kind"] if k not in ("host_pinned", "imported", "multicast")],
     "by_owner": [k for _, n, k in lists["owner"]] + ["other"],
 }
 got = {

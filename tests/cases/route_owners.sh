@@ -28,11 +28,11 @@ alloc device=0 addr=dnn_tmp size=32768 stream=0x0 kind=plain api=cudaMalloc owne
 free device=-1 addr=dnn_tmp size=0 stream=0x0 kind=unknown api=cudaFree owner=cudnn $R
 alloc device=0 addr=blas_ws size=8388608 stream=0x0 kind=plain api=driver owner=cublas $R
 alloc device=0 addr=dnn_ws size=4194304 stream=0x0 kind=plain api=cudaMalloc owner=cudnn $R
-nccl_begin device=-1 addr=0x0 size=2097152 stream=0x0 kind=? api=driver owner=application $R
+nccl_begin device=-1 addr=0x0 size=2097152 stream=0x0 kind=imported api=driver owner=application $R
 vmm_create device=0 addr=H1 size=2097152 stream=0x0 kind=vmm_physical api=ncclMemAlloc owner=nccl $R
 vmm_reserve device=-1 addr=V1 size=2097152 stream=0x0 kind=unknown api=driver owner=application $R
 vmm_map device=0 addr=V1 size=2097152 stream=H1 kind=unknown api=driver owner=application $R
-nccl_end device=-1 addr=V1 size=2097152 stream=0x0 kind=? api=driver owner=application $R
+nccl_end device=-1 addr=V1 size=2097152 stream=0x0 kind=imported api=driver owner=application $R
 free device=-1 addr=blas_ws size=0 stream=0x0 kind=unknown api=driver owner=cublas $R
 alloc device=0 addr=small size=4096 stream=0x0 kind=plain api=cudaMalloc owner=application $R
 free device=-1 addr=small size=0 stream=0x0 kind=unknown api=cudaFree owner=application $R

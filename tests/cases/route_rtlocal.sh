@@ -18,9 +18,9 @@ cd "$TESTDIR"
 R="$BUILD/tests/rtlocal"
 CUDA_LIB="${CUDA_HOME:-/usr/local/cuda}/lib64"
 
-# The probes: 0 of the 23 names, no weak reference bound.
+# The probes: 0 of the 28 names, no weak reference bound.
 probes() { # when
-	printf '%s: 0 of 23 runtime and NCCL names present\n' "$1"
+	printf '%s: 0 of 28 runtime and NCCL names present\n' "$1"
 	printf '%s: weak cudaMalloc absent, cudaFree absent, ncclMemAlloc absent, ncclCommInitRank absent\n' "$1"
 }
 # What one copy of the runtime double prints (EXT_BYTES are the trace's).

@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 				   "\"last_release_ts_ns\":1006200000000}") != NULL);
 		CHECK(strstr(json, "\"ambiguous_ctx_destroys\":1}") != NULL);
 		CHECK(strstr(json, "\"peak\":{\"bytes\":3222274048,\"by_kind\":{\"unknown\":0,\"plain\":2147483648,"
-				   "\"stream_ordered\":1073741824,\"vmm_physical\":1048576,\"managed\":0}") != NULL);
+				   "\"stream_ordered\":1073741824,\"vmm_physical\":1048576,\"managed\":0,\"array\":0}") != NULL);
 		CHECK(strstr(json, "\"host\":\"node\\ufffd7\"") != NULL);
 		CHECK(strstr(json, "\"--bad\\u0009name\"") != NULL);
 		compare_with("unit_report.txt", text, tl);
