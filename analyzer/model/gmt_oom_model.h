@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "gmt_decode.h"
+#include "engines/gmt_replay.h"
 #include "model/gmt_stacks.h"
 
 /* One attempt of a failure's request, and a release of cached memory
@@ -85,7 +86,7 @@ typedef struct gmt_oom_failure {
 				      after it, same thread and device)       */
 	uint64_t free, free_ts;
 	uint64_t held;             /* this process's device bytes            */
-	uint64_t held_kind[5];     /* by device kind index (gmt_replay.h)     */
+	uint64_t held_kind[GMT_DKINDS]; /* by device kind index (gmt_replay.h) */
 	uint64_t held_owner[6];    /* by owner index                          */
 	int has_allocated, has_reserved;
 	uint64_t allocated, reserved;
