@@ -85,10 +85,13 @@ typedef gmt_evrec2_t evrec_t;
  * stay below the most allocations ever live at once. A map address -> id
  * holds the live ones, at most IDS_MAX (beyond it an ALLOC takes no id and
  * its FREE names the address). LATE events neither take nor free ids. An
- * ALLOC at an address already in the map replaces it: the older id is never
- * freed, by the writer or by a reader. A lost frame (write error) resets
- * the ids; the next record says so (GMT_EVENTS_IDS_RESET). */
-#define IDS_MAX (1u << 18)
+ * ALLOC at an address already in the map (a free never recorded) takes no
+ * id and the address leaves the map: the older id is never freed, by the
+ * writer or by a reader, and a later FREE of the address names it. So no
+ * two live ids ever share an address, and a reader can keep blocks by id
+ * and look addresses up only for events without one. A lost frame (write
+ * error) resets the ids; the next record says so (GMT_EVENTS_IDS_RESET). */
+#define IDS_MAX (1u << 23)
 typedef struct idmap {
 	uint64_t *key;                 /* 0 = empty                              */
 	uint32_t *val;
@@ -440,21 +443,44 @@ static int id_grow(idmap_t *m)
 	return 0;
 }
 
-/* The id an ALLOC of addr takes, 0 when none (the map is full). */
+/* Removes the entry in slot i by backward shift (the probe sequences stay
+ * unbroken). */
+static void id_del_slot(idmap_t *m, uint32_t i)
+{
+	for (uint32_t j = i;;) {
+		j = (j + 1) & (m->cap - 1);
+		if (!m->key[j])
+			break;
+		uint32_t h = id_slot(m, m->key[j]);
+		if (((j - h) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
+			m->key[i] = m->key[j];
+			m->val[i] = m->val[j];
+			i = j;
+		}
+	}
+	m->key[i] = 0;
+	m->n--;
+}
+
+/* The id an ALLOC of addr takes, 0 when none (the map is full, or addr is
+ * already live: then it leaves the map). */
 static uint32_t id_alloc(idmap_t *m, uint64_t addr)
 {
 	if (!addr)
 		return 0;
 	if ((m->n + 1) * 2 > m->cap && (m->cap >= 2 * IDS_MAX || id_grow(m) < 0))
 		return 0;
-	if (!m->n_free && m->next >= GMT_IDS_LIMIT)
-		return 0;
-	uint32_t id = m->n_free ? m->free_ids[--m->n_free] : ++m->next;
 	uint32_t j = id_slot(m, addr);
 	while (m->key[j] && m->key[j] != addr)
 		j = (j + 1) & (m->cap - 1);
-	if (!m->key[j])
-		m->n++;
+	if (m->key[j]) {
+		id_del_slot(m, j);   /* its id stays live for ever */
+		return 0;
+	}
+	if (!m->n_free && m->next >= GMT_IDS_LIMIT)
+		return 0;
+	uint32_t id = m->n_free ? m->free_ids[--m->n_free] : ++m->next;
+	m->n++;
 	m->key[j] = addr;
 	m->val[j] = id;
 	return id;
@@ -473,20 +499,7 @@ static uint32_t id_free(idmap_t *m, uint64_t addr)
 		i = (i + 1) & (m->cap - 1);
 	}
 	uint32_t id = m->val[i];
-	/* backward-shift deletion: the probe sequences stay unbroken */
-	for (uint32_t j = i;;) {
-		j = (j + 1) & (m->cap - 1);
-		if (!m->key[j])
-			break;
-		uint32_t h = id_slot(m, m->key[j]);
-		if (((j - h) & (m->cap - 1)) >= ((j - i) & (m->cap - 1))) {
-			m->key[i] = m->key[j];
-			m->val[i] = m->val[j];
-			i = j;
-		}
-	}
-	m->key[i] = 0;
-	m->n--;
+	id_del_slot(m, i);
 	m->free_ids[m->n_free++] = id;
 	return id;
 }
