@@ -5,10 +5,22 @@
  * order (schemas/trace-format.md, "Time order"), so the replay applies each
  * event as it comes: no reorder buffer, no per-event allocation.
  *
- * State lives in open-addressing hash maps keyed by a 64-bit value (linear
- * probing, at most half full, deletion by backward shift so that no
- * tombstones accumulate): blocks by address, VMM handles by handle, VMM
- * mappings by virtual address, reservations by virtual address. Each map
+ * Blocks with an allocation id (format 1.4: the reader gives every ALLOC
+ * and FREE of the main stream its id) live in a dense array indexed by id:
+ * ids are small (at most the most blocks live at once) and reused last
+ * freed first, so the array stays compact and its hot end in cache. The
+ * tracer never gives two live ids one address (schemas/trace-format.md,
+ * "Allocation ids"), so an ALLOC with an id needs no address look-up, and
+ * neither does its FREE. Everything else lives in open-addressing hash maps
+ * keyed by a 64-bit value (linear probing, at most half full, deletion by
+ * backward shift so that no tombstones accumulate): blocks without an id
+ * by address (older traces, LATE events, an address allocated again
+ * without its free), VMM handles by handle, VMM mappings by virtual
+ * address, reservations by virtual address. An event without an id that
+ * must find a block by address while blocks with ids are live (a free of
+ * an address, an ALLOC without id, a FREE_FAIL) first builds an address
+ * index of the dense blocks, kept from then on: exact whatever the trace
+ * holds, with the map's cost only for traces that need it. Each structure
  * holds only what is live, so memory follows the live set, not the trace.
  *
  * A FREE is recorded before the real free runs, and a FREE_FAIL follows when
@@ -165,6 +177,13 @@ typedef struct rp_recent {
 struct gmt_replay {
 	gmt_summary_t s;
 	rp_map_t blocks, handles, maps, va;
+	/* Blocks by allocation id (used = live; key = address), and once
+	 * needed the index address -> id of the live ones (a = id). */
+	rp_slot_t *dense;
+	size_t n_dense;              /* slots allocated */
+	size_t dense_live;
+	rp_map_t ix;
+	int indexed;
 	rp_recent_t recent[GMT_RECENT_FREES];
 	unsigned recent_next;
 	int oom;
@@ -316,6 +335,8 @@ void gmt_replay_free(gmt_replay_t *r)
 	free(s->fails);
 	free(s->drops);
 	free(r->blocks.s);
+	free(r->dense);
+	free(r->ix.s);
 	free(r->handles.s);
 	free(r->maps.s);
 	free(r->va.s);
@@ -503,15 +524,157 @@ static inline uint16_t thread_ctx(const gmt_replay_t *r, uint32_t thread)
 	return thread < r->n_thr ? r->thr_ctx[thread] : 0;
 }
 
+/* ---- the block store: dense by id, else by address -------------------- */
+
+static inline int in_dense(const gmt_replay_t *r, const rp_slot_t *b)
+{
+	return b >= r->dense && b < r->dense + r->n_dense;
+}
+
+/* Builds the address index of the dense blocks (once; kept up to date
+ * from then on). */
+static int index_dense(gmt_replay_t *r)
+{
+	if (r->indexed)
+		return 0;
+	if (!r->ix.s && rp_map_init(&r->ix, 6))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_dense; i++) {
+		if (!r->dense[i].used)
+			continue;
+		int existed;
+		rp_slot_t *x = rp_map_put(&r->ix, r->dense[i].key, &existed);
+		if (!x)
+			return -ENOMEM;
+		x->a = i;
+	}
+	r->indexed = 1;
+	return 0;
+}
+
+/* The live block at addr, wherever it is; NULL if none (*err: out of
+ * memory). */
+static rp_slot_t *block_at(gmt_replay_t *r, uint64_t addr, int *err)
+{
+	*err = 0;
+	rp_slot_t *b = r->blocks.n ? rp_map_find(&r->blocks, addr) : NULL;
+	if (b || !r->dense_live || !addr)
+		return b;
+	if (index_dense(r)) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	rp_slot_t *x = rp_map_find(&r->ix, addr);
+	return x ? &r->dense[x->a] : NULL;
+}
+
+/* A new zeroed live block for addr: in the dense array when id is given
+ * (the slot must be free), else in the address map (addr must have no
+ * block there). NULL when out of memory. */
+static rp_slot_t *block_new(gmt_replay_t *r, uint64_t addr, uint32_t id)
+{
+	if (!id) {
+		int existed;
+		rp_slot_t *b = rp_map_put(&r->blocks, addr, &existed);
+		if (b && existed) {
+			memset(b, 0, sizeof(*b));
+			b->key = addr;
+			b->used = 1;
+		}
+		return b;
+	}
+	if (id >= r->n_dense) {
+		size_t n = r->n_dense ? r->n_dense : 1024;
+		while (n <= id)
+			n *= 2;
+		rp_slot_t *nd = realloc(r->dense, n * sizeof(*nd));
+		if (!nd)
+			return NULL;
+		memset(nd + r->n_dense, 0, (n - r->n_dense) * sizeof(*nd));
+		r->dense = nd;
+		r->n_dense = n;
+	}
+	if (r->indexed) {
+		int existed;
+		rp_slot_t *x = rp_map_put(&r->ix, addr, &existed);
+		if (!x)
+			return NULL;
+		x->a = id;
+	}
+	rp_slot_t *b = &r->dense[id];
+	memset(b, 0, sizeof(*b));
+	b->key = addr;
+	b->used = 1;
+	r->dense_live++;
+	return b;
+}
+
+/* Forgets the live block b (from block_at or block_new). */
+static void block_del(gmt_replay_t *r, rp_slot_t *b)
+{
+	if (!in_dense(r, b)) {
+		rp_map_del(&r->blocks, b);
+		return;
+	}
+	if (r->indexed) {
+		rp_slot_t *x = rp_map_find(&r->ix, b->key);
+		if (x)
+			rp_map_del(&r->ix, x);
+	}
+	b->used = 0;
+	r->dense_live--;
+}
+
+void gmt_replay_ids_reset(gmt_replay_t *r)
+{
+	/* The ids given so far are forgotten (a frame was lost): their blocks
+	 * stay live, by address, and their frees will name addresses. */
+	for (size_t i = 0; i < r->n_dense && r->dense_live; i++) {
+		rp_slot_t *b = &r->dense[i];
+		if (!b->used)
+			continue;
+		int existed;
+		rp_slot_t *m = rp_map_put(&r->blocks, b->key, &existed);
+		if (!m) {
+			r->oom = 1;
+			return;
+		}
+		*m = *b;
+		b->used = 0;
+		r->dense_live--;
+	}
+	if (r->ix.s) {
+		memset(r->ix.s, 0, (r->ix.mask + 1) * sizeof(*r->ix.s));
+		r->ix.n = 0;
+	}
+	r->indexed = 0;
+}
+
 static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 {
 	gmt_summary_t *s = &r->s;
 	unsigned kind = GMT_AUX_KIND(e->aux), owner = GMT_AUX_OWNER(e->aux);
-	int existed;
-	rp_slot_t *b = rp_map_put(&r->blocks, e->addr, &existed);
-	if (!b)
-		return -ENOMEM;
-	if (existed) {
+	/* (the dense array never holds address 0: a free of 0 is a null free,
+	 * found without the index) */
+	const uint32_t id = e->addr ? e->alloc_id : 0;
+	int err = 0;
+	rp_slot_t *b;
+	if (id && id < r->n_dense && r->dense[id].used) {
+		/* not from a valid trace (the reader hands out free ids only):
+		 * keep that block, by address */
+		rp_slot_t old = r->dense[id];
+		int existed;
+		block_del(r, &r->dense[id]);
+		if (!(b = rp_map_put(&r->blocks, old.key, &existed)))
+			return -ENOMEM;
+		*b = old;
+	}
+	/* An ALLOC with an id repeats no live id's address (the tracer's
+	 * rule): only blocks without id need looking at. */
+	b = id ? (r->blocks.n ? rp_map_find(&r->blocks, e->addr) : NULL) : block_at(r, e->addr, &err);
+	if (err)
+		return err;
+	if (b) {
 		/* The old block cannot still be live: replace it. */
 		s->anom.overlapping_allocations++;
 		unsigned ok = BLK_KIND(b->c);
@@ -524,9 +687,11 @@ static int ev_alloc(gmt_replay_t *r, const gmt_devent_t *e)
 			dev_sub(od, dkind(ok), gmt_downer(BLK_OWNER(b->c)), b->a);
 			if (notify_block(r, GMT_OBS_BLOCK_DEL, b, e->addr, b->a, b->dev, ok, BLK_OWNER(b->c)))
 				return -ENOMEM;
-			b->b = 0;
 		}
+		block_del(r, b);
 	}
+	if (!(b = block_new(r, e->addr, id)))
+		return -ENOMEM;
 	/* A deferred-mapping array holds nothing of its own: the memory mapped
 	 * into it is a VMM allocation, counted as such. */
 	uint64_t size = kind == GMT_KIND_ARRAY && (GMT_AUX_FLAGS(e->aux) & GMT_FLAG_DEFERRED) ? 0 : e->size;
@@ -570,7 +735,16 @@ static int ev_free(gmt_replay_t *r, const gmt_devent_t *e)
 	rp_recent_t *rec = &r->recent[r->recent_next++ % GMT_RECENT_FREES];
 	memset(rec, 0, sizeof(*rec));
 	rec->addr = e->addr;
-	rp_slot_t *b = rp_map_find(&r->blocks, e->addr);
+	const uint32_t id = e->alloc_id;
+	rp_slot_t *b = NULL;
+	if (id && id < r->n_dense && r->dense[id].used && r->dense[id].key == e->addr) {
+		b = &r->dense[id];
+	} else {
+		int err;
+		b = block_at(r, e->addr, &err);
+		if (err)
+			return err;
+	}
 	if (!b) {
 		if (e->addr == 0) {
 			s->anom.null_frees++;
@@ -604,7 +778,7 @@ static int ev_free(gmt_replay_t *r, const gmt_devent_t *e)
 		if (rc)
 			return rc;
 	}
-	rp_map_del(&r->blocks, b);
+	block_del(r, b);
 	return 0;
 }
 
@@ -622,12 +796,14 @@ static int ev_free_fail(gmt_replay_t *r, const gmt_devent_t *e)
 			return 0;
 		}
 		/* The block is live again, as if the free never happened. */
-		int existed;
-		rp_slot_t *b = rp_map_put(&r->blocks, rec->addr, &existed);
-		if (!b)
-			return -ENOMEM;
-		if (existed)
+		int err;
+		rp_slot_t *b = block_at(r, rec->addr, &err);
+		if (err)
+			return err;
+		if (b)
 			return 0;  /* something took the address since: keep that */
+		if (!(b = block_new(r, rec->addr, 0)))
+			return -ENOMEM;
 		b->a = rec->size;
 		b->c = rec->c;
 		b->dev = rec->dev;
@@ -1005,9 +1181,12 @@ static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
 	const int others = d->contexts_live || d->primary_active;
 	int unknown_left = 0;
 	size_t n = 0, cap = 0;
-	uint64_t *keys = NULL;
-	for (size_t i = 0; i <= r->blocks.mask; i++) {
-		const rp_slot_t *b = &r->blocks.s[i];
+	/* the blocks taken: dense ones by id, the others by address (id 0) */
+	struct taken { uint64_t key; size_t id; } *keys = NULL;
+	const size_t n_slots = r->n_dense + r->blocks.mask + 1;
+	for (size_t i = 0; i < n_slots; i++) {
+		const int dense = i < r->n_dense;
+		const rp_slot_t *b = dense ? &r->dense[i] : &r->blocks.s[i - r->n_dense];
 		/* graph memory belongs to the device's graph pool, not a context */
 		if (!b->used || b->dev != e->device || (b->bflags & BF_CAPTURED))
 			continue;
@@ -1028,20 +1207,21 @@ static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
 		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
-			uint64_t *nk = realloc(keys, cap * sizeof(*nk));
+			struct taken *nk = realloc(keys, cap * sizeof(*nk));
 			if (!nk) {
 				free(keys);
 				return -ENOMEM;
 			}
 			keys = nk;
 		}
-		keys[n++] = b->key;
+		keys[n].key = b->key;
+		keys[n++].id = dense ? i : 0;
 	}
 	if (unknown_left)
 		s->anom.ambiguous_ctx_destroys++;
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
-		rp_slot_t *b = rp_map_find(&r->blocks, keys[i]);
+		rp_slot_t *b = keys[i].id ? &r->dense[keys[i].id] : rp_map_find(&r->blocks, keys[i].key);
 		unsigned kind = BLK_KIND(b->c);
 		if (kind == GMT_KIND_HOST) {
 			s->host_live = sub0(s->host_live, b->a);
@@ -1051,10 +1231,10 @@ static int ev_ctx(gmt_replay_t *r, const gmt_devent_t *e)
 		} else {
 			dev_sub(d, dkind(kind), gmt_downer(BLK_OWNER(b->c)), b->a);
 			d->ctx_released_bytes += b->a;
-			rc = notify_block(r, GMT_OBS_BLOCK_DEL, b, keys[i], b->a, b->dev, kind, BLK_OWNER(b->c));
+			rc = notify_block(r, GMT_OBS_BLOCK_DEL, b, keys[i].key, b->a, b->dev, kind, BLK_OWNER(b->c));
 		}
 		d->ctx_released_blocks++;
-		rp_map_del(&r->blocks, b);
+		block_del(r, b);
 	}
 	free(keys);
 	if (n) {
@@ -1234,6 +1414,8 @@ static int rp_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 	if (!n)
 		return 0;
 	s->events += n;
+	if (flags & GMT_EVENTS_IDS_RESET)
+		gmt_replay_ids_reset(r);
 	if (flags & GMT_EVENTS_LATE)
 		s->late_events += n;
 	if (flags & GMT_EVENTS_SIDE) {

@@ -260,6 +260,11 @@ void gmt_replay_observe(gmt_replay_t *r, gmt_replay_observer_fn fn, void *ctx);
  * a negative errno. */
 int gmt_replay_event(gmt_replay_t *r, const gmt_devent_t *e);
 
+/* Forgets the allocation ids given so far (an EVENTS2 record flagged
+ * IDS_RESET: call before its events; the visitor does it itself). Their
+ * blocks stay live, found by address from then on. */
+void gmt_replay_ids_reset(gmt_replay_t *r);
+
 /* Whether the last event applied was a CTX_DESTROY that released its
  * device's blocks (the phase engine then drops what that device still held
  * for stream-ordered frees). */

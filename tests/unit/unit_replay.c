@@ -627,6 +627,166 @@ static void test_contexts(void)
 	gmt_replay_free(R);
 }
 
+
+static void ev_id(unsigned type, uint64_t ts, uint64_t addr, uint64_t size, uint32_t id, unsigned flags)
+{
+	gmt_devent_t e = { .ts = ts, .addr = addr, .size = size, .type = (uint16_t)type,
+			   .aux = GMT_AUX(GMT_KIND_PLAIN, 0, 0), .alloc_id = id };
+	CHECK(V.events(V.ctx, &e, 1, flags) == 0);
+}
+
+/* Blocks by allocation id (1.4) beside blocks by address: a free by
+ * address of a block that has an id (a LATE free) finds it, an ALLOC
+ * without id at an id'd block's address replaces it, a reused id after
+ * that, and IDS_RESET: the old ids' blocks stay live, found by address. */
+static void test_ids(void)
+{
+	start();
+	ev_id(GMT_EV_ALLOC, 1, 0xA000, 100, 1, 0);
+	ev_id(GMT_EV_ALLOC, 2, 0xB000, 200, 2, 0);
+	ev_id(GMT_EV_FREE, 3, 0xA000, 0, 0, GMT_EVENTS_LATE);     /* by address */
+	CHECK_EQ_U64(200, D(0)->live.total);
+	CHECK_EQ_U64(0, S()->anom.unmatched_frees);
+	ev_id(GMT_EV_ALLOC, 4, 0xB000, 50, 0, 0);                  /* repeats id 2's address */
+	CHECK_EQ_U64(1, S()->anom.overlapping_allocations);
+	CHECK_EQ_U64(50, D(0)->live.total);
+	ev_id(GMT_EV_ALLOC, 5, 0xC000, 300, 1, 0);                 /* id 1 again */
+	CHECK_EQ_U64(350, D(0)->live.total);
+	ev_id(GMT_EV_FREE, 6, 0xB000, 0, 0, 0);
+	ev_id(GMT_EV_FREE, 7, 0xC000, 0, 1, 0);
+	CHECK_EQ_U64(0, D(0)->live.total);
+	ev_id(GMT_EV_FREE, 8, 0xC000, 0, 0, 0);                    /* freed already */
+	CHECK_EQ_U64(1, S()->anom.unmatched_frees);
+	ev_id(GMT_EV_ALLOC, 9, 0xD000, 400, 1, 0);
+	ev_id(GMT_EV_ALLOC, 10, 0xE000, 500, 1, GMT_EVENTS_IDS_RESET);
+	CHECK_EQ_U64(900, D(0)->live.total);
+	CHECK_EQ_U64(900, D(0)->peak.total);
+	CHECK_EQ_U64(10, D(0)->peak_ts);
+	ev_id(GMT_EV_FREE, 11, 0xD000, 0, 0, 0);                   /* before the reset: by address */
+	CHECK_EQ_U64(500, D(0)->live.total);
+	ev_id(GMT_EV_FREE, 12, 0xE000, 0, 1, 0);
+	CHECK_EQ_U64(0, D(0)->live.total);
+	CHECK_EQ_U64(1, S()->anom.unmatched_frees);
+	CHECK_EQ_U64(1, S()->anom.overlapping_allocations);
+	CHECK_EQ_U64(5, D(0)->n_free[GMT_KIND_PLAIN]);
+	gmt_replay_free(R);
+}
+
+/* The writer's id rule (tracer/gmt_writer.c), for the test below: an ALLOC
+ * takes the last freed id or the next new one, unless its address is live
+ * (then none, and the address is forgotten); a FREE names the live id of
+ * its address. */
+typedef struct idsim {
+	uint64_t addr[4096];
+	uint32_t id[4096], n;
+	uint32_t freed[4096], n_freed, next;
+} idsim_t;
+
+static uint32_t sim_find(idsim_t *m, uint64_t addr)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		if (m->addr[i] == addr)
+			return i + 1;
+	return 0;
+}
+
+static void sim_drop(idsim_t *m, uint32_t k)
+{
+	m->addr[k - 1] = m->addr[m->n - 1];
+	m->id[k - 1] = m->id[m->n - 1];
+	m->n--;
+}
+
+static uint32_t sim_ids(idsim_t *m, const gmt_devent_t *e)
+{
+	uint32_t k = e->addr ? sim_find(m, e->addr) : 0;
+	if (e->type == GMT_EV_FREE) {
+		if (!k)
+			return 0;
+		uint32_t id = m->id[k - 1];
+		m->freed[m->n_freed++] = id;
+		sim_drop(m, k);
+		return id;
+	}
+	if (e->type != GMT_EV_ALLOC || !e->addr)
+		return 0;
+	if (k) {
+		sim_drop(m, k);
+		return 0;
+	}
+	uint32_t id = m->n_freed ? m->freed[--m->n_freed] : ++m->next;
+	m->addr[m->n] = e->addr;
+	m->id[m->n++] = id;
+	return id;
+}
+
+static char *report_of(const gmt_devent_t *evs, size_t n, const uint8_t *resets, int with_ids,
+		       size_t *len)
+{
+	start();
+	for (size_t i = 0; i < n; i += 64) {
+		gmt_devent_t b[64];
+		size_t k = n - i < 64 ? n - i : 64;
+		memcpy(b, evs + i, k * sizeof(*b));
+		for (size_t j = 0; j < k && !with_ids; j++)
+			b[j].alloc_id = 0;
+		unsigned flags = with_ids && resets[i / 64] ? GMT_EVENTS_IDS_RESET : 0;
+		CHECK(V.events(V.ctx, b, k, flags) == 0);
+	}
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	gmt_report_text(f, gmt_replay_finish(R, NULL));
+	fclose(f);
+	gmt_replay_free(R);
+	return buf;
+}
+
+/* Random streams with the writer's ids: the report is the same, byte for
+ * byte, as that of the same events without ids (all by address), through
+ * overlaps, frees of unknown addresses, FREE_FAILs, contexts and resets. */
+static void test_ids_random(void)
+{
+	enum { N = 200000 };
+	static gmt_devent_t evs[N];
+	static uint8_t resets[N / 64 + 1];
+	static const unsigned types[] = { GMT_EV_ALLOC, GMT_EV_ALLOC, GMT_EV_ALLOC, GMT_EV_FREE,
+					  GMT_EV_FREE, GMT_EV_FREE, GMT_EV_FREE_FAIL, GMT_EV_CTX_DESTROY,
+					  GMT_EV_CTX_CREATE, GMT_EV_CTX_CURRENT };
+	uint64_t seed = 0x2545F4914F6CDD1Dull;
+	static idsim_t m;
+	memset(&m, 0, sizeof(m));
+	for (size_t i = 0; i < N; i++) {
+		seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
+		uint64_t x = seed;
+		if (i % 64 == 0 && (x >> 58) == 0) {
+			/* a lost frame: the writer forgets its ids */
+			memset(&m, 0, sizeof(m));
+			resets[i / 64] = 1;
+		}
+		unsigned t = types[x % 10];
+		if (t >= GMT_EV_CTX_CREATE && (x >> 4) % 64)
+			t = GMT_EV_ALLOC;   /* contexts rarely */
+		gmt_devent_t *e = &evs[i];
+		*e = (gmt_devent_t){ .ts = i, .type = (uint16_t)t, .device = (int16_t)((x >> 10) % 3) - 1,
+				     .addr = ((x >> 12) % 2000) * 4096, .size = (x >> 24) % 100000,
+				     .aux = GMT_AUX(1 + (x >> 40) % 2, 0, (x >> 44) % 2),
+				     .thread = (uint32_t)((x >> 48) % 3) };
+		if (t == GMT_EV_CTX_CREATE || t == GMT_EV_CTX_DESTROY || t == GMT_EV_CTX_CURRENT)
+			e->addr = 0x100 + (x >> 50) % 3;
+		else if ((x >> 52) % 256)
+			e->alloc_id = sim_ids(&m, e);
+		/* else a LATE event: no id, the writer's map untouched */
+	}
+	size_t la, lb;
+	char *a = report_of(evs, N, resets, 1, &la), *b = report_of(evs, N, resets, 0, &lb);
+	CHECK(a && b);
+	CHECK_EQ_U64(lb, la);
+	CHECK(a && b && strcmp(a, b) == 0);
+	CHECK(b && strstr(b, "overlapping") != NULL);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	test_peak_vs_independent_maxima();
@@ -644,5 +804,7 @@ int main(void)
 	test_many_blocks();
 	test_random_invariants();
 	test_contexts();
+	test_ids();
+	test_ids_random();
 	TEST_DONE();
 }
