@@ -471,33 +471,30 @@ static int rec_device(dec_t *d, const msgpack_object *a)
 
 /* A varint of two bytes or more (the first is known to have its high bit
  * set). Away from the column's end (10 bytes, the longest varint) no byte
- * needs a bounds check of its own: up to four bytes are taken in straight
- * code, longer values the general way. */
+ * needs a bounds check of its own: every length is taken in straight code
+ * (the same values and the same refusals as gmt_uvarint_get), near the end
+ * the general way. */
 static inline int uv_long(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
 	const uint8_t *p = *pp;
 	if (GMT_LIKELY_DEC(end - p >= 10)) {
-		uint64_t v = p[0] & 0x7f, b = p[1];
-		v |= (b & 0x7f) << 7;
-		if (b < 0x80) {
-			*pp = p + 2;
-			*out = v;
-			return 0;
+		uint64_t v = p[0] & 0x7f, b;
+#define UV_STEP(i) \
+		b = p[i]; \
+		v |= (b & 0x7f) << (7 * (i)); \
+		if (b < 0x80) { \
+			*pp = p + (i) + 1; \
+			*out = v; \
+			return 0; \
 		}
-		b = p[2];
-		v |= (b & 0x7f) << 14;
-		if (b < 0x80) {
-			*pp = p + 3;
-			*out = v;
-			return 0;
-		}
-		b = p[3];
-		v |= (b & 0x7f) << 21;
-		if (b < 0x80) {
-			*pp = p + 4;
-			*out = v;
-			return 0;
-		}
+		UV_STEP(1) UV_STEP(2) UV_STEP(3) UV_STEP(4) UV_STEP(5) UV_STEP(6) UV_STEP(7) UV_STEP(8)
+#undef UV_STEP
+		b = p[9];
+		if (b > 1)
+			return -1;   /* past 64 bits, or longer than 10 bytes */
+		*pp = p + 10;
+		*out = v | b << 63;
+		return 0;
 	}
 	return gmt_uvarint_get(pp, end, out);
 }

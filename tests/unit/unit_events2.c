@@ -3,8 +3,9 @@
  *            of an unknown address, an address allocated again without its
  *            free, a FREE_FAIL) reads back event for event, each free with
  *            its allocation's address, and with the ids the format's rule
- *            gives: 1 2 1 1 0 0 0 0 1 (the address allocated again takes
- *            no id, and its free names the address);
+ *            gives: 1 2 1 1 0 0 0 0 1 0 1 (the address allocated again takes
+ *            no id, and its free names the address), and the longest
+ *            varints (a size of 2^64 - 1) read back whole;
  *   reset    two frames lost to write errors (their ids with them): every
  *            event that reached the file reads back exactly as emitted, in
  *            order, and a record after the loss says the ids restarted;
@@ -34,9 +35,12 @@ static gmt_event_t seq[] = {
 	{ .type = GMT_EV_FREE_FAIL, .addr = 0x2000, .device = -1, .aux = 0x200 | (2ull << 32) },
 	{ .type = GMT_EV_FREE, .addr = 0x3000, .device = -1, .aux = 0x200 },
 	{ .type = GMT_EV_SYNC, .addr = 12345, .stream = 0x50, .aux = 1, .device = 0 },
+	/* the longest varints: 10 bytes, and 9 */
+	{ .type = GMT_EV_ALLOC, .addr = 0xfffffffffffff000ull, .size = UINT64_MAX, .device = 0,
+	  .aux = 0x101, .stream = 1ull << 62 },
 };
 #define NSEQ (sizeof(seq) / sizeof(seq[0]))
-static const uint32_t seq_ids[NSEQ] = { 1, 2, 1, 1, 0, 0, 0, 0, 1, 0 };
+static const uint32_t seq_ids[NSEQ] = { 1, 2, 1, 1, 0, 0, 0, 0, 1, 0, 1 };
 
 static void emit_ids(void)
 {
