@@ -1,13 +1,15 @@
 /*
  * gmt_liveset.c - the live set by stack at chosen instants (gmt_liveset.h).
  *
- * The replay's observer (gmt_replay_observe) keeps each live block and
- * handle: key -> a = size, b = stack | owner << 32 | (device + 1) << 40.
- * After every main-stream event, the instants due are taken: those named
- * by event number (sorted, so each is looked at once) and those named by a
- * device's peak (the replay's summary says when the peak reaches them).
- * Once every instant is taken, events are handed to the replay in batches
- * again; the decoding still runs to the end, for the outcome.
+ * The replay's observer (gmt_replay_observe) gives each live block its
+ * stack, kept by the replay with the block (gmt_obs_t.cookie: no map of
+ * our own), and keeps each live handle: key -> a = size, b = stack | owner
+ * << 32 | (device + 1) << 40. After every main-stream event, the instants
+ * due are taken: those named by event number (sorted, so each is looked at
+ * once) and those named by a device's peak (the replay's summary says when
+ * the peak reaches them). Once every instant is taken, the observer goes
+ * and events are handed to the replay in batches again; the decoding still
+ * runs to the end, for the outcome.
  */
 #include "engines/gmt_liveset.h"
 
@@ -30,8 +32,8 @@
 typedef struct ls {
 	gmt_replay_t *rp;
 	gmt_visitor_t inner;          /* the replay's own callbacks */
-	gmt_u64map_t blocks, handles; /* key -> a size, b packed */
-	struct { uint64_t addr, b; } recent[RECENT];
+	gmt_u64map_t handles;         /* key -> a size, b packed */
+	struct { uint64_t addr; uint32_t stack, valid; } recent[RECENT];
 	unsigned recent_next;
 	gmt_instant_t **by_seq;       /* GMT_AT_EVENT, by seq */
 	size_t n_seq, next_seq;
@@ -44,38 +46,39 @@ typedef struct ls {
 static int observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t *o)
 {
 	ls_t *l = ctx;
-	gmt_u64map_t *m;
-	if (o->op == GMT_OBS_BLOCK_ADD || o->op == GMT_OBS_BLOCK_DEL)
-		m = &l->blocks;
-	else if (o->op == GMT_OBS_HANDLE_ADD || o->op == GMT_OBS_HANDLE_DEL)
-		m = &l->handles;
-	else
-		return 0;
-	int existed;
-	if (o->op == GMT_OBS_BLOCK_ADD || o->op == GMT_OBS_HANDLE_ADD) {
-		gmt_u64map_slot_t *s = gmt_u64map_put(m, o->key, &existed);
-		if (!s)
-			return -ENOMEM;
+	if (o->op == GMT_OBS_BLOCK_ADD) {
 		uint32_t stack = cause ? cause->stack : 0;
 		if (cause && cause->type == GMT_EV_FREE_FAIL) {
 			/* A free undone: the block keeps its allocation's stack. */
 			stack = 0;
 			for (unsigned i = 0; i < RECENT; i++)
-				if (l->recent[i].addr == o->key && l->recent[i].b)
-					stack = P_STACK(l->recent[i].b);
+				if (l->recent[i].addr == o->key && l->recent[i].valid)
+					stack = l->recent[i].stack;
 		}
+		*o->cookie = stack;
+		return 0;
+	}
+	if (o->op == GMT_OBS_BLOCK_DEL) {
+		unsigned k = l->recent_next++ % RECENT;
+		l->recent[k].addr = o->key;
+		l->recent[k].stack = *o->cookie;
+		l->recent[k].valid = 1;
+		return 0;
+	}
+	if (o->op != GMT_OBS_HANDLE_ADD && o->op != GMT_OBS_HANDLE_DEL)
+		return 0;
+	gmt_u64map_t *m = &l->handles;
+	int existed;
+	if (o->op == GMT_OBS_HANDLE_ADD) {
+		gmt_u64map_slot_t *s = gmt_u64map_put(m, o->key, &existed);
+		if (!s)
+			return -ENOMEM;
 		s->a = o->size;
-		s->b = PACK(stack, o->owner, o->dev);
+		s->b = PACK(cause ? cause->stack : 0, o->owner, o->dev);
 	} else {
 		gmt_u64map_slot_t *s = gmt_u64map_find(m, o->key);
-		if (s) {
-			if (m == &l->blocks) {
-				l->recent[l->recent_next % RECENT].addr = o->key;
-				l->recent[l->recent_next % RECENT].b = s->b;
-				l->recent_next++;
-			}
+		if (s)
 			gmt_u64map_del(m, s);
-		}
 	}
 	return 0;
 }
@@ -90,51 +93,65 @@ static int cmp_group(const void *a, const void *b)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
+typedef struct take_ctx {
+	gmt_instant_t *at;
+	gmt_u64map_t by;   /* stack -> index in groups */
+	size_t cap;
+} take_ctx_t;
+
+static int add_block(void *ctx, uint64_t addr, uint64_t size, int dev, unsigned kind,
+		     unsigned owner, uint32_t stack)
+{
+	take_ctx_t *t = ctx;
+	gmt_instant_t *at = t->at;
+	(void)addr;
+	(void)kind;
+	if (dev != at->ordinal)
+		return 0;
+	int existed;
+	gmt_u64map_slot_t *x = gmt_u64map_put(&t->by, stack, &existed);
+	if (!x)
+		return -ENOMEM;
+	if (!existed) {
+		if (at->n_groups == t->cap) {
+			size_t c = t->cap ? t->cap * 2 : 16;
+			gmt_live_group_t *ng = realloc(at->groups, c * sizeof(*ng));
+			if (!ng)
+				return -ENOMEM;
+			at->groups = ng;
+			t->cap = c;
+		}
+		x->a = at->n_groups;
+		at->groups[at->n_groups++] = (gmt_live_group_t){ .stack = stack, .owner = owner };
+	}
+	at->groups[x->a].bytes += size;
+	at->groups[x->a].count++;
+	return 0;
+}
+
 /* Sums the live blocks and handles of the instant's device by stack. */
 static int take(ls_t *l, gmt_instant_t *at)
 {
-	gmt_u64map_t by;  /* stack -> index in groups */
-	memset(&by, 0, sizeof(by));
-	size_t cap = 0;
-	gmt_u64map_t *maps[2] = { &l->blocks, &l->handles };
-	for (int k = 0; k < 2; k++) {
-		gmt_u64map_t *m = maps[k];
-		for (size_t i = 0; i < m->cap; i++) {
-			gmt_u64map_slot_t *s = &m->s[i];
-			if (s->key == UINT64_MAX || P_DEV(s->b) != at->ordinal)
-				continue;
-			int existed;
-			gmt_u64map_slot_t *x = gmt_u64map_put(&by, P_STACK(s->b), &existed);
-			if (!x)
-				goto oom;
-			if (!existed) {
-				if (at->n_groups == cap) {
-					size_t c = cap ? cap * 2 : 16;
-					gmt_live_group_t *ng = realloc(at->groups, c * sizeof(*ng));
-					if (!ng)
-						goto oom;
-					at->groups = ng;
-					cap = c;
-				}
-				x->a = at->n_groups;
-				at->groups[at->n_groups++] = (gmt_live_group_t){ .stack = P_STACK(s->b),
-										 .owner = P_OWNER(s->b) };
-			}
-			at->groups[x->a].bytes += s->a;
-			at->groups[x->a].count++;
-		}
+	take_ctx_t t = { .at = at };
+	int rc = l->rp ? gmt_replay_each_block(l->rp, add_block, &t) : 0;
+	const gmt_u64map_t *m = &l->handles;
+	for (size_t i = 0; !rc && i < m->cap; i++) {
+		const gmt_u64map_slot_t *s = &m->s[i];
+		if (s->key != UINT64_MAX)
+			rc = add_block(&t, s->key, s->a, P_DEV(s->b), 0, P_OWNER(s->b), P_STACK(s->b));
 	}
-	gmt_u64map_clear(&by);
+	gmt_u64map_clear(&t.by);
+	if (rc)
+		return -ENOMEM;
 	if (at->n_groups)
 		qsort(at->groups, at->n_groups, sizeof(*at->groups), cmp_group);
 	at->taken = 1;
 	at->at_seq = l->seq;
 	at->at_ts = l->ts;
 	l->pending--;
+	if (!l->pending)
+		gmt_replay_observe(l->rp, NULL, NULL);   /* nothing more to keep */
 	return 0;
-oom:
-	gmt_u64map_clear(&by);
-	return -ENOMEM;
 }
 
 /* The instants due after event number l->seq. */
@@ -208,7 +225,8 @@ int gmt_liveset_run(const char *path, gmt_instant_t *const *at, size_t n, gmt_de
 	while (l.next_seq < l.n_seq && !l.by_seq[l.next_seq]->seq)
 		if ((rc = take(&l, l.by_seq[l.next_seq++])))
 			goto out;
-	gmt_replay_observe(l.rp, observe, &l);
+	if (l.pending)
+		gmt_replay_observe(l.rp, observe, &l);
 	gmt_replay_visitor(l.rp, &l.inner);
 	/* Only events change the live set. */
 	gmt_visitor_t v;
@@ -220,7 +238,6 @@ int gmt_liveset_run(const char *path, gmt_instant_t *const *at, size_t n, gmt_de
 		rc = -ENOMEM;
 out:
 	gmt_replay_free(l.rp);
-	gmt_u64map_clear(&l.blocks);
 	gmt_u64map_clear(&l.handles);
 	free(l.by_seq);
 	free(l.by_peak);

@@ -625,6 +625,20 @@ static void block_del(gmt_replay_t *r, rp_slot_t *b)
 	r->dense_live--;
 }
 
+int gmt_replay_each_block(const gmt_replay_t *r, gmt_replay_block_fn fn, void *ctx)
+{
+	const size_t n_slots = r->n_dense + r->blocks.mask + 1;
+	for (size_t i = 0; i < n_slots; i++) {
+		const rp_slot_t *b = i < r->n_dense ? &r->dense[i] : &r->blocks.s[i - r->n_dense];
+		if (!b->used || apart(BLK_KIND(b->c)) || (b->bflags & BF_CAPTURED))
+			continue;
+		int rc = fn(ctx, b->key, b->a, b->dev, BLK_KIND(b->c), BLK_OWNER(b->c), (uint32_t)b->b);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 void gmt_replay_ids_reset(gmt_replay_t *r)
 {
 	/* The ids given so far are forgotten (a frame was lost): their blocks

@@ -260,6 +260,14 @@ void gmt_replay_observe(gmt_replay_t *r, gmt_replay_observer_fn fn, void *ctx);
  * a negative errno. */
 int gmt_replay_event(gmt_replay_t *r, const gmt_devent_t *e);
 
+/* Calls fn for every live device block an observer was told of (not host
+ * pinned or imported memory, not a graph's captured node), in no
+ * particular order, with the observer's value kept for it. Stops at the
+ * first nonzero fn and returns it. */
+typedef int (*gmt_replay_block_fn)(void *ctx, uint64_t addr, uint64_t size, int dev, unsigned kind,
+				   unsigned owner, uint32_t cookie);
+int gmt_replay_each_block(const gmt_replay_t *r, gmt_replay_block_fn fn, void *ctx);
+
 /* Forgets the allocation ids given so far (an EVENTS2 record flagged
  * IDS_RESET: call before its events; the visitor does it itself). Their
  * blocks stay live, found by address from then on. */
