@@ -105,6 +105,12 @@ typedef struct gmt_global {
 	 * (strings, text stacks) count in names_used, at most names_cap */
 	_Atomic size_t buf_used, buf_limit;
 	size_t buf_cap, buf_floor;
+	/* the largest limit set from a measured throughput, that throughput's
+	 * largest estimate (events/s), the most events the writer held at
+	 * once (read from the buffer, not yet written: about a frame): what a
+	 * SIGKILL can lose is bounded by them (gmt_tracer_stats_t) */
+	_Atomic size_t buf_limit_max;
+	_Atomic uint64_t rate_max, held_max;
 	int buf_ms;
 	_Atomic size_t names_used;
 	size_t names_cap;

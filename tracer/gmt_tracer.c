@@ -1034,6 +1034,14 @@ void gmt_tracer_get_stats(gmt_tracer_stats_t *st)
 	gmt_stack_get_stats(&ss);
 	st->stacks_unwound = ss.unwound;
 	st->names_overflow = atomic_load(&gmt_g.names_dropped);
+	st->buffered = atomic_load(&gmt_g.buf_used);
+	st->buffer_limit = atomic_load(&gmt_g.buf_limit);
+	st->buffer_limit_max = atomic_load(&gmt_g.buf_limit_max);
+	st->buffer_floor = gmt_g.buf_floor;
+	st->chunk_bytes = GMT_CHUNK_MAX_BYTES;
+	st->chunk_events = GMT_CHUNK_CAP(GMT_CHUNK_MAX_BYTES);
+	st->writer_rate_max = atomic_load(&gmt_g.rate_max);
+	st->writer_held_max = atomic_load(&gmt_g.held_max);
 }
 
 /* The calling thread's index in the trace (registering the thread, and

@@ -175,6 +175,20 @@ typedef struct gmt_tracer_stats {
 	uint64_t stacks_unwound; /* captures libunwind answered (the rest: the
 	                            frame-pointer walk)             */
 	uint64_t names_overflow; /* new names beyond the names' budget */
+	/* the buffer (GPUMEMTRACE_BUFFER_MS): what a SIGKILL can lose is the
+	 * events in the buffer, at most buffer_limit_max bytes of chunks
+	 * once the backlog has come within the limit, and those the writer
+	 * holds (read, not yet written: at most writer_held_max) */
+	uint64_t buffered;         /* bytes of chunks held now             */
+	uint64_t buffer_limit;     /* bytes: the limit now                 */
+	uint64_t buffer_limit_max; /* bytes: the largest limit set from a
+	                              measured throughput (0: none yet)    */
+	uint64_t buffer_floor;     /* bytes: the limit's floor             */
+	uint64_t chunk_bytes, chunk_events; /* a full chunk: its bytes, its events */
+	uint64_t writer_rate_max;  /* events/s: the writer's largest
+	                              throughput estimate                  */
+	uint64_t writer_held_max;  /* the most events the writer held at once
+	                              (about a frame, 1 MiB encoded)      */
 } gmt_tracer_stats_t;
 void gmt_tracer_get_stats(gmt_tracer_stats_t *st);
 

@@ -708,6 +708,12 @@ static void buffer_limit_update(uint64_t events)
 	if (lim < gmt_g.buf_floor)
 		lim = gmt_g.buf_floor;
 	atomic_store_explicit(&gmt_g.buf_limit, lim, memory_order_relaxed);
+	if (w.rate > 0 && gmt_g.buf_ms > 0) {
+		if ((uint64_t)w.rate > atomic_load_explicit(&gmt_g.rate_max, memory_order_relaxed))
+			atomic_store_explicit(&gmt_g.rate_max, (uint64_t)w.rate, memory_order_relaxed);
+		if (lim > atomic_load_explicit(&gmt_g.buf_limit_max, memory_order_relaxed))
+			atomic_store_explicit(&gmt_g.buf_limit_max, lim, memory_order_relaxed);
+	}
 }
 
 void gmt_buffer_setup(size_t bytes, int ms)
@@ -718,6 +724,9 @@ void gmt_buffer_setup(size_t bytes, int ms)
 	gmt_g.buf_floor = gmt_g.buf_cap < (4u << 20) ? gmt_g.buf_cap : (4u << 20);
 	gmt_g.names_cap = gmt_g.buf_cap / 8;
 	atomic_store(&gmt_g.buf_limit, gmt_g.buf_cap);
+	atomic_store(&gmt_g.buf_limit_max, 0);
+	atomic_store(&gmt_g.rate_max, 0);
+	atomic_store(&gmt_g.held_max, 0);
 	w.rate = 0;
 }
 
@@ -965,6 +974,10 @@ static void encode_events(const gmt_event_t *ev, uint32_t n, uint32_t thread)
 		if (i < n && k < room)
 			encode_odd(&ev[i++], thread);
 	}
+	/* what the writer holds, read from the buffer and not yet written */
+	uint64_t held = w.frame_events + w.rec.n + w.late.n;
+	if (held > atomic_load_explicit(&gmt_g.held_max, memory_order_relaxed))
+		atomic_store_explicit(&gmt_g.held_max, held, memory_order_relaxed);
 	/* The frame size check costs 24 loads: once a batch is enough (at
 	 * most ~80 KiB over the soft cap). */
 	if (w.sb.size + gmt_evrec2_bytes(&w.rec) + gmt_evrec2_bytes(&w.late) >= FRAME_CAP) {
