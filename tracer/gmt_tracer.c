@@ -4,8 +4,9 @@
  * init / shutdown (the end of the trace), fork. Signals: gmt_signals.c.
  *
  * How an event travels. gmt_emit() runs in the application's thread: it
- * marks the thread busy (an odd sequence number), reads CLOCK_MONOTONIC
- * through the vDSO, copies the 48-byte event into the thread's current
+ * marks the thread busy (an odd sequence number), reads the clock
+ * (CLOCK_MONOTONIC in ns, mostly extended from the TSC: gmt_clock.h says
+ * how), copies the 48-byte event into the thread's current
  * chunk, publishes it with a release store of the chunk's count, and clears
  * the busy mark. No lock, no system call, no allocation on that path. A
  * full chunk is followed by a new one (4 KiB for a thread's first, twice the
