@@ -1325,6 +1325,8 @@ int gmt_levels_dev_info(const gmt_levels_t *lv, int ordinal, gmt_lv_dev_info_t *
 	if (!d)
 		return -1;
 	memcpy(out->outliers, d->outliers, sizeof(out->outliers));
+	for (int o = 0; o < GMT_DOWNERS; o++)
+		out->outliers_total += d->outliers[o];
 	out->top = d->top;
 	out->n_top = d->n_top;
 	out->fw_lost = d->fw_lost;

@@ -67,6 +67,7 @@ typedef struct gmt_outlier {
 typedef struct gmt_lv_dev_info {
 	int ordinal;
 	uint64_t outliers[GMT_DOWNERS];      /* count by owner            */
+	uint64_t outliers_total;             /* their sum                 */
 	const gmt_outlier_t *top;            /* largest first             */
 	size_t n_top;
 	uint64_t fw_lost, fw_lost_first_ts;  /* FW_LOST: events lost      */

@@ -1472,6 +1472,11 @@ const gmt_summary_t *gmt_replay_finish(gmt_replay_t *r, const gmt_decode_result_
 	s->vmm_live_mappings = r->maps.n;
 	/* numbers derived once for the renderers */
 	s->duration_ns = s->have_ts ? s->last_ts - s->first_ts : 0;
+	s->fails_not_listed = s->fails_total - s->n_fails;
+	s->by_type_unknown = s->by_type[GMT_EV_TYPE_MAX + 1];
+	for (unsigned i = 0; i <= GMT_EV_TYPE_MAX; i++)
+		if (!gmt_ev_type_known(i))
+			s->by_type_unknown += s->by_type[i];
 	for (size_t i = 0; i < s->n_dev; i++) {
 		gmt_dev_summary_t *d = s->dev[i];
 		if (!d)

@@ -161,6 +161,8 @@ typedef struct gmt_summary {
 	uint64_t events, late_events;
 	uint64_t side_events;        /* in SIDE EVENTS records: counted, not replayed */
 	uint64_t by_type[GMT_EV_TYPE_MAX + 2];  /* last slot: unknown types */
+	uint64_t by_type_unknown;    /* types without a name: gaps of the
+					table and the last slot (after finish) */
 	int have_ts;
 	uint64_t first_ts, last_ts;
 	uint64_t duration_ns;        /* last_ts - first_ts (after finish)   */
@@ -193,6 +195,8 @@ typedef struct gmt_summary {
 
 	gmt_fail_summary_t *fails; size_t n_fails, cap_fails;
 	uint64_t fails_total;                 /* n_fails may stop at a cap */
+	uint64_t fails_not_listed;            /* fails_total - n_fails (after
+						 finish)                     */
 
 	gmt_drop_summary_t *drops; size_t n_drops, cap_drops;
 	uint64_t drops_total, drop_records;
@@ -203,6 +207,19 @@ typedef struct gmt_summary {
 
 	gmt_anomalies_t anom;
 } gmt_summary_t;
+
+/* A time as the reports give it: signed ns after the first event. */
+static inline int64_t gmt_summary_since_ns(const gmt_summary_t *s, uint64_t ts)
+{
+	return (int64_t)(ts - s->first_ts);
+}
+
+/* The CLOCK_REALTIME ns of a trace (CLOCK_MONOTONIC) time, by the header's
+ * pair of clock readings; meaningful when has_header. */
+static inline uint64_t gmt_summary_realtime_ns(const gmt_summary_t *s, uint64_t ts)
+{
+	return ts + (s->clock_realtime_ns - s->clock_monotonic_ns);
+}
 
 /* Failures and DROPS records listed in full; beyond these only counted. */
 #define GMT_REPLAY_MAX_FAILS 100000

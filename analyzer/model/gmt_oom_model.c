@@ -786,6 +786,7 @@ static int derive(gmt_oom_model_t *m)
 		f->lead_text = gmt_lead_text(f->lead);
 	}
 	m->failures_more = m->failures_total > m->n_failures;
+	m->failures_not_listed = m->failures_total - m->n_failures;
 	m->pid = s->pid;
 	m->ppid = s->ppid;
 	m->rank = env_of(s, "RANK");

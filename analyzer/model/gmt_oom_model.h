@@ -151,6 +151,7 @@ typedef struct gmt_oom_model {
 	uint64_t failures_total;
 	uint64_t recovered_total;
 	int failures_more;
+	uint64_t failures_not_listed;    /* failures_total - n_failures     */
 	/* how the process ended */
 	const char *end_how;       /* "exit", "_exit", "signal", "shutdown",
 				      "exec", "" (END without it: before 1.4),

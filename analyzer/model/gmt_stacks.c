@@ -426,6 +426,7 @@ int gmt_stacks_list(gmt_stacks_t *p, gmt_site_list_t *l, uint64_t peak, size_t t
 {
 	l->n_listed = l->n < top ? l->n : top;
 	l->more = l->n > top;
+	l->not_listed = l->n - l->n_listed;
 	for (size_t i = 0; i < l->n; i++) {
 		gmt_site_t *s = &l->sites[i];
 		s->owner_key = gmt_owner_name(s->owner);

@@ -98,6 +98,7 @@ typedef struct gmt_site_list {
 	size_t n;                  /* all of them                             */
 	size_t n_listed;           /* the first ones listed: min(n, top)      */
 	int more;                  /* n > top                                 */
+	size_t not_listed;         /* n - n_listed                            */
 } gmt_site_list_t;
 
 typedef struct gmt_stacks gmt_stacks_t;

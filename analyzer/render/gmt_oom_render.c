@@ -34,7 +34,7 @@ static void t_sites(FILE *o, const gmt_site_list_t *l, const char *of)
 	for (size_t i = 0; i < l->n_listed; i++)
 		t_site(o, &l->sites[i], i + 1, of);
 	if (l->more)
-		fprintf(o, "    ... %zu more\n", l->n - l->n_listed);
+		fprintf(o, "    ... %zu more\n", l->not_listed);
 }
 
 static void t_split(FILE *o, const uint64_t *v, size_t n, const char *(*key)(unsigned))
@@ -210,7 +210,7 @@ void gmt_oom_text(FILE *o, const gmt_oom_model_t *m)
 	for (size_t i = 0; i < m->n_failures; i++)
 		t_failure(o, m, &m->failures[i], i + 1);
 	if (m->failures_more)
-		fprintf(o, "\n... %" PRIu64 " more failures not listed\n", m->failures_total - m->n_failures);
+		fprintf(o, "\n... %" PRIu64 " more failures not listed\n", m->failures_not_listed);
 }
 
 /* ---- JSON -------------------------------------------------------------- */

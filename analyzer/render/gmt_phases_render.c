@@ -30,7 +30,7 @@ static const char *const ck_state_key[4] = { "rebuilt_unknown", "agree", "disagr
 
 static double since_s(const gmt_summary_t *s, uint64_t ts)
 {
-	return (double)(int64_t)(ts - s->first_ts) / 1e9;
+	return (double)gmt_summary_since_ns(s, ts) / 1e9;
 }
 
 static const char *fmt_s(char *b, size_t n, int64_t v)
@@ -393,11 +393,8 @@ void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
 		gmt_lv_dev_info_t info;
 		if (gmt_levels_dev_info(lv, devs[i], &info))
 			continue;
-		uint64_t total = 0;
-		for (int o = 0; o < GMT_DOWNERS; o++)
-			total += info.outliers[o];
 		fprintf(f, "\nOutside the framework, device %d: %" PRIu64 " driver allocations never inside a "
-			"framework segment (application %" PRIu64 ", nccl %" PRIu64, devs[i], total,
+			"framework segment (application %" PRIu64 ", nccl %" PRIu64, devs[i], info.outliers_total,
 			info.outliers[0], info.outliers[1]);
 		for (int o = 2; o < GMT_DOWNERS; o++)
 			if (info.outliers[o])
@@ -414,7 +411,7 @@ void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
 				fprintf(f, "live at the end");
 			fprintf(f, ", stack %u\n", o->stack);
 		}
-		if (total > info.n_top)
+		if (info.outliers_total > info.n_top)
 			fprintf(f, "  (the %zu largest listed)\n", info.n_top);
 		if (info.fw_lost)
 			fprintf(f, "  WARNING: the framework lost %" PRIu64 " events from %+.9f s on: its "

@@ -14,12 +14,7 @@
 /* Seconds from the first event to ts (negative for a late event before it). */
 static double since_s(const gmt_summary_t *s, uint64_t ts)
 {
-	return (double)(int64_t)(ts - s->first_ts) / 1e9;
-}
-
-static uint64_t realtime_of(const gmt_summary_t *s, uint64_t mono)
-{
-	return mono + (s->clock_realtime_ns - s->clock_monotonic_ns);
+	return (double)gmt_summary_since_ns(s, ts) / 1e9;
 }
 
 static const char *status_key(const gmt_summary_t *s)
@@ -58,7 +53,7 @@ static void t_when(FILE *f, const gmt_summary_t *s, uint64_t ts)
 	char b[64];
 	fprintf(f, "ts %" PRIu64 " ns, %+.9f s after the first event", ts, since_s(s, ts));
 	if (s->has_header)
-		fprintf(f, " (%s)", gmt_fmt_utc(b, sizeof(b), realtime_of(s, ts)));
+		fprintf(f, " (%s)", gmt_fmt_utc(b, sizeof(b), gmt_summary_realtime_ns(s, ts)));
 }
 
 static void t_comp(FILE *f, const char *indent, const gmt_composition_t *c)
@@ -310,8 +305,8 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 		else
 			fprintf(f, "    no cuMemGetInfo sample of that device before it\n");
 	}
-	if (s->fails_total > s->n_fails)
-		fprintf(f, "  ... %" PRIu64 " more not listed\n", s->fails_total - s->n_fails);
+	if (s->fails_not_listed)
+		fprintf(f, "  ... %" PRIu64 " more not listed\n", s->fails_not_listed);
 
 	if (s->drops_total || s->drop_records) {
 		fprintf(f, "\nDropped events: %" PRIu64 " in %" PRIu64 " DROPS records\n",
@@ -414,7 +409,7 @@ static void j_when(gmt_json_t *j, const gmt_summary_t *s, int valid, uint64_t ts
 	}
 	gmt_json_kv_u64(j, "ts_ns", ts);
 	gmt_json_kv_fixed(j, "since_first_event_s", since_s(s, ts), 9);
-	gmt_json_kv_str(j, "utc", s->has_header ? gmt_fmt_utc(b, sizeof(b), realtime_of(s, ts)) : NULL);
+	gmt_json_kv_str(j, "utc", s->has_header ? gmt_fmt_utc(b, sizeof(b), gmt_summary_realtime_ns(s, ts)) : NULL);
 }
 
 static void j_device(gmt_json_t *j, const gmt_summary_t *s, const gmt_dev_summary_t *d)
@@ -581,14 +576,10 @@ void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s)
 	gmt_json_kv_u64(j, "side", s->side_events);
 	gmt_json_kv_obj_begin(j, "by_type");
 	{
-		uint64_t unknown = s->by_type[GMT_EV_TYPE_MAX + 1];
-		for (unsigned i = 0; i <= GMT_EV_TYPE_MAX; i++) {
+		for (unsigned i = 0; i <= GMT_EV_TYPE_MAX; i++)
 			if (gmt_ev_type_known(i))
 				gmt_json_kv_u64(j, gmt_ev_type_name(i), s->by_type[i]);
-			else
-				unknown += s->by_type[i];
-		}
-		gmt_json_kv_u64(j, "unknown", unknown);
+		gmt_json_kv_u64(j, "unknown", s->by_type_unknown);
 	}
 	gmt_json_obj_end(j);
 	gmt_json_obj_end(j);

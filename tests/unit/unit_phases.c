@@ -151,6 +151,7 @@ static void test_containment(void)
 	 * 8192 block and the second page were inside for a while: not listed */
 	CHECK_EQ_U64(1, info.outliers[GMT_OWNER_APP]);
 	CHECK_EQ_U64(1, info.outliers[GMT_OWNER_NCCL]);
+	CHECK_EQ_U64(2, info.outliers_total);
 	CHECK_EQ_U64(2, info.n_top);
 	if (info.n_top == 2) {
 		CHECK_EQ_U64(1 << 20, info.top[0].size);
@@ -523,6 +524,7 @@ static void test_new_allocations_wait(void)
 	gmt_lv_dev_info_t info;
 	CHECK(gmt_levels_dev_info(gmt_phases_levels(P), 0, &info) == 0);
 	CHECK_EQ_U64(3, info.outliers[GMT_OWNER_APP]);
+	CHECK_EQ_U64(3, info.outliers_total);
 	CHECK_EQ_U64(3, info.n_top);
 	if (info.n_top == 3) {
 		CHECK_EQ_U64(200, info.top[0].ts);

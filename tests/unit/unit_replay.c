@@ -354,6 +354,8 @@ static void test_failed_allocation(void)
 	const gmt_summary_t *s = S();
 	CHECK_EQ_U64(2, s->fails_total);
 	CHECK_EQ_U64(2, s->n_fails);
+	gmt_replay_finish(R, NULL);
+	CHECK_EQ_U64(0, s->fails_not_listed);
 	const gmt_fail_summary_t *f = &s->fails[0];
 	CHECK_EQ_U64(30, f->ts);
 	CHECK_EQ_U64(0, f->device);
@@ -396,6 +398,13 @@ static void test_pools_drops_end_late(void)
 		{ .ts = 120, .type = 200, .device = -1 },  /* unknown type: counted, ignored */
 	};
 	CHECK(V.events(V.ctx, b, 3, 0) == 0);
+	/* a number inside the table without a name (a gap): unknown too */
+	unsigned gap = 1;
+	while (gap <= GMT_EV_TYPE_MAX && gmt_ev_type_known(gap))
+		gap++;
+	gmt_devent_t g = { .ts = 120, .type = (uint16_t)gap, .device = -1 };
+	if (gap <= GMT_EV_TYPE_MAX)
+		CHECK(V.events(V.ctx, &g, 1, 0) == 0);
 	gmt_devent_t late = { .ts = 50, .type = GMT_EV_POOL_TRIM, .device = -1, .stream = 0x9001 };
 	CHECK(V.events(V.ctx, &late, 1, GMT_EVENTS_LATE) == 0);
 	gmt_drops_t dr = { .count = 17, .first_ts = 60, .last_ts = 70, .reason = "buffer_full", .err = 0 };
@@ -411,11 +420,16 @@ static void test_pools_drops_end_late(void)
 	CHECK_EQ_U64(0, s->pools[0].device);
 	CHECK_EQ_U64(2, s->pools[0].samples);
 	CHECK_EQ_U64(1, s->pools[0].trims);
-	CHECK_EQ_U64(4, s->events);
+	unsigned gaps = gap <= GMT_EV_TYPE_MAX;
+	CHECK_EQ_U64(4 + gaps, s->events);
 	CHECK_EQ_U64(1, s->late_events);
 	CHECK_EQ_U64(50, s->first_ts);
 	CHECK_EQ_U64(120, s->last_ts);
 	CHECK_EQ_U64(1, s->by_type[GMT_EV_TYPE_MAX + 1]);
+	CHECK_EQ_U64(1 + gaps, s->by_type_unknown);
+	/* times relative to the first event: the late one's is 0, before it -10 */
+	CHECK_EQ_I64(70, gmt_summary_since_ns(s, 120));
+	CHECK_EQ_I64(-10, gmt_summary_since_ns(s, 40));
 	CHECK_EQ_U64(17, s->drops_total);
 	CHECK_EQ_U64(1, s->n_drops);
 	CHECK_EQ_STR("buffer_full", s->drops[0].reason);
@@ -454,6 +468,9 @@ static void test_header_copied(void)
 	CHECK_EQ_U64(150000000000ull, D(2)->total_bytes);
 	char b[64];
 	CHECK_EQ_STR("2023-11-14T22:13:20.000000000Z", gmt_fmt_utc(b, sizeof(b), s->clock_realtime_ns));
+	/* monotonic 1000 read with realtime 1700000000000000000: 1500 is 500 ns after */
+	CHECK_EQ_U64(1700000000000000500ull, gmt_summary_realtime_ns(s, 1500));
+	CHECK_EQ_U64(1699999999999999900ull, gmt_summary_realtime_ns(s, 900));
 	CHECK_EQ_STR("17179869184 B (16.00 GiB)", gmt_fmt_bytes(b, sizeof(b), 16 * GiB));
 	CHECK_EQ_STR("1572864 B (1.50 MiB)", gmt_fmt_bytes(b, sizeof(b), 3 * MiB / 2));
 	CHECK_EQ_STR("512 B (0.50 KiB)", gmt_fmt_bytes(b, sizeof(b), 512));

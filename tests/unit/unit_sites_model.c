@@ -43,6 +43,7 @@ int main(void)
 	CHECK_EQ_U64(3, d->live.n);
 	CHECK_EQ_U64(2, d->live.n_listed);
 	CHECK_EQ_U64(1, d->live.more);
+	CHECK_EQ_U64(1, d->live.not_listed);
 	const uint64_t lb[3] = { 64 * MiB, 35 * MiB, 8 * MiB }, lc[3] = { 1, 3, 1 }, ls[3] = { 1, 0, 2 };
 	for (int i = 0; i < 3; i++) {
 		const gmt_site_t *s = &d->live.sites[i];
@@ -65,6 +66,7 @@ int main(void)
 	CHECK_EQ_U64(2, d->top.n);
 	CHECK_EQ_U64(2, d->top.n_listed);
 	CHECK_EQ_U64(0, d->top.more);
+	CHECK_EQ_U64(0, d->top.not_listed);
 	CHECK_EQ_U64(64 * MiB, d->top.sites[0].bytes);
 	CHECK_EQ_U64(35 * MiB + 512, d->top.sites[1].bytes);
 	CHECK_EQ_U64(4, d->top.sites[1].count);
