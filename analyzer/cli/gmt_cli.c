@@ -185,7 +185,7 @@ static void usage_all(FILE *f)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		put_synopsis(f, commands[i], i ? "       " : "usage: ");
 	fputs("       gpumemtrace-analyze COMMAND --help\n"
-	      "       gpumemtrace-analyze --version | --help\n\nCommands:\n", f);
+	      "       gpumemtrace-analyze --version | --help | --commands\n\nCommands:\n", f);
 	for (size_t i = 0; i < N_COMMANDS; i++) {
 		fprintf(f, "  %s\n", commands[i]->name);
 		put_help_lines(f, commands[i]->help, 4);
@@ -416,6 +416,13 @@ int gmt_cli_main(int argc, char **argv)
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
 		usage_all(stdout);
 		return GMT_EXIT_OK;
+	}
+	if (!strcmp(name, "--commands")) {
+		/* the table, one line a command: NAME OPERANDS (for scripts,
+		 * shell completion and the test of every common option) */
+		for (size_t i = 0; i < N_COMMANDS; i++)
+			printf("%s %s\n", commands[i]->name, commands[i]->operands);
+		return fflush(stdout) || ferror(stdout) ? GMT_EXIT_USAGE : GMT_EXIT_OK;
 	}
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (!strcmp(name, commands[i]->name))

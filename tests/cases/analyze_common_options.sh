@@ -1,9 +1,11 @@
 #!/bin/sh
-# Every command takes every common option (analyzer/cli/gmt_cli.c): -o FILE,
-# --output FILE, --output=FILE and -oFILE write the same report to the file
-# and nothing to stdout; --json writes a document of that command that the
-# schema accepts; --stats adds one line on stderr with the trace's event
-# count (57 in tests/golden/v1_3_basic.gmt) and leaves the report as it was;
+# Every command of the table (gpumemtrace-analyze --commands, so a new
+# command is checked without a line here) takes every common option
+# (analyzer/cli/gmt_cli.c): -o FILE, --output FILE, --output=FILE and -oFILE
+# write the same report to the file and nothing to stdout (with --json too);
+# --json writes a document of that command that the schema accepts; --stats
+# adds one line on stderr with the traces' event count (57 in each
+# tests/golden/v1_3_basic.gmt) and leaves the report as it was;
 # --no-symbols turns symbolisation off (sites: every frame "off") and
 # --debug-dir is accepted; the phase selection (--domain, --pattern,
 # --all-depths) chooses the phases of phases, curves, sites --phase and
@@ -14,44 +16,64 @@ cd "$TESTDIR"
 cp "$ROOT/tests/golden/v1_3_basic.gmt" t.gmt
 # same A B: the reports are equal but for the seconds symbolisation took.
 same() {
-	sed 's/ files, [0-9.]* s/ files, S s/' "$1" > same.1
-	sed 's/ files, [0-9.]* s/ files, S s/' "$2" > same.2
+	sed 's/ files, [0-9.]* s/ files, S s/; s/"seconds":[0-9.]*/"seconds":S/' "$1" > same.1
+	sed 's/ files, [0-9.]* s/ files, S s/; s/"seconds":[0-9.]*/"seconds":S/' "$2" > same.2
 	cmp -s same.1 same.2
 }
-for c in summary phases curves sites flamegraph; do
-	"$ANALYZE" $c t.gmt > $c.base 2> $c.err || fail "$c exited $?"
+# The commands come from the analyzer's own table (--commands: NAME
+# OPERANDS), so a new command is checked here without a line of this file;
+# each operand word gets the trace (diff A B: t.gmt t.gmt).
+"$ANALYZE" --commands > cmds.txt || fail "--commands exited $?"
+[ "$(wc -l < cmds.txt)" -ge 6 ] || fail "--commands: fewer than 6 commands"
+# the usage lists the same commands, in the same order (one table)
+"$ANALYZE" --help | sed -n 's/^\(usage:\)* *gpumemtrace-analyze \([a-z0-9_-]*\) \[COMMON OPTIONS\].*/\2/p' > usage.names
+cut -d' ' -f1 cmds.txt > cmds.names
+cmp -s usage.names cmds.names || { diff usage.names cmds.names >&2; fail "--help and --commands list other commands"; }
+: > checked.txt
+while read -r c ops <&3; do
+	set --
+	for w in $ops; do set -- "$@" t.gmt; done
+	[ $# -ge 1 ] || fail "$c: no operand"
+	k=$#
+	"$ANALYZE" $c "$@" > $c.base 2> $c.err < /dev/null || fail "$c exited $?"
 	[ -s $c.base ] || fail "$c: empty report"
-	i=0
+	"$ANALYZE" $c --help > $c.help < /dev/null || fail "$c --help exited $?"
+	grep -q '^Common options (every command):$' $c.help || fail "$c --help: no common options"
 	for form in "-o F" "--output F" "--output=F" "-oF"; do
 		rm -f F
 		# shellcheck disable=SC2086
-		"$ANALYZE" $c $form t.gmt > out.txt 2> /dev/null || fail "$c $form exited $?"
+		"$ANALYZE" $c $form "$@" > out.txt 2> /dev/null < /dev/null || fail "$c $form exited $?"
 		[ -s out.txt ] && fail "$c $form: report on stdout too"
 		same $c.base F || fail "$c $form: the file differs from the report"
-		i=$((i + 1))
 	done
-	"$ANALYZE" $c --stats t.gmt > out.txt 2> stats.txt || fail "$c --stats exited $?"
+	"$ANALYZE" $c --stats "$@" > out.txt 2> stats.txt < /dev/null || fail "$c --stats exited $?"
 	same $c.base out.txt || fail "$c --stats changed the report"
-	grep -q '^gpumemtrace-analyze stats: events=57 seconds=[0-9.]* events_per_s=[0-9]* peak_rss_bytes=[0-9]*$' stats.txt ||
-		{ cat stats.txt >&2; fail "$c --stats line"; }
-	"$ANALYZE" $c --json t.gmt > $c.json || fail "$c --json exited $?"
-	"$ANALYZE" $c --debug-dir "$TESTDIR/nodebug" --debug-dir /nonexistent t.gmt > out.txt 2> /dev/null ||
+	grep -q "^gpumemtrace-analyze stats: events=$((57 * k)) seconds=[0-9.]* events_per_s=[0-9]* peak_rss_bytes=[0-9]*\$" stats.txt ||
+		{ cat stats.txt >&2; fail "$c --stats line (57 events a trace, $k traces)"; }
+	"$ANALYZE" $c --json "$@" > $c.json < /dev/null || fail "$c --json exited $?"
+	rm -f F
+	"$ANALYZE" $c --json -o F "$@" > out.txt < /dev/null || fail "$c --json -o F exited $?"
+	[ -s out.txt ] && fail "$c --json -o F: JSON on stdout too"
+	same $c.json F || fail "$c --json -o F: the file differs from the JSON on stdout"
+	"$ANALYZE" $c --debug-dir "$TESTDIR/nodebug" --debug-dir /nonexistent "$@" > $c.dbg 2> /dev/null < /dev/null ||
 		fail "$c --debug-dir exited $?"
-	"$ANALYZE" $c --no-symbols t.gmt > $c.nosym 2> /dev/null || fail "$c --no-symbols exited $?"
-	"$ANALYZE" $c --json --no-symbols t.gmt > $c.nosym.json || fail "$c --json --no-symbols exited $?"
-	case $c in
-	summary|phases|curves)
-		same $c.base out.txt || fail "$c --debug-dir changed the report"
-		same $c.base $c.nosym || fail "$c --no-symbols changed the report" ;;
-	esac
-	"$ANALYZE" $c --domain mylib t.gmt > $c.dom 2> /dev/null || fail "$c --domain exited $?"
-	"$ANALYZE" $c --pattern 'l*' --all-depths t.gmt > $c.pat 2> /dev/null || fail "$c --pattern exited $?"
-	"$ANALYZE" $c --json --domain mylib --pattern 'l*' --pattern 'i*' --all-depths t.gmt > $c.sel.json ||
+	"$ANALYZE" $c --no-symbols "$@" > $c.nosym 2> /dev/null < /dev/null || fail "$c --no-symbols exited $?"
+	"$ANALYZE" $c --json --no-symbols "$@" > $c.nosym.json < /dev/null || fail "$c --json --no-symbols exited $?"
+	"$ANALYZE" $c --domain mylib "$@" > $c.dom 2> /dev/null < /dev/null || fail "$c --domain exited $?"
+	"$ANALYZE" $c --pattern 'l*' --all-depths "$@" > $c.pat 2> /dev/null < /dev/null || fail "$c --pattern exited $?"
+	"$ANALYZE" $c --json --domain mylib --pattern 'l*' --pattern 'i*' --all-depths "$@" > $c.sel.json < /dev/null ||
 		fail "$c --json with a selection exited $?"
-	"$ANALYZE" $c t.gmt --json -- > $c.after.json 2> /dev/null || fail "$c with options after the trace exited $?"
-	sed 's/"seconds":[0-9.]*/"seconds":S/' $c.json > a.json
-	sed 's/"seconds":[0-9.]*/"seconds":S/' $c.after.json > b.json
-	cmp -s a.json b.json || fail "$c: options after the trace"
+	"$ANALYZE" $c "$@" --json -- > $c.after.json 2> /dev/null < /dev/null || fail "$c with options after the trace exited $?"
+	same $c.json $c.after.json || fail "$c: options after the trace"
+	"$ANALYZE" $c --json -- "$@" > $c.dashdash.json 2> /dev/null < /dev/null || fail "$c -- TRACE exited $?"
+	same $c.json $c.dashdash.json || fail "$c: -- before the trace"
+	echo "$c $k" >> checked.txt
+done 3< cmds.txt
+cut -d' ' -f1 checked.txt > checked.names
+cmp -s cmds.names checked.names || fail "not every command was checked"
+for c in summary phases curves; do
+	same $c.base $c.dbg || fail "$c --debug-dir changed the report"
+	same $c.base $c.nosym || fail "$c --no-symbols changed the report"
 done
 same summary.base summary.dom || fail "--domain changed summary"
 same summary.base summary.pat || fail "--pattern changed summary"
@@ -71,11 +93,13 @@ def load(f):
     d = json.load(open(f))
     v.validate(d)
     return d
-for c in ("summary", "phases", "curves", "sites", "flamegraph"):
-    for suffix in ("json", "nosym.json", "sel.json", "after.json"):
+checked = [l.split() for l in open("checked.txt")]
+for c, k in checked:
+    for suffix in ("json", "nosym.json", "sel.json", "after.json", "dashdash.json"):
         d = load("%s.%s" % (c, suffix))
         assert d["command"] == c, (c, suffix, d["command"])
-        assert len(d["traces"]) == 1 and d["traces"][0]["file"] == "t.gmt", (c, suffix)
+        if k == "1":
+            assert len(d["traces"]) == 1 and d["traces"][0]["file"] == "t.gmt", (c, suffix)
 def names(f):
     return [p["name"] for p in load(f)["traces"][0]["phases"]]
 assert names("phases.json") == ["load", "step"], names("phases.json")
