@@ -17,7 +17,8 @@
 # everything else is fixed by the committed traces. The traces are linked
 # into one scratch directory under their base names, so a report names a
 # trace as NAME.gmt wherever the repository is. JSON outputs are also
-# validated against schemas/report.schema.json.
+# validated against schemas/report.schema.json, and every path the schema
+# describes must be in some output (or in schema_uncovered.txt).
 set -eu
 BUILD=$1
 MODE=$2
@@ -129,13 +130,18 @@ for f in sorted(x for x in os.listdir(d) if x.endswith(".json")):
         print("JSON of %s: %s" % (what, str(e).splitlines()[0]), file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
+# Every path the schema describes is printed by some frozen output (or
+# listed in schema_uncovered.txt, which only shrinks): schema_paths.py.
+"$BUILD/tests/unit_report" --dump "$SCRATCH/unit_report.json" > /dev/null
 set +f
+python3 "$HERE/schema_paths.py" "$ROOT/schemas/report.schema.json" "$HERE/schema_uncovered.txt" "$MODE" \
+	"$SCRATCH"/json/*.json "$HERE"/live/*.json "$SCRATCH/unit_report.json" > "$SCRATCH/paths.txt" || paths_bad=1
 if [ "$MODE" = update ]; then
 	rm -rf "$SCRATCH"
 	echo "run.sh: rewrote $(ls "$OUTDIR" | wc -l) files in $OUTDIR"
 	exit 0
 fi
-bad=0
+bad=${paths_bad:-0}
 for f in "$HERE"/expected/*.txt; do
 	n=$(basename "$f")
 	[ -f "$OUTDIR/$n" ] || { echo "frozen: $n: no output now (a trace or its lines removed?)" >&2; bad=1; continue; }
