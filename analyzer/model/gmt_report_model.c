@@ -402,7 +402,7 @@ static int trace_end(gmt_report_model_t *m, gmt_phases_t *ph, const gmt_decode_r
 		t->res.ended_cleanly = t->s->ended_cleanly;
 	}
 	t->status_key = status_key(&t->res);
-	m->events += t->s->events + t->s->side_events;
+	m->events += t->s->events;
 	if (!rc)
 		rc = advance(p, UINT64_MAX);
 	size_t n = 0;

@@ -164,7 +164,8 @@ typedef struct gmt_report_priv gmt_report_priv_t;
 typedef struct gmt_report_model {
 	gmt_rm_trace_t *traces; size_t n_traces;
 	gmt_rm_device_t *devices; size_t n_devices;  /* after finish           */
-	uint64_t events;              /* events decoded, all traces             */
+	uint64_t events;              /* events decoded, all traces (main stream,
+					 as every command's --stats)       */
 	uint64_t spool_bytes;         /* the temporary file's size              */
 	gmt_report_priv_t *priv;
 } gmt_report_model_t;
