@@ -272,7 +272,7 @@ clean:
 ANALYZE_LIB := $(BUILD)/libgmt_analyze.a
 ANALYZE_UNIT_BIN := $(filter $(BUILD)/tests/unit_replay% $(BUILD)/tests/unit_report% \
                     $(BUILD)/tests/unit_phases% $(BUILD)/tests/unit_curves% $(BUILD)/tests/unit_liveset% \
-                    $(BUILD)/tests/unit_sites%,$(UNIT_BIN))
+                    $(BUILD)/tests/unit_sites% $(BUILD)/tests/unit_map%,$(UNIT_BIN))
 $(ANALYZE_LIB): $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJ))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^

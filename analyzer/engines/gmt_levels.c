@@ -20,8 +20,9 @@
  * the framework's ranges of its device (a sorted array of disjoint
  * intervals, few: segments are large), and a framework range that appears
  * or goes re-examines the driver ranges that intersect it. Those are found
- * in an ordered map keyed by start address (a treap over a node pool, no
- * allocation per event once the pool has grown): driver ranges do not
+ * in an ordered map keyed by start address (the treap of
+ * support/gmt_treap.h over a node pool, no allocation per event once the
+ * pool has grown): driver ranges do not
  * overlap each other, so the ranges that intersect [a, b) are the one that
  * starts before a (if it reaches past a) and those that start in [a, b).
  *
@@ -46,6 +47,7 @@
 #include <string.h>
 
 #include "engines/gmt_levels.h"
+#include "support/gmt_treap.h"
 
 /* ---- an ordered map: treap over a node pool ----------------------------- */
 
@@ -62,6 +64,9 @@ typedef struct tnode {
 	int16_t dev;
 	uint8_t kind, owner, flags, tree;   /* tree 0: free */
 } tnode_t;
+
+/* t_insert, t_find, t_unlink, t_lower, t_pred over the pool's nodes */
+GMT_TREAP_DEFINE(t, tnode_t)
 
 typedef struct tpool {
 	tnode_t *n;          /* n[0] is the null node */
@@ -106,95 +111,6 @@ static void t_release(tpool_t *p, uint32_t i)
 	p->n[i].tree = 0;
 	p->n[i].left = p->free_head;
 	p->free_head = i;
-}
-
-/* Keys < key go to *l, the others to *r. */
-static void t_split(tnode_t *N, uint32_t t, uint64_t key, uint32_t *l, uint32_t *r)
-{
-	if (!t) {
-		*l = *r = 0;
-		return;
-	}
-	if (N[t].key < key) {
-		t_split(N, N[t].right, key, &N[t].right, r);
-		*l = t;
-	} else {
-		t_split(N, N[t].left, key, l, &N[t].left);
-		*r = t;
-	}
-}
-
-static uint32_t t_merge(tnode_t *N, uint32_t a, uint32_t b)
-{
-	if (!a)
-		return b;
-	if (!b)
-		return a;
-	if (N[a].prio > N[b].prio) {
-		N[a].right = t_merge(N, N[a].right, b);
-		return a;
-	}
-	N[b].left = t_merge(N, a, N[b].left);
-	return b;
-}
-
-/* Links node x (its key not present) into the tree at *root. */
-static void t_insert(tnode_t *N, uint32_t *root, uint32_t x)
-{
-	uint32_t *link = root;
-	while (*link && N[*link].prio >= N[x].prio)
-		link = N[x].key < N[*link].key ? &N[*link].left : &N[*link].right;
-	t_split(N, *link, N[x].key, &N[x].left, &N[x].right);
-	*link = x;
-}
-
-static uint32_t t_find(const tnode_t *N, uint32_t t, uint64_t key)
-{
-	while (t && N[t].key != key)
-		t = key < N[t].key ? N[t].left : N[t].right;
-	return t;
-}
-
-/* Unlinks the node with key (present) and returns it. */
-static uint32_t t_unlink(tnode_t *N, uint32_t *root, uint64_t key)
-{
-	uint32_t *link = root;
-	while (*link && N[*link].key != key)
-		link = key < N[*link].key ? &N[*link].left : &N[*link].right;
-	uint32_t t = *link;
-	if (t)
-		*link = t_merge(N, N[t].left, N[t].right);
-	return t;
-}
-
-/* Smallest key >= key, 0 if none. */
-static uint32_t t_lower(const tnode_t *N, uint32_t t, uint64_t key)
-{
-	uint32_t best = 0;
-	while (t) {
-		if (N[t].key >= key) {
-			best = t;
-			t = N[t].left;
-		} else {
-			t = N[t].right;
-		}
-	}
-	return best;
-}
-
-/* Greatest key < key, 0 if none. */
-static uint32_t t_pred(const tnode_t *N, uint32_t t, uint64_t key)
-{
-	uint32_t best = 0;
-	while (t) {
-		if (N[t].key < key) {
-			best = t;
-			t = N[t].right;
-		} else {
-			t = N[t].left;
-		}
-	}
-	return best;
 }
 
 /* ---- disjoint intervals [s, e), sorted --------------------------------- */

@@ -35,62 +35,11 @@
 
 #include "engines/gmt_phase_engine.h"
 #include "engines/gmt_timeline.h"
+#include "support/gmt_u64map.h"
 
 #define MAX_THREADS 65536u
 #define MAX_DEPTH 4096u
 #define MAX_OPEN_IDS 4096u   /* open NVTX start/end ranges (linear search) */
-
-/* ---- a map from 64-bit keys to pointers (open addressing) --------------- */
-
-typedef struct pmap {
-	uint64_t *k;
-	void **v;
-	size_t cap, n;           /* cap: power of two; v[i] NULL = empty */
-} pmap_t;
-
-static size_t pm_slot(const pmap_t *m, uint64_t key)
-{
-	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (m->cap - 1);
-	while (m->v[i] && m->k[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static void *pm_get(const pmap_t *m, uint64_t key)
-{
-	return m->cap ? m->v[pm_slot(m, key)] : NULL;
-}
-
-static int pm_put(pmap_t *m, uint64_t key, void *val)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		pmap_t nm = { .cap = m->cap ? m->cap * 2 : 64 };
-		nm.k = calloc(nm.cap, sizeof(*nm.k));
-		nm.v = calloc(nm.cap, sizeof(*nm.v));
-		if (!nm.k || !nm.v) {
-			free(nm.k);
-			free(nm.v);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->v[i])
-				continue;
-			size_t j = pm_slot(&nm, m->k[i]);
-			nm.k[j] = m->k[i];
-			nm.v[j] = m->v[i];
-			nm.n++;
-		}
-		free(m->k);
-		free(m->v);
-		*m = nm;
-	}
-	size_t i = pm_slot(m, key);
-	if (!m->v[i])
-		m->n++;
-	m->k[i] = key;
-	m->v[i] = val;
-	return 0;
-}
 
 /* ---- engine ------------------------------------------------------------- */
 
@@ -109,8 +58,8 @@ struct gmt_phases {
 	gmt_phase_opts_t o;
 	gmt_levels_t *lv;
 	gmt_phases_hook_t hook;
-	pmap_t strings;          /* id -> char* */
-	pmap_t names_by_id;      /* name id + 1 -> index + 1 (as a pointer) */
+	gmt_u64map_t strings;    /* id -> a: the text (a char *)              */
+	gmt_u64map_t names_by_id;  /* name id + 1 -> a: index in names + 1  */
 	gmt_phase_name_t *names;
 	size_t n_names, cap_names;
 	tstack_t *threads;       /* by thread index */
@@ -139,23 +88,27 @@ struct gmt_phases {
 
 static const char *str_of(const gmt_phases_t *ph, uint32_t id)
 {
-	return id ? pm_get(&ph->strings, id) : NULL;
+	const gmt_u64map_slot_t *x = id ? gmt_u64map_find(&ph->strings, id) : NULL;
+	return x ? (const char *)(uintptr_t)x->a : NULL;
 }
 
 static int ph_string(void *ctx, uint32_t id, const char *text, size_t len)
 {
 	gmt_phases_t *ph = ctx;
-	if (!id || pm_get(&ph->strings, id))
+	if (!id || gmt_u64map_find(&ph->strings, id))
 		return 0;   /* ids are never reused; a repeat changes nothing */
 	char *s = malloc(len + 1);
 	if (!s)
 		return -ENOMEM;
 	memcpy(s, text, len);
 	s[len] = 0;
-	if (pm_put(&ph->strings, id, s)) {
+	int existed;
+	gmt_u64map_slot_t *x = gmt_u64map_put(&ph->strings, id, &existed);
+	if (!x) {
 		free(s);
 		return -ENOMEM;
 	}
+	x->a = (uintptr_t)s;
 	if (!ph->gmt_domain_id && !strcmp(s, "gpumemtrace"))
 		ph->gmt_domain_id = id;
 	return 0;
@@ -197,11 +150,10 @@ void gmt_phases_free(gmt_phases_t *ph)
 		return;
 	gmt_levels_free(ph->lv);
 	for (size_t i = 0; i < ph->strings.cap; i++)
-		free(ph->strings.v[i]);
-	free(ph->strings.k);
-	free(ph->strings.v);
-	free(ph->names_by_id.k);
-	free(ph->names_by_id.v);
+		if (ph->strings.s[i].key != UINT64_MAX)
+			free((char *)(uintptr_t)ph->strings.s[i].a);
+	gmt_u64map_clear(&ph->strings);
+	gmt_u64map_clear(&ph->names_by_id);
 	for (size_t i = 0; i < ph->n_names; i++) {
 		for (size_t j = 0; j < ph->names[i].n_listed; j++)
 			occ_free(ph->names[i].listed[j]);
@@ -533,9 +485,9 @@ const gmt_ck_dev_t *gmt_phases_checkpoints(const gmt_phases_t *ph, int ordinal)
 
 static gmt_phase_name_t *name_get(gmt_phases_t *ph, uint32_t name_id)
 {
-	uintptr_t idx = (uintptr_t)pm_get(&ph->names_by_id, (uint64_t)name_id + 1);
-	if (idx)
-		return &ph->names[idx - 1];
+	const gmt_u64map_slot_t *x = gmt_u64map_find(&ph->names_by_id, (uint64_t)name_id + 1);
+	if (x)
+		return &ph->names[x->a - 1];
 	if (ph->n_names == ph->cap_names) {
 		size_t nc = ph->cap_names ? ph->cap_names * 2 : 8;
 		gmt_phase_name_t *nn = realloc(ph->names, nc * sizeof(*nn));
@@ -548,8 +500,11 @@ static gmt_phase_name_t *name_get(gmt_phases_t *ph, uint32_t name_id)
 	memset(n, 0, sizeof(*n));
 	n->name_id = name_id;
 	n->warm.name_id = name_id;
-	if (pm_put(&ph->names_by_id, (uint64_t)name_id + 1, (void *)(uintptr_t)(ph->n_names + 1)))
+	int existed;
+	gmt_u64map_slot_t *y = gmt_u64map_put(&ph->names_by_id, (uint64_t)name_id + 1, &existed);
+	if (!y)
 		return NULL;
+	y->a = ph->n_names + 1;
 	ph->n_names++;
 	return n;
 }
