@@ -165,11 +165,15 @@ $(ANALYZE): $(ANALYZER_OBJ) $(DECODE_OBJ) $(ANSWERS_OBJ) $(WRITERS_LIB)
 
 # The Python side (the gpumemtrace module and the PyTorch companion) sits
 # beside the launcher so that build/ can be copied as a whole.
-PY_SRC := $(shell find python -name '*.py' 2>/dev/null)
+# python/ is also a pip-installable package (python/pyproject.toml; its
+# VERSION is a link to ../VERSION, copied as a file: build/python installs
+# too). What pip leaves in a source tree (build/, *.egg-info) is not copied.
+PY_SRC := $(shell find python -name '*.py' -not -path 'python/build/*' 2>/dev/null) python/pyproject.toml VERSION
 $(BUILD)/python.stamp: $(PY_SRC)
 	$(call msg,GEN,$(BUILD)/python)
 	$(Q)rm -rf $(BUILD)/python && mkdir -p $(BUILD)
-	$(Q)if [ -d python ]; then cp -r python $(BUILD)/python && \
+	$(Q)if [ -d python ]; then cp -rL python $(BUILD)/python && \
+	    rm -rf $(BUILD)/python/build $(BUILD)/python/*.egg-info && \
 	    find $(BUILD)/python -name __pycache__ -prune -exec rm -rf {} +; fi
 	$(Q)touch $@
 
