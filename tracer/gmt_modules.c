@@ -10,12 +10,15 @@
  * PT_NOTE segment in memory; since 1.4 the soname, DT_SONAME of the dynamic
  * section in memory, and the file the path resolves to, realpath(), which
  * names the version a symbolic link hides: libcudart.so.13 ->
- * libcudart.so.13.0.96), missing ones MODULE_UNLOAD. The main program
+ * libcudart.so.13.0.96; for a relative path, the file the kernel says is
+ * mapped there, since the working directory may have changed since the
+ * load), missing ones MODULE_UNLOAD. The main program
  * (empty name) is named by /proc/self/exe, the vDSO "[vdso]".
  */
 #include <elf.h>
 #include <limits.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -121,6 +124,40 @@ static const char *soname(const struct dl_phdr_info *info)
 	return "";
 }
 
+/* The file mapped at addr as the kernel names it (/proc/self/maps: the
+ * absolute path of the file opened), or "". For a path the loader was
+ * given relative to a working directory (LD_LIBRARY_PATH=lib, dlopen of
+ * "./x.so"), which may have changed since (chdir): realpath() would
+ * resolve it against the wrong one. */
+static const char *mapped_file(uint64_t addr, char *out, size_t cap)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[PATH_MAX + 128];
+	int whole = 1;   /* line starts a line of the file */
+	out[0] = 0;
+	if (!f)
+		return out;
+	while (fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+		int start = whole;
+		whole = len > 0 && line[len - 1] == '\n';
+		unsigned long long lo, hi;
+		int off = 0;
+		if (!start || sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &off) < 2 || !off ||
+		    addr < lo || addr >= hi)
+			continue;
+		char *p = line + off;
+		size_t n = strcspn(p, "\n");
+		p[n] = 0;
+		/* A name cut by the buffer, or a file deleted since: none. */
+		if (whole && p[0] == '/' && n < cap && !(n > 10 && !strcmp(p + n - 10, " (deleted)")))
+			memcpy(out, p, n + 1);
+		break;
+	}
+	fclose(f);
+	return out;
+}
+
 static void pack_cstr(msgpack_packer *pk, const char *s)
 {
 	size_t n = strlen(s);
@@ -196,7 +233,11 @@ static int cb(struct dl_phdr_info *info, size_t size, void *arg)
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
 	char real[PATH_MAX];
-	const char *file = path[0] == '/' && realpath(path, real) ? real : "";
+	const char *file = "";
+	if (path[0] == '/')
+		file = realpath(path, real) ? real : "";
+	else if (path[0] != '[')
+		file = mapped_file(info->dlpi_addr + lo, real, sizeof(real));
 	msgpack_pack_array(&pk, 9);
 	msgpack_pack_uint8(&pk, GMT_REC_MODULE);
 	msgpack_pack_uint32(&pk, m->id);

@@ -11,9 +11,16 @@
  *     common case (a library unloaded and another mapped at the same place)
  *     right without replaying time; a library's own code that ran before it
  *     was replaced is the rare case this gets wrong.
- *  2. The module's file is opened once per path with libdw's Dwfl, reported
+ *  2. The module's file is opened once per file with libdw's Dwfl, reported
  *     at bias 0, so that the address looked up is addr - bias, an ELF
- *     vaddr: one Dwfl serves every load of the same file. Debug information
+ *     vaddr: one Dwfl serves every load of the same file. The file is the
+ *     one the preload resolved at load time (MODULE's file, format 1.4: a
+ *     library loaded by a relative path, or before a chdir, is found
+ *     wherever the analyzer runs), else the recorded path when it is
+ *     absolute. Only a regular file is read, opened without blocking: a
+ *     path in a trace that names a FIFO or a device is "missing", never
+ *     waited on (also with symbols off, when only the program headers
+ *     are read for the module's address range). Debug information
  *     comes from the file itself or a separate debug file found by build id
  *     (dwfl_standard_find_debuginfo over --debug-dir and /usr/lib/debug).
  *  3. The file's build id must equal the trace's; otherwise the library was
@@ -39,11 +46,14 @@
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* libstdc++'s demangler (linked statically, see the Makefile). */
 extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
@@ -72,10 +82,11 @@ typedef struct sym_file {
 
 typedef struct sym_module {
 	char *path;
+	char *file;             /* what to open: the resolved file, else path  */
 	uint64_t base, size;
 	uint8_t *build_id;
 	size_t build_id_len;
-	sym_file_t *file;       /* resolved lazily                            */
+	sym_file_t *sf;         /* opened lazily                              */
 } sym_module_t;
 
 struct gmt_symtab {
@@ -143,6 +154,7 @@ void gmt_symtab_free(gmt_symtab_t *t)
 		return;
 	for (size_t i = 0; i < t->n_mods; i++) {
 		free(t->mods[i].path);
+		free(t->mods[i].file);
 		free(t->mods[i].build_id);
 	}
 	free(t->mods);
@@ -175,6 +187,7 @@ int gmt_symtab_module(gmt_symtab_t *t, const gmt_module_t *m)
 	sym_module_t *sm = &t->mods[t->n_mods];
 	memset(sm, 0, sizeof(*sm));
 	sm->path = strdup(m->path ? m->path : "");
+	sm->file = strdup(m->file && m->file[0] == '/' ? m->file : m->path ? m->path : "");
 	sm->base = m->base;
 	sm->size = m->size;
 	if (m->build_id_len) {
@@ -184,8 +197,9 @@ int gmt_symtab_module(gmt_symtab_t *t, const gmt_module_t *m)
 			sm->build_id_len = m->build_id_len;
 		}
 	}
-	if (!sm->path || (m->build_id_len && !sm->build_id)) {
+	if (!sm->path || !sm->file || (m->build_id_len && !sm->build_id)) {
 		free(sm->path);
+		free(sm->file);
 		free(sm->build_id);
 		return -ENOMEM;
 	}
@@ -193,8 +207,24 @@ int gmt_symtab_module(gmt_symtab_t *t, const gmt_module_t *m)
 	return 0;
 }
 
+/* path opened for reading if it is a regular file, else -1. O_NONBLOCK:
+ * opening a FIFO or a terminal returns at once instead of waiting for the
+ * other end; reading a regular file never blocks anyway. */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* The file of a path, opened once. NULL only when out of memory; a file
- * that cannot be read has dwfl NULL. */
+ * that cannot be read (or is not a regular file) has dwfl NULL. */
 static sym_file_t *file_get(gmt_symtab_t *t, const char *path)
 {
 	for (size_t i = 0; i < t->n_files; i++)
@@ -218,13 +248,20 @@ static sym_file_t *file_get(gmt_symtab_t *t, const char *path)
 	 * program of some loaders, which the preload resolves already. */
 	if (path[0] != '/')
 		return f;
-	Dwfl *d = dwfl_begin(&t->cb);
-	if (!d)
+	int fd = open_regular(path);
+	if (fd < 0)
 		return f;
+	Dwfl *d = dwfl_begin(&t->cb);
+	if (!d) {
+		close(fd);
+		return f;
+	}
 	dwfl_report_begin(d);
-	Dwfl_Module *mod = dwfl_report_elf(d, path, path, -1, 0, false);
+	/* On success the Dwfl owns fd. */
+	Dwfl_Module *mod = dwfl_report_elf(d, path, path, fd, 0, false);
 	dwfl_report_end(d, NULL, NULL);
 	if (!mod) {
+		close(fd);
 		dwfl_end(d);
 		return f;
 	}
@@ -250,9 +287,16 @@ static sym_module_t *module_find(gmt_symtab_t *t, uint64_t addr)
 		sym_module_t *m = &t->mods[i];
 		if (addr < m->base)
 			continue;
-		if (!m->file && !(m->file = file_get(t, m->path)))
-			return NULL;
-		uint64_t start = m->base + m->file->lo;
+		if (!m->sf) {
+			/* The resolved file, else the path as recorded (a
+			 * library upgraded since: its build id says so). */
+			sym_file_t *f = file_get(t, m->file);
+			if (f && !f->dwfl && strcmp(m->file, m->path))
+				f = file_get(t, m->path);
+			if (!(m->sf = f))
+				return NULL;
+		}
+		uint64_t start = m->base + m->sf->lo;
 		if (addr >= start && addr - start < m->size)
 			return m;
 	}
@@ -480,7 +524,7 @@ const gmt_sym_t *gmt_symtab_lookup(gmt_symtab_t *t, uint64_t addr, int caller)
 	} else {
 		s->module = m->path;
 		s->offset = addr - m->base;
-		sym_file_t *f = m->file;
+		sym_file_t *f = m->sf;
 		if (!t->enabled) {
 			s->status = GMT_SYM_OFF;
 		} else if (!f->dwfl) {

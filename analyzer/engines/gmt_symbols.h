@@ -53,9 +53,10 @@ typedef struct gmt_sym {
 typedef struct gmt_symtab gmt_symtab_t;
 
 /* A table searching debug_dirs (each a root holding .build-id/xx/rest.debug)
- * for separate debug files, then the default places. enabled = 0: no file
- * is opened and every address is reported as "[path+0xoffset]". NULL when
- * out of memory. */
+ * for separate debug files, then the default places. enabled = 0: no debug
+ * information is read (only each module file's program headers, for its
+ * address range) and every address is reported as "[path+0xoffset]". NULL
+ * when out of memory. */
 gmt_symtab_t *gmt_symtab_new(const char *const *debug_dirs, size_t n_dirs, int enabled);
 void gmt_symtab_free(gmt_symtab_t *t);
 
