@@ -349,6 +349,10 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 static int rec_header(dec_t *d, const msgpack_object *a, size_t n)
 {
 	const msgpack_object *m = &a[1];
+	/* One process, one HEADER: a second one is another trace's, or damage. */
+	if (d->have_header)
+		return damage(d, d->frame_off, "record %zu of the frame is a second HEADER (another "
+			      "trace's, or damage): read up to here", d->rec);
 	if (m->type != MSGPACK_OBJECT_MAP)
 		return wrong(d, GMT_REC_HEADER, "map");
 	gmt_header_t h;
@@ -1103,6 +1107,13 @@ static int run(dec_t *d)
 			if (avail(d) < sz)
 				return damage(d, d->frame_off, "frame cut short (the file ends inside a frame)"),
 				       res->status;
+			/* Another trace's preamble: files joined (cat a.gmt b.gmt).
+			 * Read as one, the second process's events would count
+			 * under the first one's pid. */
+			if (sz == 20 && !memcmp(cur(d), want, 16))
+				return damage(d, d->frame_off, "a second trace starts here (another GMTRACE "
+					      "preamble: trace files joined into one?); split the file "
+					      "at this offset to read it"), res->status;
 			d->pos += (size_t)sz;
 			res->bytes_ok = cur_off(d);
 			continue;
