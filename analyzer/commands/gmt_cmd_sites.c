@@ -83,6 +83,7 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 	};
 	gmt_sites_totals_t t = { .symbols = c->symbols };
 	int rc = GMT_EXIT_OK;
+	size_t read_ok = 0, with_phase = 0;   /* --phase: traces read, with NAME */
 	/* No network lookups of debug information from here. */
 	unsetenv("DEBUGINFOD_URLS");
 	if (j) {
@@ -101,6 +102,20 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 		int r = gmt_cli_outcome(c->files[i], &m->res);
 		if (r > rc)
 			rc = r;
+		if (so->phase && r != GMT_EXIT_USAGE) {
+			/* A name that is not there (a typo) is said, not an empty output. */
+			read_ok++;
+			if (m->occ_total)
+				with_phase++;
+			else
+				fprintf(stderr, "gpumemtrace-analyze: %s: no phase \"%s\"%s; %s%s%s%s\n",
+					c->files[i], so->phase,
+					c->n_domains || c->n_patterns || c->all_depths ? " under the phase selection" : "",
+					m->phase_names ? "its phases: " : "it has no phases",
+					m->phase_names_hint ? m->phase_names_hint : "",
+					m->phase_names > 8 ? ", ..." : "",
+					m->phase_names > 8 ? " (see: gpumemtrace-analyze phases)" : "");
+		}
 		if (so->flamegraph && j) {
 			gmt_sites_folded_json(j, m);
 		} else if (so->flamegraph) {
@@ -125,6 +140,8 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 	} else {
 		gmt_sites_folded_end(&t);
 	}
+	if (read_ok && !with_phase && rc < GMT_EXIT_USAGE)
+		rc = GMT_EXIT_USAGE;   /* no trace has the phase asked for */
 	return rc;
 }
 

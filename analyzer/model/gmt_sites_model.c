@@ -254,8 +254,18 @@ static int load_phase(gmt_sites_model_t *m)
 	int rc = res.status == GMT_DECODE_STOPPED ? -ENOMEM : 0;
 	size_t nn = 0;
 	const gmt_phase_name_t *names = gmt_phases_names(ph, &nn);
+	gmt_strbuf_t hint = { 0 };
 	for (size_t i = 0; i < nn && !rc; i++) {
 		const char *nm = gmt_phases_string(ph, names[i].name_id);
+		/* (a name in two domains is two entries: counted twice) */
+		if (nm && ++m->phase_names <= 8) {
+			if (hint.len)
+				gmt_strbuf_put(&hint, ", ", 2);
+			gmt_strbuf_put(&hint, "\"", 1);
+			for (size_t c = 0; nm[c] && c < 40; c++)
+				gmt_strbuf_put(&hint, (unsigned char)nm[c] < 0x20 ? "?" : &nm[c], 1);
+			gmt_strbuf_put(&hint, "\"", 1);
+		}
 		if (!nm || strcmp(nm, o->phase))
 			continue;
 		m->occ_total += names[i].occurrences;
@@ -275,6 +285,9 @@ static int load_phase(gmt_sites_model_t *m)
 	}
 	if (m->n_occs)
 		qsort(m->occs, m->n_occs, sizeof(*m->occs), cmp_occ);
+	if (hint.oom && !rc)
+		rc = -ENOMEM;
+	m->phase_names_hint = hint.b;
 	gmt_phases_free(ph);
 	return rc;
 }
@@ -699,6 +712,7 @@ void gmt_sites_model_free(gmt_sites_model_t *m)
 		devs_free(m->occs[i].fwdevs, m->occs[i].n_fwdevs);
 	}
 	free(m->occs);
+	free(m->phase_names_hint);
 	free(m->fails);
 	for (size_t i = 0; i < m->n_folded; i++)
 		free(m->folded[i].text);

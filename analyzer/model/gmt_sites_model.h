@@ -91,6 +91,12 @@ typedef struct gmt_sites_model {
 	gmt_sites_dev_t *fwdevs; size_t n_fwdevs;  /* --framework             */
 	gmt_sites_occ_t *occs; size_t n_occs;      /* --phase: listed ones    */
 	uint64_t occ_total;                        /* all of them             */
+	/* --phase: the phases the trace has (under the selection; a name in
+	 * two domains counts twice), for the error when NAME is none of them:
+	 * how many, and the first 8 as "\"a\", \"b\"" (each cut at 40 bytes,
+	 * control characters as '?'; NULL: none). */
+	uint64_t phase_names;
+	char *phase_names_hint;
 	int occ_more;                              /* occ_total > n_occs      */
 	gmt_sites_fail_t *fails; size_t n_fails;   /* the first ones          */
 	uint64_t fails_total;

@@ -78,13 +78,15 @@ done
 same summary.base summary.dom || fail "--domain changed summary"
 same summary.base summary.pat || fail "--pattern changed summary"
 same sites.base sites.nosym && fail "sites --no-symbols changed nothing"
-"$ANALYZE" sites --json --phase inner t.gmt > sites.inner0.json || fail "sites --phase inner"
+"$ANALYZE" sites --json --phase inner t.gmt > sites.inner0.json 2> /dev/null
+assert_eq 2 $? "sites --phase inner without --domain mylib: exit status (no such phase)"
 "$ANALYZE" sites --json --phase inner --domain mylib t.gmt > sites.inner1.json || fail "sites --phase inner --domain"
 "$ANALYZE" flamegraph --no-symbols --phase inner --domain mylib t.gmt > flame.inner 2> /dev/null ||
 	fail "flamegraph --phase inner --domain"
 [ -s flame.inner ] || fail "flamegraph --phase inner --domain mylib: no lines"
 grep -qv '^inner #1;device 0;' flame.inner && fail "flamegraph --phase inner: a line of another root"
-"$ANALYZE" flamegraph --no-symbols --phase inner t.gmt > flame.inner0 2> /dev/null || fail "flamegraph --phase inner"
+"$ANALYZE" flamegraph --no-symbols --phase inner t.gmt > flame.inner0 2> /dev/null
+assert_eq 2 $? "flamegraph --phase inner without --domain mylib: exit status (no such phase)"
 [ -s flame.inner0 ] && fail "flamegraph --phase inner without --domain mylib: lines"
 python3 - "$ROOT/schemas/report.schema.json" <<'PY' || fail "JSON checks"
 import json, sys, jsonschema

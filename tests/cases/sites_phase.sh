@@ -15,7 +15,8 @@ assert_contains out.txt "sites_phase_workload done (phases on)"
 T=$(the_trace)
 "$ANALYZE" sites --json --phase step "$T" > s.json || fail "sites --phase --json"
 "$ANALYZE" sites --json --no-symbols --phase step "$T" > n.json || fail "sites --phase --no-symbols"
-"$ANALYZE" sites --json --phase nosuch "$T" > x.json || fail "sites --phase nosuch"
+"$ANALYZE" sites --json --phase nosuch "$T" > x.json 2> x.err
+assert_eq 2 $? "sites --phase nosuch: exit status"
 line() { grep -n "/\* $1 \*/" "$ROOT/tests/routes/lib/sites_phase.c" | cut -d: -f1; }
 for m in SITE_ALLOC SITE_S MAIN_K MAIN_SS MAIN_W MAIN_U MAIN_V MAIN_O; do echo "$m $(line $m)"; done > lines.txt
 python3 - "$ROOT/schemas/report.schema.json" s.json n.json x.json lines.txt <<'PY' || fail "sites --phase JSON"
