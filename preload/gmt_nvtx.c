@@ -30,6 +30,7 @@
  * messages converted to UTF-8; a registered string's handle IS its string
  * id). Colors, categories and payloads are ignored.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -351,6 +352,38 @@ static void h_domain_destroy(nvtxDomainHandle_t d) { (void)d; }
 
 /* ---- the entry point ----------------------------------------------------- */
 
+/* Loaded by NVTX alone (NVTX_INJECTION64_PATH, not LD_PRELOAD): then our
+ * driver hooks are not the process's definitions of the driver's names and
+ * see none of its calls. The test: what the process's global scope gives
+ * for cuMemAlloc_v2 is our own hook (preloaded: we come first) or not
+ * (dlopen()ed by NVTX: not in the global scope; the driver's, or nothing).
+ * Said once, on stderr and in the trace (NVTX_ONLY). */
+static _Atomic int nvtx_only_checked;
+
+static void check_interposing(void)
+{
+	void *(*sym)(void *, const char *) = atomic_load(&gmt_real_dlsym);
+
+	void *global;
+	int ours;
+
+	if (atomic_exchange(&nvtx_only_checked, 1) || sym == NULL)
+		return;
+	/* The main program's handle searches the global scope (RTLD_DEFAULT
+	 * would search ours too: the caller's own scope comes with it). */
+	global = dlopen(NULL, RTLD_LAZY);
+	if (global == NULL)
+		return;
+	ours = sym(global, "cuMemAlloc_v2") == gmt_hooks[GMT_ID_cuMemAlloc_v2].wrapper;
+	dlclose(global);
+	if (ours)
+		return;
+	gmt_pl_log(1, "loaded only as an NVTX injection (NVTX_INJECTION64_PATH), not through LD_PRELOAD: "
+		   "NVTX ranges are recorded, allocations are NOT (run the program under the launcher, "
+		   "gpumemtrace COMMAND, or with LD_PRELOAD naming this library)");
+	gmt_rec(GMT_EV_NVTX_ONLY, -1, 0, 0, 0, 0, 0);
+}
+
 static void slot_set(NvtxFunctionTable t, unsigned n, unsigned id, NvtxFunctionPointer fn)
 {
 	if (id < n && t[id])
@@ -381,6 +414,7 @@ GMT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_tabl
 		return 0;
 	if (!cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &t, &n) || !t)
 		return 0;
+	check_interposing();
 	slot_set(t, n, NVTX_CBID_CORE_MarkEx, FN(h_mark_ex));
 	slot_set(t, n, NVTX_CBID_CORE_MarkA, FN(h_mark_a));
 	slot_set(t, n, NVTX_CBID_CORE_MarkW, FN(h_mark_w));

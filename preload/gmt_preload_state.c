@@ -86,6 +86,46 @@ void gmt_ctx_forget(void)
 	atomic_fetch_add_explicit(&ctx_gen, 1, memory_order_relaxed);
 }
 
+/* NVIDIA's stub libcuda (the toolkit's lib64/stubs/libcuda.so, for linking)
+ * answers every call with CUDA_ERROR_STUB_LIBRARY. Found lazily, by its
+ * cuDriverGetVersion: 0 not known yet (no driver loaded), 1 a driver, 2 the
+ * stub, 3 the stub, said (stderr and DRIVER_STUB). A stub gets no device
+ * record: nothing it answers describes a device. */
+static _Atomic int stub_state;
+
+static int driver_stub(void)
+{
+	const gmt_drv_t *d;
+	int st = atomic_load_explicit(&stub_state, memory_order_relaxed), v = 0;
+
+	if (GMT_LIKELY(st != 0))
+		return st >= 2;
+	d = gmt_drv();
+	if (d->driver_get_version == NULL)
+		return 0;
+	st = d->driver_get_version(&v) == CUDA_ERROR_STUB_LIBRARY ? 2 : 1;
+	int expected = 0;
+	atomic_compare_exchange_strong(&stub_state, &expected, st);
+	return atomic_load(&stub_state) >= 2;
+}
+
+/* Says once that the driver is the stub, on stderr and in the trace. */
+static void stub_say(void)
+{
+	int expected = 2;
+	Dl_info info;
+	const char *file = "libcuda.so.1";
+
+	if (!driver_stub() || !atomic_compare_exchange_strong(&stub_state, &expected, 3))
+		return;
+	if (dladdr((void *)gmt_drv()->driver_get_version, &info) && info.dli_fname)
+		file = info.dli_fname;
+	gmt_pl_log(1, "%s is NVIDIA's stub libcuda (CUDA_ERROR_STUB_LIBRARY), not a CUDA driver: "
+		   "no GPU is usable in this process (is the driver installed, and its libcuda.so.1 "
+		   "on the library path before the toolkit's stubs directory?)", file);
+	gmt_rec(GMT_EV_DRIVER_STUB, -1, gmt_tracer_string(file), 0, 0, 0, 0);
+}
+
 /* Writes the device record the first time an event names the device, so
  * the record precedes every event that refers to it (also for a device that
  * only a worker thread's cuMemCreate used, with no context we saw). */
@@ -105,6 +145,10 @@ static void describe_device(int dev)
 		return;
 	if (atomic_fetch_or(&described[dev / 64], bit) & bit)
 		return;
+	if (driver_stub()) {
+		stub_say();
+		return;
+	}
 	memset(&info, 0, sizeof info);
 	info.ordinal = dev;
 	if (d->device_get_name == NULL ||
@@ -943,6 +987,8 @@ __attribute__((noinline)) void gmt_rec_alloc_fail(int device, uint64_t size, uin
 	};
 
 	gmt_tls.fails++;
+	if (GMT_UNLIKELY(atomic_load_explicit(&stub_state, memory_order_relaxed) != 1))
+		stub_say();
 	/* The failure first (its time is the failure's), then the samples taken
 	 * right after it; one wait for the disk covers them all. */
 	if (device >= 0)

@@ -107,6 +107,13 @@ int gmt_cli_outcome(const char *file, const gmt_decode_result_t *res)
 	}
 }
 
+void gmt_cli_gaps(const char *file, const gmt_gaps_t *g)
+{
+	char b[512];
+	for (int i = 0; gmt_gap_line(g, i, b, sizeof(b)); i++)
+		fprintf(stderr, "gpumemtrace-analyze: %s: %s\n", file, b);
+}
+
 void gmt_cli_separator(FILE *f)
 {
 	fputs("\n========================================================================\n\n", f);

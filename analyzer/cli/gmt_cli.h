@@ -95,6 +95,12 @@ int gmt_cli_number(const gmt_cmd_t *cmd, const char *opt, const char *value,
  * returns its exit status. */
 int gmt_cli_outcome(const char *file, const gmt_decode_result_t *res);
 
+/* Says on stderr, one line each, what a trace may lack ("FILE: trace
+ * incomplete: ...", render/gmt_render.h gmt_gap_line): every command calls
+ * it for every trace it analysed, whatever its output's format. */
+struct gmt_gaps;
+void gmt_cli_gaps(const char *file, const struct gmt_gaps *g);
+
 /* The line between the text reports of two traces. */
 void gmt_cli_separator(FILE *f);
 

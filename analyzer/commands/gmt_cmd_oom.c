@@ -69,6 +69,7 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 		}
 		out->events += m->events;
 		int t = gmt_cli_outcome(c->files[i], &m->res);
+		gmt_cli_gaps(c->files[i], &m->gaps);
 		if (t > rc)
 			rc = t;
 		if (out->json) {

@@ -69,6 +69,9 @@ gmt_report_model_t *gmt_cmd_report_model(const gmt_cmd_t *cmd, const gmt_common_
 		*rc = GMT_EXIT_USAGE;
 		return NULL;
 	}
+	for (size_t i = 0; i < c->n_files && i < m->n_traces; i++)
+		if (m->traces[i].s)
+			gmt_cli_gaps(c->files[i], &m->traces[i].s->gaps);
 	out->events += m->events;
 	return m;
 }

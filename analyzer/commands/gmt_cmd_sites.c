@@ -100,6 +100,7 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 		}
 		out->events += m->events;
 		int r = gmt_cli_outcome(c->files[i], &m->res);
+		gmt_cli_gaps(c->files[i], &m->gaps);
 		if (r > rc)
 			rc = r;
 		if (so->phase && r != GMT_EXIT_USAGE) {

@@ -33,6 +33,7 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 		const gmt_summary_t *s = gmt_replay_finish(r, &res);
 		out->events += s->events;
 		int t = gmt_cli_outcome(c->files[i], &res);
+		gmt_cli_gaps(c->files[i], &s->gaps);
 		if (t > rc)
 			rc = t;
 		if (out->json) {

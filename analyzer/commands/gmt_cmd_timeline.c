@@ -189,6 +189,7 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 			snprintf(res.message, sizeof(res.message), "%s: the rows' temporary file failed", c->files[i]);
 		}
 		int r = gmt_cli_outcome(c->files[i], &res);
+		gmt_cli_gaps(c->files[i], &gmt_phases_summary(ph)->gaps);
 		if (r > rc)
 			rc = r;
 		if (o->curves && out->json) {

@@ -199,6 +199,10 @@ struct gmt_replay {
 	size_t n_thr;
 	uint8_t *ctx_created;        /* by index: made by cuCtxCreate (not primary) */
 	size_t n_ctx_created;
+	/* Names of untraced entry points (PROC_UNIDENTIFIED aux 0), to count
+	 * the distinct ones: a handful; past the cap each counts as new. */
+	uint64_t untraced_names[256];
+	size_t n_untraced_names;
 };
 
 #define BLK_C(kind, owner) ((uint32_t)(kind) | (uint32_t)(owner) << 8)
@@ -391,6 +395,26 @@ const gmt_dev_summary_t *gmt_summary_device(const gmt_summary_t *s, int ordinal)
 	return idx < s->n_dev ? s->dev[idx] : NULL;
 }
 
+/* What the device's pools keep reserved beyond their live allocations:
+ * their latest reserved bytes, summed, less the live stream-ordered bytes
+ * (every one of which lies in one of them). */
+static inline uint64_t taken_reserve(const gmt_dev_summary_t *d)
+{
+	return sub0(d->pool_reserved, d->live.kind[GMT_KIND_ASYNC]);
+}
+
+/* Keeps the maximum of the bytes taken from the device (live + that). It
+ * can only grow when bytes are added or a pool's reserve grows. */
+static inline void taken_check(gmt_dev_summary_t *d, uint64_t ts)
+{
+	uint64_t res = taken_reserve(d), t = d->live.total + res;
+	if (t > d->taken_peak) {
+		d->taken_peak = t;
+		d->taken_peak_ts = ts;
+		d->taken_peak_reserve = res;
+	}
+}
+
 /* Adds bytes of (kind index, owner index) to a device and keeps its peak
  * and per-kind maxima. The peak is the first instant the total reached its
  * maximum, so its composition is what was live at that instant. */
@@ -407,6 +431,7 @@ static inline void dev_add(gmt_dev_summary_t *d, unsigned k, unsigned o, uint64_
 		d->peak = d->live;
 		d->peak_ts = ts;
 	}
+	taken_check(d, ts);
 }
 
 static inline void dev_sub(gmt_dev_summary_t *d, unsigned k, unsigned o, uint64_t size)
@@ -1322,6 +1347,29 @@ static gmt_pool_summary_t *pool_get(gmt_replay_t *r, uint64_t pool)
 	return p;
 }
 
+/* Counts a pool's reserved bytes in the pool_reserved of device dev (-1:
+ * in none), moving them from where they were counted. */
+static void pool_count(gmt_replay_t *r, gmt_pool_summary_t *p, int dev, uint64_t bytes, uint64_t ts)
+{
+	if (p->counted) {
+		gmt_dev_summary_t *o = dev_get(r, p->counted_dev);
+		if (o)
+			o->pool_reserved = sub0(o->pool_reserved, p->counted);
+		p->counted = 0;
+	}
+	if (dev < 0 || !bytes)
+		return;
+	gmt_dev_summary_t *d = dev_get(r, dev);
+	if (!d) {
+		r->oom = 1;
+		return;
+	}
+	d->pool_reserved += bytes;
+	p->counted = bytes;
+	p->counted_dev = dev;
+	taken_check(d, ts);
+}
+
 static void ev_pool(gmt_replay_t *r, const gmt_devent_t *e)
 {
 	gmt_pool_summary_t *p = pool_get(r, e->stream);
@@ -1330,10 +1378,19 @@ static void ev_pool(gmt_replay_t *r, const gmt_devent_t *e)
 	if (e->device >= 0)
 		p->device = e->device;
 	switch (e->type) {
-	case GMT_EV_POOL_CREATE: p->created = 1; break;
-	case GMT_EV_POOL_DESTROY: p->destroyed = 1; break;
+	case GMT_EV_POOL_CREATE:
+		p->created = 1;
+		p->where = (unsigned)e->aux;
+		break;
+	case GMT_EV_POOL_DESTROY:
+		p->destroyed = 1;
+		pool_count(r, p, -1, 0, e->ts);
+		break;
 	case GMT_EV_POOL_TRIM: p->trims++; break;
 	case GMT_EV_POOL_RESERVED:
+		/* A pool located on a device (not in host memory, not managed,
+		 * not another process's) reserves that device's memory. */
+		pool_count(r, p, p->where == 0 ? e->device : -1, e->addr, e->ts);
 		p->reserved_current = e->addr;
 		p->reserved_high = e->size;
 		p->samples++;
@@ -1348,6 +1405,19 @@ static void ev_pool(gmt_replay_t *r, const gmt_devent_t *e)
 		break;
 	default: break;
 	}
+}
+
+/* A look-up passed on untraced: one more, and maybe one more name. */
+static void ev_untraced(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	gmt_summary_t *s = &r->s;
+	s->gaps.untraced_lookups++;
+	for (size_t i = 0; i < r->n_untraced_names; i++)
+		if (r->untraced_names[i] == e->addr)
+			return;
+	if (r->n_untraced_names < sizeof(r->untraced_names) / sizeof(r->untraced_names[0]))
+		r->untraced_names[r->n_untraced_names++] = e->addr;
+	s->gaps.untraced_entry_points++;
 }
 
 /* Counts one event (any stream). */
@@ -1400,6 +1470,12 @@ static int apply_event(gmt_replay_t *r, const gmt_devent_t *e)
 	case GMT_EV_POOL_USED:
 		ev_pool(r, e);
 		break;
+	case GMT_EV_PROC_UNIDENTIFIED:
+		if (!e->aux)
+			ev_untraced(r, e);
+		break;
+	case GMT_EV_NVTX_ONLY: s->gaps.nvtx_only = 1; break;
+	case GMT_EV_DRIVER_STUB: s->gaps.driver_stub = 1; break;
 	default: break;  /* sync, NCCL, phases, framework: not here */
 	}
 	r->cause = NULL;
@@ -1484,7 +1560,27 @@ const gmt_summary_t *gmt_replay_finish(gmt_replay_t *r, const gmt_decode_result_
 		d->kind_max_sum = 0;
 		for (int k = 0; k < GMT_DKINDS; k++)
 			d->kind_max_sum += d->kind_max[k];
+		d->taken_final_reserve = taken_reserve(d);
+		d->taken_final = d->live.total + d->taken_final_reserve;
 	}
+	/* CUDA activity without a single allocation of any route. */
+	static const unsigned activity[] = {
+		GMT_EV_CTX_CREATE, GMT_EV_PRIMARY_RETAIN, GMT_EV_CTX_CURRENT, GMT_EV_SYNC,
+		GMT_EV_RANGE_BEGIN, GMT_EV_MARK, GMT_EV_MEMINFO, GMT_EV_NCCL_BEGIN,
+		GMT_EV_MODULE_LOAD, GMT_EV_CTX_LIMIT, GMT_EV_POOL_CREATE, GMT_EV_GRAPH_MEM,
+	};
+	static const unsigned allocation[] = {
+		GMT_EV_ALLOC, GMT_EV_ALLOC_FAIL, GMT_EV_VMM_CREATE, GMT_EV_FW_ALLOC,
+		GMT_EV_FW_SEGMENT_ALLOC, GMT_EV_FW_SEGMENT_MAP, GMT_EV_FW_ALLOCATED, GMT_EV_FW_RESERVED,
+	};
+	uint64_t allocs = 0;
+	s->gaps.cuda_activity = 0;
+	for (size_t i = 0; i < sizeof(activity) / sizeof(activity[0]); i++)
+		s->gaps.cuda_activity += s->by_type[activity[i]];
+	for (size_t i = 0; i < sizeof(allocation) / sizeof(allocation[0]); i++)
+		allocs += s->by_type[allocation[i]];
+	s->gaps.activity_without_allocations = s->gaps.cuda_activity && !allocs;
+	s->gaps.incomplete = s->gaps.untraced_entry_points || s->gaps.nvtx_only;
 	if (!res) {
 		s->status = GMT_DECODE_OK;
 		s->ended_cleanly = s->has_end;

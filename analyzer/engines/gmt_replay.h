@@ -91,6 +91,16 @@ typedef struct gmt_dev_summary {
 	uint64_t graph_captured_allocs, graph_captured_bytes;
 	uint64_t graph_samples, graph_ts;
 	uint64_t graph_reserved, graph_reserved_high, graph_used, graph_used_high;
+
+	/* Taken from the device (docs/analyzer.md, "Held and taken"): the live
+	 * bytes above plus what the device's stream-ordered pools keep
+	 * reserved beyond their live allocations: the latest POOL_RESERVED of
+	 * each pool of the device (located on it), summed, less the live
+	 * stream-ordered bytes, never below 0. */
+	uint64_t pool_reserved;      /* now: that sum                       */
+	uint64_t taken_peak, taken_peak_ts;   /* first instant of the maximum */
+	uint64_t taken_peak_reserve; /* the pools' part of it then           */
+	uint64_t taken_final, taken_final_reserve;  /* after gmt_replay_finish */
 } gmt_dev_summary_t;
 
 typedef struct gmt_fail_summary {
@@ -113,6 +123,10 @@ typedef struct gmt_pool_summary {
 	int device;                  /* -1 unknown */
 	int created, destroyed;
 	uint64_t trims;
+	unsigned where;              /* POOL_CREATE's aux: 0 a device's memory,
+					1 host, 2 managed, 4 imported        */
+	int counted_dev;             /* the device whose pool_reserved holds */
+	uint64_t counted;            /* ... this many of its bytes            */
 	uint64_t samples;            /* POOL_RESERVED + POOL_USED events */
 	uint64_t reserved_samples;   /* POOL_RESERVED events alone */
 	uint64_t reserved_current, reserved_high, used_current, used_high;
@@ -138,6 +152,23 @@ typedef struct gmt_anomalies {
 	uint64_t ambiguous_ctx_destroys;  /* CTX_DESTROY while another context
 					     of its device lived: nothing released */
 } gmt_anomalies_t;
+
+/* What a trace may lack (docs/analyzer.md, "Incomplete traces"): plain
+ * data, which every command's model copies (render/gmt_render.h,
+ * gmt_gap_line, says it). */
+typedef struct gmt_gaps {
+	uint64_t untraced_lookups;       /* PROC_UNIDENTIFIED with aux 0       */
+	uint64_t untraced_entry_points;  /* ... distinct names among them      */
+	int nvtx_only;                   /* NVTX_ONLY: loaded as an NVTX
+					    injection alone                    */
+	int driver_stub;                 /* DRIVER_STUB: NVIDIA's stub libcuda */
+	uint64_t cuda_activity;          /* contexts, syncs, ranges, marks,
+					    samples, NCCL calls, modules       */
+	int activity_without_allocations;/* cuda_activity but no allocation
+					    (after gmt_replay_finish)          */
+	int incomplete;                  /* untraced entry points or NVTX only
+					    (after gmt_replay_finish)          */
+} gmt_gaps_t;
 
 /* Everything the summary command reports about one trace. */
 typedef struct gmt_summary {
@@ -206,6 +237,8 @@ typedef struct gmt_summary {
 	char end_how[16];
 
 	gmt_anomalies_t anom;
+
+	gmt_gaps_t gaps;
 } gmt_summary_t;
 
 /* A time as the reports give it: signed ns after the first event. */

@@ -837,8 +837,10 @@ gmt_oom_model_t *gmt_oom_model_build(const char *file, const gmt_oom_model_opts_
 			rc = -ENOMEM;
 		else if (gmt_phases_finish(p->ph, &m->res))
 			rc = -ENOMEM;
-		if (!rc)
+		if (!rc) {
 			m->events = ts.main_events + ts.side_events;
+			m->gaps = gmt_phases_summary(p->ph)->gaps;
+		}
 	}
 	if (!rc)
 		rc = holders(m);

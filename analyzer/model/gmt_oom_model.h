@@ -144,6 +144,7 @@ typedef struct gmt_oom_model {
 	const char *file;
 	gmt_decode_result_t res;
 	const char *status_key;
+	gmt_gaps_t gaps;                 /* what the trace may lack           */
 	uint64_t events;
 	uint64_t pid, ppid;
 	const char *rank, *local_rank;   /* from the header's env; NULL: unset */

@@ -441,6 +441,7 @@ static int pass1(gmt_sites_model_t *m)
 		return -ENOMEM;
 	const gmt_summary_t *s = gmt_replay_finish(p->rp, &m->res);
 	m->events = s->events;
+	m->gaps = s->gaps;
 
 	m->devs = calloc(s->n_dev ? s->n_dev : 1, sizeof(*m->devs));
 	if (!m->devs)

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "gmt_decode.h"
+#include "engines/gmt_replay.h"
 #include "model/gmt_stacks.h"
 
 /* One device at its peak (the whole run's, or within an occurrence). */
@@ -84,6 +85,7 @@ typedef struct gmt_sites_model {
 	const char *file;
 	gmt_decode_result_t res;   /* how the trace was read                  */
 	const char *status_key;    /* "clean", "cut", "damaged", ...          */
+	gmt_gaps_t gaps;           /* what the trace may lack                 */
 	uint64_t events;           /* events decoded (once)                   */
 	int framework;
 	const char *phase;

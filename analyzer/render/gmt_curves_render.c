@@ -206,6 +206,7 @@ int gmt_curves_json(gmt_json_t *j, gmt_curves_t *c, gmt_phases_t *ph)
 		gmt_json_obj_end(j);
 		return 0;
 	}
+	gmt_report_gaps_json(j, &s->gaps);
 	gmt_json_key(j, "first_event_ts_ns");
 	j_opt_u64(j, s->have_ts, s->first_ts);
 	gmt_json_kv_arr_begin(j, "devices");

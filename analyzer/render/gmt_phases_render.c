@@ -720,6 +720,7 @@ void gmt_phases_report_json(gmt_json_t *j, gmt_phases_t *ph)
 		gmt_json_obj_end(j);
 		return;
 	}
+	gmt_report_gaps_json(j, &s->gaps);
 	gmt_json_key(j, "events");
 	{
 		gmt_json_obj_begin(j);

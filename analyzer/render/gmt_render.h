@@ -19,6 +19,7 @@
 #include "gmt_json.h"
 
 struct gmt_summary;
+struct gmt_gaps;
 
 /* ---- shared (gmt_render.c) ---- */
 
@@ -52,6 +53,17 @@ void gmt_report_json(gmt_json_t *j, const struct gmt_summary *s);
  * an offset, not analysed) as the text reports begin. Returns nonzero when
  * the trace was analysed (fully or up to the damage). */
 int gmt_report_text_status(FILE *f, const struct gmt_summary *s);
+
+/* What a trace may lack (docs/analyzer.md, "Incomplete traces"): the i-th
+ * note (0, 1, ...) into buf, one line without a newline ("trace
+ * incomplete: N untraced entry points ...", "no allocation: ..."); 0 when
+ * there are no more. The text status above prints them, every command
+ * says them on stderr (gmt_cli_gaps), JSON reports carry them. */
+int gmt_gap_line(const struct gmt_gaps *g, int i, char *buf, size_t len);
+/* "completeness": {incomplete, untraced_entry_points, untraced_lookups,
+ * nvtx_injection_only, driver_stub, cuda_activity_events,
+ * cuda_activity_without_allocations, notes: [...]} in a trace object. */
+void gmt_report_gaps_json(gmt_json_t *j, const struct gmt_gaps *g);
 
 /* "clean", "cut", "damaged", "refused", "unreadable" or "stopped". */
 const char *gmt_status_key(const struct gmt_summary *s);

@@ -95,7 +95,7 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 		fprintf(f, " (no device record in the trace)\n");
 	}
 
-	fprintf(f, "  Peak device bytes held: %s\n", gmt_fmt_bytes(b, sizeof(b), d->peak.total));
+	fprintf(f, "  Peak device bytes held by live allocations: %s\n", gmt_fmt_bytes(b, sizeof(b), d->peak.total));
 	if (d->peak.total) {
 		fprintf(f, "    at ");
 		t_when(f, s, d->peak_ts);
@@ -103,6 +103,14 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 		t_comp(f, "      ", &d->peak);
 	}
 
+	fprintf(f, "  Peak device bytes taken from the device, pools' reserve included: %s\n",
+		gmt_fmt_bytes(b, sizeof(b), d->taken_peak));
+	if (d->taken_peak) {
+		fprintf(f, "    at ");
+		t_when(f, s, d->taken_peak_ts);
+		fprintf(f, "\n    live allocations %s", gmt_fmt_bytes(b, sizeof(b), d->taken_peak - d->taken_peak_reserve));
+		fprintf(f, " + pools' reserve beyond them %s\n", gmt_fmt_bytes(b, sizeof(b), d->taken_peak_reserve));
+	}
 	fprintf(f, "  Independent maxima per kind (each at its own time; they describe no single moment):\n");
 	for (int k = 0; k < GMT_DKINDS; k++) {
 		if (k == 0 && !d->kind_max[0])
@@ -116,6 +124,8 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 
 	fprintf(f, "  Live at the end of the trace: %s\n", gmt_fmt_bytes(b, sizeof(b), d->live.total));
 	t_comp(f, "    ", &d->live);
+	fprintf(f, "  Taken from the device at the end, pools' reserve included: %s", gmt_fmt_bytes(b, sizeof(b), d->taken_final));
+	fprintf(f, " (pools' reserve beyond live allocations %s)\n", gmt_fmt_bytes(b, sizeof(b), d->taken_final_reserve));
 	if (d->ctx_destroys) {
 		fprintf(f, "  Contexts destroyed: %" PRIu64 "; with them the driver released %s in %" PRIu64
 			" block%s the program had not freed", d->ctx_destroys,
@@ -159,8 +169,65 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 	}
 }
 
+/* ---- what a trace may lack (every command says it) ------------------------ */
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+int gmt_gap_line(const gmt_gaps_t *s, int i, char *buf, size_t len)
+{
+	int k = -1;
+	if (s->untraced_entry_points && ++k == i) {
+		snprintf(buf, len, "trace incomplete: %" PRIu64 " untraced entry point%s (cuGetProcAddress "
+			 "returned a function the preload could not identify, %" PRIu64 " look-up%s): "
+			 "the calls made through %s are not in the trace", s->untraced_entry_points,
+			 plural(s->untraced_entry_points), s->untraced_lookups, plural(s->untraced_lookups),
+			 s->untraced_entry_points == 1 ? "it" : "them");
+		return 1;
+	}
+	if (s->nvtx_only && ++k == i) {
+		snprintf(buf, len, "trace incomplete: the preload was loaded only as an NVTX injection "
+			 "(NVTX_INJECTION64_PATH without LD_PRELOAD): phases are recorded, allocations "
+			 "are not (run the program under the launcher, gpumemtrace COMMAND)");
+		return 1;
+	}
+	if (s->driver_stub && ++k == i) {
+		snprintf(buf, len, "no GPU: the process loaded NVIDIA's stub libcuda (the toolkit's link "
+			 "stub, CUDA_ERROR_STUB_LIBRARY), not a CUDA driver: every driver call failed");
+		return 1;
+	}
+	if (s->activity_without_allocations && ++k == i) {
+		snprintf(buf, len, "no allocation: the trace holds CUDA activity (%" PRIu64 " event%s: "
+			 "contexts, synchronisations, ranges, samples) but no allocation of any route",
+			 s->cuda_activity, plural(s->cuda_activity));
+		return 1;
+	}
+	return 0;
+}
+
+void gmt_report_gaps_json(gmt_json_t *j, const gmt_gaps_t *s)
+{
+	char b[512];
+	gmt_json_kv_obj_begin(j, "completeness");
+	gmt_json_kv_bool(j, "incomplete", s->incomplete);
+	gmt_json_kv_u64(j, "untraced_entry_points", s->untraced_entry_points);
+	gmt_json_kv_u64(j, "untraced_lookups", s->untraced_lookups);
+	gmt_json_kv_bool(j, "nvtx_injection_only", s->nvtx_only);
+	gmt_json_kv_bool(j, "driver_stub", s->driver_stub);
+	gmt_json_kv_u64(j, "cuda_activity_events", s->cuda_activity);
+	gmt_json_kv_bool(j, "cuda_activity_without_allocations", s->activity_without_allocations);
+	gmt_json_kv_arr_begin(j, "notes");
+	for (int i = 0; gmt_gap_line(s, i, b, sizeof(b)); i++)
+		gmt_json_str(j, b);
+	gmt_json_arr_end(j);
+	gmt_json_obj_end(j);
+}
+
 int gmt_report_text_status(FILE *f, const gmt_summary_t *s)
 {
+	char b[512];
 	fprintf(f, "Trace ");
 	gmt_text_str(f, s->file);
 	fputc('\n', f);
@@ -183,6 +250,8 @@ int gmt_report_text_status(FILE *f, const gmt_summary_t *s)
 		fputc('\n', f);
 		return 0;
 	}
+	for (int i = 0; gmt_gap_line(&s->gaps, i, b, sizeof(b)); i++)
+		fprintf(f, "  %s\n", b);
 	return 1;
 }
 
@@ -456,6 +525,21 @@ static void j_device(gmt_json_t *j, const gmt_summary_t *s, const gmt_dev_summar
 	j_comp(j, &d->live);
 	gmt_json_obj_end(j);
 
+	gmt_json_kv_obj_begin(j, "taken_from_device");
+	gmt_json_kv_str(j, "note", "live allocations plus what the device's stream-ordered pools keep "
+			"reserved beyond them (their latest attribute samples)");
+	gmt_json_kv_obj_begin(j, "peak");
+	gmt_json_kv_u64(j, "bytes", d->taken_peak);
+	gmt_json_kv_u64(j, "live_bytes", d->taken_peak - d->taken_peak_reserve);
+	gmt_json_kv_u64(j, "pool_reserve_bytes", d->taken_peak_reserve);
+	j_when(j, s, d->taken_peak > 0, d->taken_peak_ts);
+	gmt_json_obj_end(j);
+	gmt_json_kv_obj_begin(j, "final");
+	gmt_json_kv_u64(j, "bytes", d->taken_final);
+	gmt_json_kv_u64(j, "pool_reserve_bytes", d->taken_final_reserve);
+	gmt_json_obj_end(j);
+	gmt_json_obj_end(j);
+
 	gmt_json_kv_obj_begin(j, "counts");
 	for (int k = 0; k < GMT_DKINDS; k++) {
 		gmt_json_kv_obj_begin(j, gmt_dkind_key(k));
@@ -532,6 +616,7 @@ void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s)
 		gmt_json_obj_end(j);
 		return;
 	}
+	gmt_report_gaps_json(j, &s->gaps);
 
 	gmt_json_key(j, "process");
 	if (s->has_header) {

@@ -20,7 +20,7 @@ assert_contains launcher.err "summary $TESTDIR/traces/"
 
 "$ANALYZE" summary "$trace" > summary.txt || fail "summary exit status $?"
 assert_contains summary.txt "ended cleanly (END record)"
-assert_contains summary.txt "Peak device bytes held: $((2054 * MiB)) B (2.01 GiB)"
+assert_contains summary.txt "Peak device bytes held by live allocations: $((2054 * MiB)) B (2.01 GiB)"
 assert_contains summary.txt "by kind: plain 0 B, stream_ordered $((1280 * MiB)) B (1.25 GiB), vmm_physical $((774 * MiB)) B (774.00 MiB), managed 0 B, array 0 B"
 assert_contains summary.txt "by owner: application $((2048 * MiB)) B (2.00 GiB), nccl $((6 * MiB)) B (6.00 MiB)"
 assert_contains summary.txt "sum of the maxima: $((3078 * MiB)) B (3.01 GiB) (a bound, not a moment)"

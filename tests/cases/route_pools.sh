@@ -9,7 +9,8 @@
 # synchronisation of device 1's stream samples device 1. The program's own
 # cuMemGetInfo calls are samples (MEMINFO aux=1). A failed ncclMemAlloc
 # that made no driver call is a failed allocation (api ncclMemAlloc, owner
-# nccl, result ncclInvalidArgument 4).
+# nccl, result ncclInvalidArgument 4). summary tells the bytes held by live
+# allocations from those taken from the device, the pools' reserve included.
 . "$ROOT/tests/lib.sh"
 . "$ROOT/tests/routes/route_lib.sh"
 cd "$TESTDIR"
@@ -57,6 +58,14 @@ assert_eq "0 3145728 4194304 4194304 5000 0" "$(json_get s.json "' '.join(str(v)
 	$D1['peak']['bytes'], $D1['peak']['by_kind']['stream_ordered'],
 	j['traces'][0]['host_pinned']['peak_bytes'], j['traces'][0]['anomalies']['unmatched_frees']))")" \
 	"device 0 stream-ordered and managed, device 1 peak and stream-ordered, host, unmatched frees"
+# Taken from the device (live + the pools' reserve beyond it): device 1's
+# peak is A's 3 MiB + B's 1 MiB live in 4 + 2 MiB of pool reserve = 6 MiB
+# (held by live allocations: 4 MiB); at the end nothing: the default pool
+# was trimmed to 0 at the synchronisation and B's pool destroyed.
+assert_eq "6291456 4194304 2097152 0 0" "$(json_get s.json "' '.join(str(v) for v in (lambda t: (t['peak']['bytes'],
+	t['peak']['live_bytes'], t['peak']['pool_reserve_bytes'], t['final']['bytes'],
+	t['final']['pool_reserve_bytes']))($D1['taken_from_device']))")" \
+	"device 1 taken from the device: peak, live then, pools' reserve then, final, final reserve"
 assert_eq "ncclMemAlloc nccl 4 4096" "$(json_get s.json "' '.join(str(v) for v in (lambda f: (f['api'], f['owner'], f['result'], f['requested_bytes']))(j['traces'][0]['failed_allocations']['items'][0]))")" \
 	"the failed ncclMemAlloc"
 exit 0

@@ -9,7 +9,8 @@
 #   2. a look-up at 14000 (newer than the headers the preload was built
 #      with: the prototype is not known) is passed on untraced, said once on
 #      stderr and in the trace (PROC_UNIDENTIFIED, aux 0); the same pointer
-#      looked up at 13000 afterwards is traced;
+#      looked up at 13000 afterwards is traced; every analyzer command says
+#      the trace is incomplete;
 #   3. with exported symbols, a look-up at 14000 is identified by address
 #      and traced, nothing said.
 . "$ROOT/tests/lib.sh"
@@ -57,6 +58,20 @@ free device=-1 addr=a size=0" "$(route_events | awk '$1 == "alloc" || $1 == "fre
 	"traced allocations"
 assert_eq "gpumemtrace: cuGetProcAddress(cuMemAlloc, 14000, flags 0) returned a function that is no exported symbol and whose prototype is not known here: its calls are NOT traced (the trace says how many such look-ups there were)" \
 	"$(grep -v '^addr ' traced.err)" "said once on stderr"
+# The analyzer says the trace is incomplete: 2 entry points (cuMemAlloc,
+# cuMemFree at 14000), 2 look-ups; in the text, on stderr, in JSON, for
+# every command.
+INC="trace incomplete: 2 untraced entry points (cuGetProcAddress returned a function the preload could not identify, 2 look-ups): the calls made through them are not in the trace"
+"$ANALYZE" summary "$(the_trace)" > s.txt 2> s.err || fail "summary"
+assert_contains s.txt "  $INC"
+assert_eq "gpumemtrace-analyze: $(the_trace): $INC" "$(cat s.err)" "summary's stderr"
+"$ANALYZE" summary --json "$(the_trace)" > s.json 2>/dev/null || fail "summary --json"
+assert_eq "True 2 2" "$(json_get s.json "' '.join(str(v) for v in (lambda c: (c['incomplete'],
+	c['untraced_entry_points'], c['untraced_lookups']))(j['traces'][0]['completeness']))")" "JSON completeness"
+for cmd in phases curves sites flamegraph oom; do
+	"$ANALYZE" $cmd --no-symbols "$(the_trace)" > /dev/null 2> $cmd.err || fail "$cmd"
+	assert_eq "gpumemtrace-analyze: $(the_trace): $INC" "$(grep -v ': symbolisation: ' $cmd.err)" "$cmd's stderr"
+done
 
 # ---- 3. exported symbols: identified at any version ------------------------------
 GMT_FAKE_DRIVER_VERSION=14000 route_run route_unidentified

@@ -804,6 +804,95 @@ static void test_ids_random(void)
 	free(b);
 }
 
+/* Taken from the device = live + the pools' reserve beyond the live
+ * stream-ordered bytes. Device 0: a plain 100 MiB block, then a pool
+ * reserving 400 MiB for 300 MiB of stream-ordered blocks (taken 500), a
+ * free of 200 MiB of them (live 200, taken still 500: the pool keeps it),
+ * the pool grown to 600 MiB (taken 700 at t=60), a second pool of device 0
+ * in host memory (never counted) and one of device 1 (its own), the first
+ * pool destroyed (taken = live again). */
+static void test_taken_from_device(void)
+{
+	const uint64_t p0 = 0x9001, ph = 0x9002, p1 = 0x9003;
+	start();
+	alloc(10, 0, 0x1000, 100 * MiB, GMT_KIND_PLAIN, GMT_OWNER_APP);
+	alloc(20, 0, 0x2000, 200 * MiB, GMT_KIND_ASYNC, GMT_OWNER_APP);
+	alloc(21, 0, 0x3000, 100 * MiB, GMT_KIND_ASYNC, GMT_OWNER_APP);
+	ev(GMT_EV_POOL_RESERVED, 22, 0, 400 * MiB, 400 * MiB, p0, 0);
+	CHECK_EQ_U64(500 * MiB, D(0)->taken_peak);
+	CHECK_EQ_U64(22, D(0)->taken_peak_ts);
+	CHECK_EQ_U64(100 * MiB, D(0)->taken_peak_reserve);
+	ev(GMT_EV_FREE, 30, 0, 0x2000, 0, 0, GMT_AUX(GMT_KIND_ASYNC, 0, 0));
+	ev(GMT_EV_POOL_CREATE, 40, -1, 0, 0, ph, 1);            /* host memory */
+	ev(GMT_EV_POOL_RESERVED, 41, 0, 64 * MiB, 64 * MiB, ph, 0);
+	ev(GMT_EV_POOL_RESERVED, 50, 1, 32 * MiB, 32 * MiB, p1, 0);
+	ev(GMT_EV_POOL_RESERVED, 60, 0, 600 * MiB, 600 * MiB, p0, 0);
+	CHECK_EQ_U64(400 * MiB, D(0)->peak.total);               /* held by live allocations */
+	CHECK_EQ_U64(21, D(0)->peak_ts);
+	CHECK_EQ_U64(700 * MiB, D(0)->taken_peak);
+	CHECK_EQ_U64(60, D(0)->taken_peak_ts);
+	CHECK_EQ_U64(500 * MiB, D(0)->taken_peak_reserve);
+	CHECK_EQ_U64(32 * MiB, D(1)->taken_peak);
+	ev(GMT_EV_POOL_DESTROY, 70, 0, 0, 0, p0, 0);
+	alloc(80, 0, 0x4000, 50 * MiB, GMT_KIND_PLAIN, GMT_OWNER_APP);
+	gmt_replay_finish(R, NULL);
+	CHECK_EQ_U64(250 * MiB, D(0)->live.total);
+	CHECK_EQ_U64(250 * MiB, D(0)->taken_final);
+	CHECK_EQ_U64(0, D(0)->taken_final_reserve);
+	CHECK_EQ_U64(700 * MiB, D(0)->taken_peak);
+	CHECK_EQ_U64(32 * MiB, D(1)->taken_final);
+	CHECK_EQ_U64(32 * MiB, D(1)->taken_final_reserve);
+	gmt_replay_free(R);
+}
+
+/* What a trace may lack: two untraced look-ups of one name and one of
+ * another (2 entry points, 3 look-ups; one traced through its prototype
+ * does not count), NVTX only, the stub driver; CUDA activity without an
+ * allocation, then with one. */
+static void test_gaps(void)
+{
+	char b[512];
+	start();
+	ev(GMT_EV_PROC_UNIDENTIFIED, 10, -1, 7, 12000, 0, 0);
+	ev(GMT_EV_PROC_UNIDENTIFIED, 11, -1, 7, 12000, 0, 0);
+	ev(GMT_EV_PROC_UNIDENTIFIED, 12, -1, 8, 12000, 0, 0);
+	ev(GMT_EV_PROC_UNIDENTIFIED, 13, -1, 9, 12000, 0, 5);
+	ev(GMT_EV_CTX_CREATE, 20, 0, 0xc0, 0, 0, 0);
+	ev(GMT_EV_SYNC, 30, 0, 25, 0, 0, 0);
+	ev(GMT_EV_RANGE_BEGIN, 40, -1, 0, 0, 0, 0);
+	const gmt_summary_t *s = gmt_replay_finish(R, NULL);
+	CHECK_EQ_U64(2, s->gaps.untraced_entry_points);
+	CHECK_EQ_U64(3, s->gaps.untraced_lookups);
+	CHECK_EQ_U64(3, s->gaps.cuda_activity);
+	CHECK(s->gaps.activity_without_allocations);
+	CHECK(s->gaps.incomplete);
+	CHECK(!s->gaps.nvtx_only && !s->gaps.driver_stub);
+	CHECK(gmt_gap_line(&s->gaps, 0, b, sizeof(b)));
+	CHECK_EQ_STR("trace incomplete: 2 untraced entry points (cuGetProcAddress returned a function the "
+		     "preload could not identify, 3 look-ups): the calls made through them are not in the trace", b);
+	CHECK(gmt_gap_line(&s->gaps, 1, b, sizeof(b)));
+	CHECK_EQ_STR("no allocation: the trace holds CUDA activity (3 events: contexts, synchronisations, "
+		     "ranges, samples) but no allocation of any route", b);
+	CHECK(!gmt_gap_line(&s->gaps, 2, b, sizeof(b)));
+	gmt_replay_free(R);
+
+	start();
+	ev(GMT_EV_NVTX_ONLY, 5, -1, 0, 0, 0, 0);
+	ev(GMT_EV_DRIVER_STUB, 6, -1, 3, 0, 0, 0);
+	ev(GMT_EV_MEMINFO, 7, 0, 1, 2, 0, 0);
+	alloc(8, 0, 0x1000, 4096, GMT_KIND_PLAIN, GMT_OWNER_APP);
+	s = gmt_replay_finish(R, NULL);
+	CHECK(s->gaps.nvtx_only && s->gaps.driver_stub && s->gaps.incomplete);
+	CHECK_EQ_U64(0, s->gaps.untraced_entry_points);
+	CHECK(!s->gaps.activity_without_allocations);
+	CHECK(gmt_gap_line(&s->gaps, 0, b, sizeof(b)));
+	CHECK(!strncmp(b, "trace incomplete: the preload was loaded only as an NVTX injection", 66));
+	CHECK(gmt_gap_line(&s->gaps, 1, b, sizeof(b)));
+	CHECK(!strncmp(b, "no GPU: the process loaded NVIDIA's stub libcuda", 48));
+	CHECK(!gmt_gap_line(&s->gaps, 2, b, sizeof(b)));
+	gmt_replay_free(R);
+}
+
 int main(void)
 {
 	test_peak_vs_independent_maxima();
@@ -823,5 +912,7 @@ int main(void)
 	test_contexts();
 	test_ids();
 	test_ids_random();
+	test_taken_from_device();
+	test_gaps();
 	TEST_DONE();
 }

@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 	char *json = render(s, 1, &jl);
 	CHECK(text && json);
 	if (text && json) {
-		CHECK(strstr(text, "Peak device bytes held: 3222274048 B (3.00 GiB)\n"
+		CHECK(strstr(text, "Peak device bytes held by live allocations: 3222274048 B (3.00 GiB)\n"
 				   "    at ts 1002000000000 ns, +2.000000000 s after the first event") != NULL);
 		CHECK(strstr(text, "sum of the maxima: 4296015872 B (4.00 GiB) (a bound, not a moment)") != NULL);
 		CHECK(strstr(text, "result 2 CUDA_ERROR_OUT_OF_MEMORY") != NULL);
