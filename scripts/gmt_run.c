@@ -4,11 +4,13 @@
  * a batch system stops it with on to the job, and says which traces the
  * job wrote.
  *
- *   gpumemtrace-run [-q] [-a ANALYZER] [-p PRELOAD] -- COMMAND [ARGS...]
+ *   gpumemtrace-run [-q] [-k] [-a ANALYZER] [-p PRELOAD] -- COMMAND [ARGS...]
  *
  * -p: the job (only the job, not this program) runs with LD_PRELOAD and
  * NVTX_INJECTION64_PATH set to PRELOAD (LD_PRELOAD's earlier entries kept
- * after it). -q: say nothing of the traces.
+ * after it). -k: NVTX_INJECTION64_PATH is left as it is (the launcher's
+ * --keep-nvtx-injection: another tool's injection library). -q: say
+ * nothing of the traces.
  *
  * Exits with COMMAND's exit status, or 128+N if a signal N killed it (as
  * a shell reports it). 127: COMMAND could not be run.
@@ -52,7 +54,7 @@ static void forward(int sig, siginfo_t *si, void *uc)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gpumemtrace-run [-q] [-a ANALYZER] [-p PRELOAD] -- COMMAND [ARGS...]\n");
+	fprintf(stderr, "usage: gpumemtrace-run [-q] [-k] [-a ANALYZER] [-p PRELOAD] -- COMMAND [ARGS...]\n");
 	exit(2);
 }
 
@@ -100,11 +102,13 @@ static void report(const char *list, const char *analyzer)
 
 int main(int argc, char **argv)
 {
-	int quiet = 0, i = 1;
+	int quiet = 0, keep_nvtx = 0, i = 1;
 	const char *analyzer = "gpumemtrace-analyze", *preload = NULL;
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "-q"))
 			quiet = 1;
+		else if (!strcmp(argv[i], "-k"))
+			keep_nvtx = 1;
 		else if (!strcmp(argv[i], "-a") && i + 1 < argc)
 			analyzer = argv[++i];
 		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
@@ -152,7 +156,8 @@ int main(int argc, char **argv)
 				snprintf(lp, n, "%s%s%s", preload, was && *was ? ":" : "", was ? was : "");
 				setenv("LD_PRELOAD", lp, 1);
 			}
-			setenv("NVTX_INJECTION64_PATH", preload, 1);
+			if (!keep_nvtx)
+				setenv("NVTX_INJECTION64_PATH", preload, 1);
 		}
 		execvp(argv[i], argv + i);
 		fprintf(stderr, "gpumemtrace: cannot run %s: %s\n", argv[i], strerror(errno));
