@@ -10,7 +10,9 @@
  *            event that reached the file reads back exactly as emitted, in
  *            order, and a record after the loss says the ids restarted;
  *   damage   crafted records: a free of an id that is not live, a mask
- *            with bit 7, a ref column too short. */
+ *            with bit 7, a ref column too short; each read up to the
+ *            damage, named by offset; two of them after the committed
+ *            ok_events2.gmt are the fuzz corpus's damaged_events2_*.gmt. */
 #include <msgpack.h>
 #include <zstd.h>
 
@@ -117,9 +119,10 @@ static int same(const gmt_devent_t *d, const gmt_event_t *e)
 }
 
 /* A file with its trace's frames, then one frame of an EVENTS2 record with
- * these columns; returns what the reader says. */
-static void crafted(const unsigned char *file, size_t len, uint64_t n, const uint8_t *const *cols,
-		    const size_t *lens, const char *want)
+ * these columns; checks what the reader says. With out, the file is also
+ * written there (how tests/fuzz/corpus/damaged_events2_*.gmt were made). */
+static void crafted_to(const unsigned char *file, size_t len, uint64_t n, const uint8_t *const *cols,
+		       const size_t *lens, const char *name, const char *want, const char *out)
 {
 	msgpack_sbuffer sb;
 	msgpack_packer pk;
@@ -139,13 +142,26 @@ static void crafted(const unsigned char *file, size_t len, uint64_t n, const uin
 	memcpy(o, file, len);
 	size_t z = ZSTD_compress(o + len, cap - len, sb.data, sb.size, 1);
 	gmt_decode_result_t r;
-	gmt_decode_buffer(o, len + z, "mem", NULL, &r);
+	gmt_decode_buffer(o, len + z, name, NULL, &r);
 	char full[600];
-	snprintf(full, sizeof(full), "mem: offset %zu: %s", len, want);
+	snprintf(full, sizeof(full), "%s: offset %zu: %s", name, len, want);
 	CHECK_EQ_U64(GMT_DECODE_DAMAGED, r.status);
 	CHECK_EQ_STR(full, r.message);
+	CHECK_EQ_U64(len, r.bytes_ok);   /* everything before the damage read */
+	if (out) {
+		FILE *f = fopen(out, "wb");
+		CHECK(f && fwrite(o, 1, len + z, f) == len + z);
+		if (f)
+			fclose(f);
+	}
 	free(o);
 	msgpack_sbuffer_destroy(&sb);
+}
+
+static void crafted(const unsigned char *file, size_t len, uint64_t n, const uint8_t *const *cols,
+		    const size_t *lens, const char *want)
+{
+	crafted_to(file, len, n, cols, lens, "mem", want, NULL);
 }
 
 int main(void)
@@ -210,5 +226,28 @@ int main(void)
 	size_t lens2[GMT_C2_COUNT] = { 2, 2, 2, 0, 0, 0, 0, 0, 0, 1, 0 };
 	crafted(file, len, 2, cols2, lens2, "column ref has wrong length in record 1 (EVENTS2) of the frame");
 	free(file);
+
+	/* The fuzz corpus's damaged EVENTS2 files: the committed
+	 * ok_events2.gmt and one crafted frame after it. UNIT_EVENTS2_CORPUS=DIR
+	 * writes them into DIR (sh: UNIT_EVENTS2_CORPUS=tests/fuzz/corpus
+	 * build/tests/unit_events2 from the repository's root). */
+	const char *root = getenv("ROOT"), *outdir = getenv("UNIT_EVENTS2_CORPUS");
+	char ok[4200], out1[4200], out2[4200];
+	snprintf(ok, sizeof(ok), "%s/tests/fuzz/corpus/ok_events2.gmt", root && *root ? root : ".");
+	snprintf(out1, sizeof(out1), "%s/damaged_events2_free_id.gmt", outdir ? outdir : "");
+	snprintf(out2, sizeof(out2), "%s/damaged_events2_ref_short.gmt", outdir ? outdir : "");
+	file = NULL;
+	CHECK(file_bytes(ok, &file, &len) == 0);
+	if (file) {
+		static const uint8_t ref_far[] = { 0x7e };   /* id 63 */
+		cols[GMT_C2_MASK] = m0;
+		cols[GMT_C2_REF] = ref_far;
+		crafted_to(file, len, 1, cols, lens, "damaged_events2_free_id.gmt",
+			   "record 1 (EVENTS2) of the frame: event 0 is a free of an allocation id that is not live (63)",
+			   outdir ? out1 : NULL);
+		crafted_to(file, len, 2, cols2, lens2, "damaged_events2_ref_short.gmt",
+			   "column ref has wrong length in record 1 (EVENTS2) of the frame", outdir ? out2 : NULL);
+		free(file);
+	}
 	TEST_DONE();
 }
