@@ -3,7 +3,8 @@
 # heaptrack in the same run. Every figure is a median of RUNS runs; compare
 # ratios, not absolute numbers (they drift from machine to machine).
 #   BENCH_PAIRS (default 1000000), BENCH_DEPTH (20), BENCH_RUNS (3),
-#   BENCH_BIG_PAIRS (5000000: the 10,000,000-event analyzer trace)
+#   BENCH_BIG_PAIRS (5000000: the 10,000,000-event analyzer traces, and the
+#   live blocks of the trace that holds them all at once)
 set -eu
 BUILD=${1:-build}
 PAIRS=${BENCH_PAIRS:-1000000}
@@ -134,6 +135,48 @@ t0=$(date +%s.%N)
 "$B/gpumemtrace-analyze" phases "$big" >/dev/null 2>&1 || true
 t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v ev="$((2 * BIG))" -v occ="$((BIG / 1000))" 'BEGIN { printf "phases, the same workload in %d phase occurrences: %.3f s, %.0f events/s (wall clock)\n", occ, b - a, ev / (b - a) }'
+
+# st CMD FILE: "SECONDS PEAK_RSS_KB EVENTS" from the analyzer's own --stats
+st() {
+	"$B/gpumemtrace-analyze" "$1" --stats --no-symbols "$2" 2>&1 >/dev/null |
+		sed -n 's/.* events=\([0-9]*\) seconds=\([0-9.]*\) .* peak_rss_bytes=\([0-9]*\).*/\2 \3 \1/p' |
+		awk '{ printf "%s %d %s\n", $1, $2 / 1024, $3 }'
+}
+# Every command on the mixed trace (wall clock, start-up included, one run
+# each; curves writes every row as CSV to /dev/null), target 25 M events/s.
+rm -rf "$W/out"; mkdir -p "$W/out"
+(cd "$W/out" && traced env GPUMEMTRACE_STACK_DEPTH=0 GPUMEMTRACE_BUFFER_MB=1024 "$B/tests/bench_cuda" "$BIG" 4 mixed >/dev/null)
+big=$(ls "$W"/out/*.gmt)
+echo
+echo "every analyzer command on the $((2 * BIG))-event mixed trace (--stats: its own seconds and peak RSS, one run each):"
+printf "\n| command | seconds | events/s | peak RSS | target | ratio |\n|---|---|---|---|---|---|\n"
+for c in summary phases sites curves oom; do
+	st "$c" "$big" | awk -v c="$c" \
+		'{ printf "| `%s` | %.2f | %.1f M | %.1f MB | >= 25 M/s | %.2f |\n", c, $1, $3 / $1 / 1e6, $2 / 1024, $3 / $1 / 25e6 }'
+done
+# BIG blocks all live at once, then all freed: gpumemtrace's commands
+# against heaptrack_print on heaptrack's trace of the same pattern (malloc),
+# and the memory per live block (peak RSS / BIG; target <= 64 B).
+rm -rf "$W/out"; mkdir -p "$W/out"
+(cd "$W/out" && traced env GPUMEMTRACE_STACK_DEPTH=0 GPUMEMTRACE_BUFFER_MB=1024 "$B/tests/bench_cuda" "$BIG" 4 live >/dev/null)
+live=$(ls "$W"/out/*.gmt)
+echo
+echo "$BIG live blocks ($((2 * BIG)) events: all allocated, then all freed; one run each; the peer by /usr/bin/time, wall clock):"
+printf "\n| command | seconds | events/s | peak RSS | bytes per live block | rate vs heaptrack_print (>= 1: faster) |\n|---|---|---|---|---|---|\n"
+hp=""
+if [ -n "$HT" ] && command -v heaptrack_print >/dev/null 2>&1 && [ -x /usr/bin/time ]; then
+	heaptrack -o "$W/htlive" "$B/tests/bench_malloc" "$BIG" 4 live >/dev/null 2>&1 || true
+	htf=$(ls "$W"/htlive* 2>/dev/null | head -n 1)
+	if [ -n "$htf" ]; then
+		hp=$(/usr/bin/time -f "%e %M" heaptrack_print "$htf" 2>&1 >/dev/null | tail -n 1)
+		echo "$hp" | awk -v ev="$((2 * BIG))" -v n="$BIG" \
+			'{ printf "| heaptrack_print (peer) | %.2f | %.1f M | %.1f MB | %.0f | 1.00 |\n", $1, ev / $1 / 1e6, $2 / 1024, $2 * 1024 / n }'
+	fi
+fi
+for c in summary phases sites curves; do
+	st "$c" "$live" | awk -v c="$c" -v n="$BIG" -v hp="${hp%% *}" -v hev="$((2 * BIG))" \
+		'{ printf "| `%s` | %.2f | %.1f M | %.1f MB | %.0f | %s |\n", c, $1, $3 / $1 / 1e6, $2 / 1024, $2 * 1024 / n, hp ? sprintf("%.2f", ($3 / $1) / (hev / hp)) : "" }'
+done
 
 # ---- stacks and symbolisation (issue 4) ------------------------------------
 # Stack capture cost per event by GPUMEMTRACE_STACK_DEPTH (0 = stacks off) on

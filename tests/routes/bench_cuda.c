@@ -9,7 +9,10 @@
  *   bench_cuda PAIRS DEPTH phases   mixed, in phases "step" of 1000 pairs
  *                                   (gpumemtrace_phase_begin/end, when the
  *                                   preload is there): the phase engine's
- *                                   cost with a phase open */
+ *                                   cost with a phase open
+ *   bench_cuda PAIRS DEPTH live     PAIRS blocks allocated, all live at
+ *                                   once, then all freed (the analyzer
+ *                                   with millions of live blocks) */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
 #include <dlfcn.h>
@@ -17,7 +20,7 @@
 #include "bench_workload.h"
 
 static CUcontext ctx;
-static int mixed, phased;
+static int mixed, phased, all_live;
 static void (*phase_begin)(const char *), (*phase_end)(const char *);
 #define LIVE 1024
 static CUdeviceptr live[LIVE];
@@ -43,6 +46,18 @@ static void setup(void)
 
 static void body(long pairs)
 {
+	if (all_live) {
+		CUdeviceptr *p = malloc((size_t)pairs * sizeof(*p));
+		if (!p)
+			exit(1);
+		for (long i = 0; i < pairs; i++)
+			if (cuMemAlloc_v2(&p[i], 512 + (size_t)(i & 7) * 64) != CUDA_SUCCESS)
+				exit(1);
+		for (long i = 0; i < pairs; i++)
+			cuMemFree_v2(p[i]);
+		free(p);
+		return;
+	}
 	for (long i = 0; i < pairs; i++) {
 		CUdeviceptr p;
 		if (phased && i % 1000 == 0) {
@@ -71,6 +86,7 @@ static void body(long pairs)
 
 int main(int argc, char **argv)
 {
+	all_live = argc > 3 && !strcmp(argv[3], "live");
 	mixed = argc > 3 && (!strcmp(argv[3], "mixed") || !strcmp(argv[3], "phases"));
 	if (argc > 3 && !strcmp(argv[3], "phases")) {
 		*(void **)&phase_begin = dlsym(RTLD_DEFAULT, "gpumemtrace_phase_begin");
