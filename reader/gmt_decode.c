@@ -884,6 +884,11 @@ static int record(dec_t *d, const msgpack_object *o)
 			return wrong(d, tag, "DROPS.reason");
 		if (get_int(&a[5], &r.err))
 			return wrong(d, tag, "DROPS.errno");
+		d->res->dropped += r.count;
+		if (r.count && (!d->res->drop_first_ts || r.first_ts < d->res->drop_first_ts))
+			d->res->drop_first_ts = r.first_ts;
+		if (r.count && r.last_ts > d->res->drop_last_ts)
+			d->res->drop_last_ts = r.last_ts;
 		return CB(d, drops, &r);
 	}
 	case GMT_REC_STRING:
@@ -906,6 +911,7 @@ static int record(dec_t *d, const msgpack_object *o)
 		if (n >= 7 && (get_str(d, &a[5], &r.how, NULL) || get_int(&a[6], &r.value)))
 			return wrong(d, tag, "END.how");
 		d->res->ended_cleanly = 1;
+		d->res->end_dropped = r.dropped;
 		return CB(d, end, &r);
 	}
 	case GMT_REC_META: {

@@ -126,6 +126,10 @@ typedef struct gmt_decode_result {
 	uint64_t file_size;
 	uint64_t frames, records, events;
 	unsigned format_major, format_minor;
+	/* Events the tracer could not keep: the sum of the DROPS records'
+	 * counts and their time range (drop_first_ts 0: no DROPS record), and
+	 * END's total (which also counts drops no DROPS record reached). */
+	uint64_t dropped, drop_first_ts, drop_last_ts, end_dropped;
 	char message[512];        /* "FILE: offset N: ..." when status != OK     */
 } gmt_decode_result_t;
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,8 +94,26 @@ int gmt_cli_number(const gmt_cmd_t *cmd, const char *opt, const char *value,
 	return 0;
 }
 
+/* Drops qualify every result: said once per trace by every command. */
+static void drops_caveat(const char *file, const gmt_decode_result_t *res)
+{
+	uint64_t n = res->dropped > res->end_dropped ? res->dropped : res->end_dropped;
+	if (!n)
+		return;
+	if (res->dropped)
+		fprintf(stderr, "gpumemtrace-analyze: %s: %" PRIu64 " events missing (dropped by the tracer) "
+			"between ts %" PRIu64 " and %" PRIu64 " ns%s: results covering that time are lower bounds\n",
+			file, n, res->drop_first_ts, res->drop_last_ts,
+			n > res->dropped ? " and at the end" : "");
+	else
+		fprintf(stderr, "gpumemtrace-analyze: %s: %" PRIu64 " events missing (dropped by the tracer, "
+			"when is not recorded): results are lower bounds\n", file, n);
+}
+
 int gmt_cli_outcome(const char *file, const gmt_decode_result_t *res)
 {
+	if (res->status == GMT_DECODE_OK || res->status == GMT_DECODE_DAMAGED)
+		drops_caveat(file, res);
 	switch (res->status) {
 	case GMT_DECODE_OK:
 		return GMT_EXIT_OK;

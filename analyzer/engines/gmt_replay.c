@@ -1592,6 +1592,11 @@ const gmt_summary_t *gmt_replay_finish(gmt_replay_t *r, const gmt_decode_result_
 	s->file_size = res->file_size;
 	s->frames = res->frames;
 	s->records = res->records;
+	s->missing = res->dropped > res->end_dropped ? res->dropped : res->end_dropped;
+	if (res->dropped) {
+		s->missing_first_ts = res->drop_first_ts;
+		s->missing_last_ts = res->drop_last_ts;
+	}
 	snprintf(s->message, sizeof(s->message), "%s", res->message);
 	if (!s->has_header && res->format_major) {
 		s->format_major = res->format_major;

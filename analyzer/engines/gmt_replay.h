@@ -177,6 +177,9 @@ typedef struct gmt_summary {
 	enum gmt_decode_status status;
 	int ended_cleanly;
 	uint64_t bytes_ok, file_size, frames, records;
+	/* events the tracer dropped: the larger of the DROPS records' sum and
+	 * END's count, and the DROPS records' time range (0 0: none known) */
+	uint64_t missing, missing_first_ts, missing_last_ts;
 	char message[512];
 
 	/* process (valid when has_header) */

@@ -233,7 +233,9 @@ int gmt_report_text_status(FILE *f, const gmt_summary_t *s)
 	fputc('\n', f);
 	switch (s->status) {
 	case GMT_DECODE_OK:
-		if (s->ended_cleanly)
+		if (s->ended_cleanly && s->missing)
+			fprintf(f, "  ended cleanly (END record), but");
+		else if (s->ended_cleanly)
 			fprintf(f, "  ended cleanly (END record)\n");
 		else
 			fprintf(f, "  cut: no end record; the process was killed or is still running\n");
@@ -249,6 +251,16 @@ int gmt_report_text_status(FILE *f, const gmt_summary_t *s)
 		gmt_text_str(f, s->message);
 		fputc('\n', f);
 		return 0;
+	}
+	/* Drops qualify every number below. */
+	if (s->missing) {
+		if (!(s->status == GMT_DECODE_OK && s->ended_cleanly))
+			fprintf(f, "  and");
+		fprintf(f, " %" PRIu64 " events are missing (dropped)", s->missing);
+		if (s->missing_first_ts)
+			fprintf(f, " between ts %" PRIu64 " and %" PRIu64 " ns", s->missing_first_ts,
+				s->missing_last_ts);
+		fprintf(f, ": the numbers below are lower bounds\n");
 	}
 	for (int i = 0; gmt_gap_line(&s->gaps, i, b, sizeof(b)); i++)
 		fprintf(f, "  %s\n", b);

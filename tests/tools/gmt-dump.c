@@ -11,7 +11,8 @@
  *   EV <type> ts= thread= device= addr=0x size= stream=0x stack= kind= api=
  *      owner= flags= result= aux=  [" late" for events of a LATE record,
  *      " side" for events of a SIDE record]
- *   DROPS count= reason= errno=           END written= dropped= late=
+ *   DROPS count= first_ts= last_ts= reason= errno=
+ *   END written= dropped= late=
  *   EXIT how= value= (1.4: how the process ended, right after END)
  * and a last line "STATUS ok clean|ok cut|damaged MSG|refused MSG".
  * Exit status: 0 ok, 1 damaged, 2 refused or I/O error.
@@ -103,7 +104,8 @@ static int on_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 
 static int on_drops(void *ctx, const gmt_drops_t *d)
 {
-	printf("DROPS count=%" PRIu64 " reason=%s errno=%d\n", d->count, d->reason, d->err);
+	printf("DROPS count=%" PRIu64 " first_ts=%" PRIu64 " last_ts=%" PRIu64 " reason=%s errno=%d\n",
+	       d->count, d->first_ts, d->last_ts, d->reason, d->err);
 	return 0;
 }
 
