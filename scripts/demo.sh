@@ -1,22 +1,53 @@
 #!/bin/sh
 # make demo: runs the bundled demo workload (tests/routes/demo_workload.c) on
-# the CUDA/NCCL test doubles under the tracer, then prints the analysis.
+# the CUDA/NCCL test doubles under the tracer, then shows what each command
+# of the analyzer says about it: summary, sites, flamegraph, oom, report;
+# then phases on a toy caching allocator with NVTX phases
+# (tests/routes/phases_workload.c). Everything it prints is known by
+# construction (the workloads' top comments give the numbers).
 # On a machine with a GPU, run a real job instead: build/gpumemtrace COMMAND.
+#   sh scripts/demo.sh [BUILD [OUTDIR]]   (default build, BUILD/demo)
 set -eu
 BUILD=${1:-build}
-out="$BUILD/demo"
-rm -rf "$out"; mkdir -p "$out"
+out=${2:-$BUILD/demo}
+A="$BUILD/gpumemtrace-analyze"
+rm -rf "$out"; mkdir -p "$out/run"
 echo "== running the demo workload on the test doubles under gpumemtrace"
 LD_LIBRARY_PATH="$BUILD/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-	"$BUILD/gpumemtrace" -o "$out" "$BUILD/tests/demo_workload"
+	"$BUILD/gpumemtrace" -o "$out/run" "$BUILD/tests/demo_workload"
+set -- "$out/run"/*.gmt
+t=$1
 echo
-echo "== gpumemtrace-analyze summary $out/*.gmt"
-"$BUILD/gpumemtrace-analyze" summary "$out"/*.gmt
+echo "== gpumemtrace-analyze summary $t"
+echo "   (the peak and its exact composition; the per-kind maxima add up to a moment that never happened)"
+"$A" summary "$t"
+echo
+echo "== gpumemtrace-analyze sites --top 3 $t"
+echo "   (who holds the bytes at the peak: call sites, symbolised offline)"
+"$A" sites --top 3 "$t"
+echo
+echo "== gpumemtrace-analyze flamegraph $t   (first lines; pipe into flamegraph.pl or speedscope)"
+"$A" flamegraph "$t" 2>/dev/null | head -n 4
+echo
+echo "== gpumemtrace-analyze oom $t"
+echo "   (the 64 GiB request the demo makes on purpose: what was live when it failed)"
+"$A" oom "$t"
+echo
+echo "== gpumemtrace-analyze report -o $out/report.html $t   (one HTML page, opens offline)"
+"$A" report -o "$out/report.html" "$t"
+echo "   written: $out/report.html"
 
 echo
 echo "== phases: a toy caching allocator (tests/routes/phases_workload.c) with NVTX phases"
-rm -rf "$out/phases"; mkdir -p "$out/phases"
+mkdir -p "$out/phases"
 GMT_FAKE_CONTEXT_BYTES=268435456 LD_LIBRARY_PATH="$BUILD/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 	"$BUILD/gpumemtrace" -q -o "$out/phases" "$BUILD/tests/phases_workload" >/dev/null
 echo "== gpumemtrace-analyze phases --pattern step $out/phases/*.gmt"
-"$BUILD/gpumemtrace-analyze" phases --pattern step "$out/phases"/*.gmt
+echo "   The one DISAGREE line below is there on purpose: inside step 2 the toy"
+echo "   allocator's own counter says 512 B more allocated than its allocation"
+echo "   events add up to. The analyzer rebuilds allocated and reserved from the"
+echo "   framework's events and checks them against its counters at every"
+echo "   checkpoint; with a real framework, a DISAGREE means events went missing"
+echo "   or the framework counts memory it never reported, so its view of that"
+echo "   moment cannot be trusted to the byte."
+"$A" phases --pattern step "$out/phases"/*.gmt

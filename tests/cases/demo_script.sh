@@ -1,0 +1,23 @@
+#!/bin/sh
+# make demo teaches (scripts/demo.sh, run here into $TESTDIR, the build dir
+# given relative as make gives it): every command runs (summary, sites,
+# flamegraph, oom, report, phases) and exits 0; the runtime's frames are
+# named although the doubles were found through a relative path; the one
+# DISAGREE checkpoint of the phases workload is there, and explained.
+. "$ROOT/tests/lib.sh"
+cd "$ROOT"
+rel=$(python3 -c 'import os, sys; print(os.path.relpath(sys.argv[1]))' "$BUILD")
+sh scripts/demo.sh "$rel" "$TESTDIR/demo" > "$TESTDIR/demo.out" 2>&1 || { tail -20 "$TESTDIR/demo.out" >&2; fail "demo: $?"; }
+cd "$TESTDIR"
+for c in summary "sites --top 3" flamegraph oom "report -o" "phases --pattern step"; do
+	assert_eq 1 "$(grep -c "^== gpumemtrace-analyze $c " demo.out)" "the demo runs $c"
+done
+assert_contains demo.out "  Peak device bytes held by live allocations: 2153775104 B (2.01 GiB)"
+assert_contains demo.out "          cudaMalloc at fake_runtime.c:"
+grep -q "fakecuda/libcudart.so.13+0x" demo.out && fail "a runtime frame was not named"
+assert_contains demo.out "  1 out-of-memory failure, 0 recovered"
+[ -s demo/report.html ] || fail "no report.html"
+assert_contains demo.out "  allocated: 11 checkpoints, 9 agree to the byte, 1 DISAGREE,"
+assert_contains demo.out "DISAGREE by 512 B (0.50 KiB)"
+assert_contains demo.out "   The one DISAGREE line below is there on purpose: inside step 2 the toy"
+exit 0
