@@ -8,7 +8,10 @@
  * an event with a later time arrives, and a row equal to the device's
  * previous one is not written. Rows go to an anonymous temporary file (the
  * engine may restart for a second pass, and --max-rows needs the counts
- * first), so memory stays bounded by the number of devices.
+ * first), so memory stays bounded by the number of devices. In the file a
+ * row is a mask of the fields that differ from the file's previous row,
+ * then those fields as varints (the time as a zigzag difference): about 8
+ * bytes a row instead of 64; blocks of whole rows, each after its length.
  *
  * --max-rows N: a device's rows are cut into N consecutive buckets of equal
  * count (the last may be shorter) and each bucket keeps its row with the
@@ -21,6 +24,10 @@
 #include <string.h>
 
 #include "engines/gmt_curves.h"
+#include "gmt_format.h"
+
+#define BLOCK     (1u << 20)
+#define ROW_MAX   96            /* the longest encoded row */
 
 typedef gmt_curve_row_t crow_t;
 
@@ -44,7 +51,107 @@ struct gmt_curves {
 	uint64_t cur_ts;
 	int have_ts;
 	int err;
+	uint8_t *buf;            /* a block being written, or read */
+	size_t len, pos;
+	crow_t prev;             /* the file's previous row (writing, reading) */
 };
+
+enum { M_DEV = 1, M_ALLOC = 2, M_RES = 4, M_OUT = 8, M_USED = 16, M_HELD = 32, M_PHASE = 64, M_HAS = 128 };
+
+static unsigned has_bits(const crow_t *r)
+{
+	return r->has_alloc | r->has_res << 1 | r->has_used << 2 | r->has_phase << 3;
+}
+
+static int block_write(gmt_curves_t *c)
+{
+	uint32_t n = (uint32_t)c->len;
+	if (!n)
+		return 0;
+	if (fwrite(&n, sizeof(n), 1, c->rows) != 1 || fwrite(c->buf, 1, n, c->rows) != n)
+		return -(c->err = EIO);
+	c->len = 0;
+	return 0;
+}
+
+static int row_put(gmt_curves_t *c, const crow_t *r)
+{
+	if (c->len + ROW_MAX > BLOCK && block_write(c))
+		return -EIO;
+	const crow_t *p = &c->prev;
+	uint8_t *o = c->buf + c->len, *q = o + 1;
+	unsigned m = 0;
+	int64_t dt = (int64_t)(r->ts - p->ts);
+	q += gmt_uvarint_put(q, ((uint64_t)dt << 1) ^ (uint64_t)(dt >> 63));
+#define F(bit, field) \
+	if (r->field != p->field) { \
+		m |= bit; \
+		q += gmt_uvarint_put(q, (uint64_t)r->field); \
+	}
+	F(M_DEV, dev) F(M_ALLOC, allocated) F(M_RES, reserved) F(M_OUT, outside) F(M_USED, used)
+	F(M_HELD, held) F(M_PHASE, phase)
+#undef F
+	if (has_bits(r) != has_bits(p)) {
+		m |= M_HAS;
+		*q++ = (uint8_t)has_bits(r);
+	}
+	*o = (uint8_t)m;
+	c->len = (size_t)(q - c->buf);
+	c->prev = *r;
+	return 0;
+}
+
+/* Back to the first row (after gmt_curves_finish wrote the last block). */
+static int rows_rewind(gmt_curves_t *c)
+{
+	rewind(c->rows);
+	c->len = c->pos = 0;
+	memset(&c->prev, 0, sizeof(c->prev));
+	return 0;
+}
+
+/* The next row: 1, 0 at the end, negative on a read error. */
+static int row_get(gmt_curves_t *c, crow_t *r)
+{
+	if (c->pos >= c->len) {
+		uint32_t n;
+		if (fread(&n, sizeof(n), 1, c->rows) != 1)
+			return 0;
+		if (n > BLOCK || fread(c->buf, 1, n, c->rows) != n)
+			return -EIO;
+		c->len = n;
+		c->pos = 0;
+	}
+	const uint8_t *q = c->buf + c->pos, *end = c->buf + c->len;
+	crow_t *p = &c->prev;
+	uint64_t v;
+	unsigned m = *q++;
+	if (gmt_uvarint_get(&q, end, &v))
+		return -EIO;
+	p->ts += (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+#define F(bit, field, type) \
+	if (m & bit) { \
+		if (gmt_uvarint_get(&q, end, &v)) \
+			return -EIO; \
+		p->field = (type)v; \
+	}
+	F(M_DEV, dev, int32_t) F(M_ALLOC, allocated, uint64_t) F(M_RES, reserved, uint64_t)
+	F(M_OUT, outside, uint64_t) F(M_USED, used, uint64_t) F(M_HELD, held, uint64_t)
+	F(M_PHASE, phase, uint32_t)
+#undef F
+	if (m & M_HAS) {
+		if (q >= end)
+			return -EIO;
+		unsigned h = *q++;
+		p->has_alloc = h & 1;
+		p->has_res = h >> 1 & 1;
+		p->has_used = h >> 2 & 1;
+		p->has_phase = h >> 3 & 1;
+	}
+	c->pos = (size_t)(q - c->buf);
+	*r = *p;
+	return 1;
+}
 
 static int c_reset(void *ctx)
 {
@@ -53,6 +160,10 @@ static int c_reset(void *ctx)
 		fclose(c->rows);
 	if (!(c->rows = tmpfile()))
 		return -(errno ? errno : EIO);
+	if (!c->buf && !(c->buf = malloc(BLOCK)))
+		return -ENOMEM;
+	c->len = c->pos = 0;
+	memset(&c->prev, 0, sizeof(c->prev));
 	for (size_t i = 0; i < c->n_dev; i++) {
 		free(c->dev[i].keep);
 		free(c->dev[i].keep_held);
@@ -87,6 +198,7 @@ void gmt_curves_free(gmt_curves_t *c)
 		free(c->dev[i].keep_held);
 	}
 	free(c->dev);
+	free(c->buf);
 	free(c);
 }
 
@@ -125,7 +237,7 @@ static int flush(gmt_curves_t *c)
 		d->pending = 0;
 		if (d->seen && same(&d->last, &d->next))
 			continue;
-		if (fwrite(&d->next, sizeof(d->next), 1, c->rows) != 1)
+		if (row_put(c, &d->next))
 			return -(c->err = EIO);
 		d->last = d->next;
 		d->seen = 1;
@@ -199,7 +311,7 @@ int gmt_curves_finish(gmt_curves_t *c)
 		return -EIO;
 	if ((rc = flush(c)))
 		return rc;
-	if (fflush(c->rows))
+	if (block_write(c) || fflush(c->rows))
 		return -EIO;
 	c->n_kept = c->n_rows;
 	if (!c->max_rows)
@@ -215,12 +327,14 @@ int gmt_curves_finish(gmt_curves_t *c)
 		if (!d->keep || !d->keep_held)
 			return -ENOMEM;
 	}
-	rewind(c->rows);
+	if (rows_rewind(c))
+		return -EIO;
 	uint64_t *seen = calloc(c->n_dev ? c->n_dev : 1, sizeof(*seen));
 	if (!seen)
 		return -ENOMEM;
 	crow_t r;
-	for (uint64_t g = 0; fread(&r, sizeof(r), 1, c->rows) == 1; g++) {
+	int got;
+	for (uint64_t g = 0; (got = row_get(c, &r)) == 1; g++) {
 		cdev_t *d = cdev(c, r.dev);
 		if (!d || !d->keep)
 			continue;
@@ -231,6 +345,8 @@ int gmt_curves_finish(gmt_curves_t *c)
 		}
 	}
 	free(seen);
+	if (got < 0)
+		return got;
 	c->n_kept = 0;
 	for (size_t i = 0; i < c->n_dev; i++) {
 		cdev_t *d = &c->dev[i];
@@ -260,8 +376,12 @@ int gmt_curves_each_row(gmt_curves_t *c, int (*out)(void *, const gmt_curve_row_
 	int rc = 0;
 	if (c->n_dev && !idx)
 		return -ENOMEM;
-	rewind(c->rows);
-	for (uint64_t g = 0; !rc && fread(&r, sizeof(r), 1, c->rows) == 1; g++) {
+	if (rows_rewind(c)) {
+		free(idx);
+		return -EIO;
+	}
+	int got = 0;
+	for (uint64_t g = 0; !rc && (got = row_get(c, &r)) == 1; g++) {
 		cdev_t *d = cdev(c, r.dev);
 		if (!d)
 			continue;
@@ -274,7 +394,7 @@ int gmt_curves_each_row(gmt_curves_t *c, int (*out)(void *, const gmt_curve_row_
 		rc = out(ctx, &r);
 	}
 	free(idx);
-	return rc;
+	return rc ? rc : got < 0 ? got : 0;
 }
 
 enum gmt_view gmt_curves_view(const gmt_curves_t *c)
