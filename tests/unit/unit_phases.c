@@ -699,6 +699,42 @@ static void test_checkpoints(void)
 	CHECK(c && c->n_diffs == 1 && c->by_state[GMT_CK_RESERVED][GMT_CK_DISAGREE] == 2 &&
 	      c->by_state[GMT_CK_RESERVED][GMT_CK_AGREE] == 1);
 	CHECK(c && c->n_diffs == 1 && gmt_ck_nearest(&c->diffs[0]) == NULL);
+	if (c) {
+		CHECK_EQ_U64(2, c->disagreements);
+		CHECK_EQ_U64(1, c->not_listed);   /* 2 disagreements, 1 listed */
+	}
+	gmt_phases_free(P);
+}
+
+/* Occurrences beyond max_listed are counted, not listed: the model says how
+ * many (not_listed), and the warm aggregate still covers them all. */
+static void test_listed_and_counted(void)
+{
+	gmt_phase_opts_t o = { .max_listed = 2 };
+	start(&o);
+	str(1, "step");
+	for (uint64_t k = 0; k < 5; k++) {
+		begin(100 + 10 * k, GMT_RANGE_API, 0, 0, 1, 0);
+		ev(GMT_EV_ALLOC, 101 + 10 * k, 0, 0x10000 + 0x1000 * k, 100 * (k + 1), 0, PLAIN);
+		end(105 + 10 * k, GMT_RANGE_API, 0, 0, 1, 0);
+	}
+	CHECK(gmt_phases_finish(P, NULL) == 0);
+	const gmt_phase_name_t *p = name("step");
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ_U64(5, p->occurrences);
+		CHECK_EQ_U64(2, p->n_listed);
+		CHECK_EQ_U64(3, p->not_listed);
+		CHECK_EQ_U64(4, p->n_warm);
+		CHECK_EQ_U64(5, p->listed[0]->duration_ns);
+		/* the warm aggregate's maximum is the last occurrence's, unlisted:
+		 * 100 + 200 + 300 + 400 + 500 live then */
+		CHECK(p->warm.n_dev >= 1);
+		if (p->warm.n_dev >= 1)
+			CHECK_EQ_U64(1500, p->warm.dev[0].fig[GMT_VIEW_REQUESTED].max_held.v.held);
+		if (p->warm.n_dev >= 1)
+			CHECK_EQ_U64(5, p->warm.dev[0].fig[GMT_VIEW_REQUESTED].max_held.occ);
+	}
 	gmt_phases_free(P);
 }
 
@@ -741,6 +777,7 @@ int main(void)
 	test_figures();
 	test_new_allocations_wait();
 	test_checkpoints();
+	test_listed_and_counted();
 	test_register();
 	TEST_DONE();
 }
