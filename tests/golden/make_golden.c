@@ -18,6 +18,11 @@
  *   1.2  a TEXT_STACK on framework blocks
  *   1.3  FW_REGISTER, CTX_CURRENT, GRAPH_MEM, a captured allocation, and a
  *        primary context reset (CTX_DESTROY aux) that takes its blocks
+ *   1.4  (EVENTS2 with allocation ids, MODULE soname/file and END's how
+ *        come from the writer) FW_RETRIES before the failure, a graph
+ *        memory node, CTX_LIMIT, MODULE_LOAD/UNLOAD, a CUDA array (size
+ *        estimated), imported memory, a multicast object bound and
+ *        unbound, PROC_UNIDENTIFIED, EXEC_FAILED
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +139,10 @@ int main(int argc, char **argv)
 	ev(GMT_EV_FW_ALLOC, 1710, 0, 0x7f0002000000, 40 * MiB, 0, FW, tstack, 0);
 	E(GMT_EV_FW_OOM, 1720, 0, 70 * GiB, 1 * GiB, 0, FW);
 #endif
+#if GMT_FORMAT_MINOR >= 4
+	/* the framework's own counts: 2 allocations retried, 1 gave up */
+	E(GMT_EV_FW_RETRIES, 1725, 0, 2, 1, 0, FW);
+#endif
 	{
 		gmt_event_t f = { .ts = 1730, .size = 1ull << 40, .stream = 0x10,
 				  .aux = GMT_AUX_WITH_RESULT(A(GMT_KIND_ASYNC, GMT_API_CUDA_MALLOC_ASYNC, 0), 2),
@@ -153,6 +162,29 @@ int main(int argc, char **argv)
 	E(GMT_EV_ALLOC, 1900, 0, 0x7f4000000000, 2 * MiB, 0x20,
 	  A(GMT_KIND_ASYNC, GMT_API_CUDA_MALLOC_ASYNC, 0) | (uint64_t)GMT_FLAG_CAPTURED << 24);
 	E(GMT_EV_GRAPH_MEM, 1910, 0, 4 * MiB, 4 * MiB, 2 * MiB, 2 * MiB);
+#endif
+#if GMT_FORMAT_MINOR >= 4
+	/* A graph-API memory node (stream = the graph), left live. */
+	E(GMT_EV_ALLOC, 1915, 0, 0x7f4000200000, 1 * MiB, 0x30,
+	  A(GMT_KIND_ASYNC, GMT_API_DRIVER, 0) | (uint64_t)(GMT_FLAG_CAPTURED | GMT_FLAG_GRAPH_NODE) << 24);
+	E(GMT_EV_CTX_LIMIT, 1920, 0, 0, 4096, 4096, 0);              /* CU_LIMIT_STACK_SIZE */
+	E(GMT_EV_MODULE_LOAD, 1925, 0, 0xd0d, 0, 0, GMT_MODULE_LOAD);
+	/* A CUDA array (its size estimated from the descriptor), imported
+	 * memory (an IPC handle opened), a multicast object bound to NCCL's
+	 * handle; each released again. */
+	E(GMT_EV_ALLOC, 1930, 0, 0xa11, 3 * MiB, 0,
+	  A(GMT_KIND_ARRAY, GMT_API_CUDA_MALLOC_ARRAY, 0) | (uint64_t)GMT_FLAG_ESTIMATED << 24);
+	E(GMT_EV_ALLOC, 1935, 0, 0x7f6000000000, 16 * MiB, 0, A(GMT_KIND_IMPORTED, GMT_API_DRIVER, 0));
+	E(GMT_EV_VMM_CREATE, 1940, 0, 0x21, 2 * MiB, 0, A(GMT_KIND_MULTICAST, GMT_API_DRIVER, 0));
+	E(GMT_EV_MULTICAST_BIND, 1945, 0, 0x21, 2 * MiB, 0x11, 1);
+	uint64_t s_alloc = gmt_tracer_string("cuMemAlloc");
+	E(GMT_EV_PROC_UNIDENTIFIED, 1950, -1, s_alloc, 12000, 0, 0);
+	E(GMT_EV_EXEC_FAILED, 1955, -1, 0, 0, 0, 2);                  /* ENOENT */
+	E(GMT_EV_MULTICAST_UNBIND, 1960, 0, 0x21, 2 * MiB, 0, 0);
+	E(GMT_EV_VMM_RELEASE, 1965, 0, 0x21, 0, 0, A(GMT_KIND_MULTICAST, GMT_API_DRIVER, 0));
+	E(GMT_EV_FREE, 1970, 0, 0xa11, 0, 0, A(GMT_KIND_ARRAY, GMT_API_CUDA_FREE_ARRAY, 0));
+	E(GMT_EV_FREE, 1975, 0, 0x7f6000000000, 0, 0, A(GMT_KIND_IMPORTED, GMT_API_DRIVER, 0));
+	E(GMT_EV_MODULE_UNLOAD, 1980, 0, 0xd0d, 0, 0, GMT_MODULE_UNLOAD);
 #endif
 	E(GMT_EV_NCCL_BEGIN, 2000, 0, 0, 0, 0, GMT_NCCL_COMM_INIT_RANK);
 	E(GMT_EV_NCCL_END, 2010, 0, 0xcc, 0, 0, GMT_NCCL_COMM_INIT_RANK);
