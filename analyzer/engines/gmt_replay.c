@@ -12,12 +12,12 @@
  * tracer never gives two live ids one address (schemas/trace-format.md,
  * "Allocation ids"), so an ALLOC with an id needs no address look-up, and
  * neither does its FREE. Everything else lives in open-addressing hash maps
- * keyed by a 64-bit value (linear probing, at most half full, deletion by
- * backward shift so that no tombstones accumulate): blocks without an id
- * by address (older traces, LATE events, an address allocated again
- * without its free), VMM handles by handle, VMM mappings by virtual
- * address, reservations by virtual address. An event without an id that
- * must find a block by address while blocks with ids are live (a free of
+ * (support/gmt_hmap.h) keyed by a 64-bit value (linear probing, at most
+ * half full, deletion by backward shift so that no tombstones accumulate):
+ * blocks without an id by address (older traces, LATE events, an address
+ * allocated again without its free), VMM handles by handle, VMM mappings
+ * by virtual address, reservations by virtual address. An event without
+ * an id that must find a block by address while blocks with ids are live (a free of
  * an address, an ALLOC without id, a FREE_FAIL) first builds an address
  * index of the dense blocks, kept from then on: exact whatever the trace
  * holds, with the map's cost only for traces that need it. Each structure
@@ -35,8 +35,9 @@
 #include <string.h>
 
 #include "engines/gmt_replay.h"
+#include "support/gmt_hmap.h"
 
-/* ---- hash map ---------------------------------------------------------- */
+/* ---- the slots of the maps -------------------------------------------- */
 
 typedef struct rp_slot {
 	uint64_t key;
@@ -56,110 +57,13 @@ typedef struct rp_slot {
  * graph runs; GRAPH_MEM samples tell that pool). */
 #define BF_CAPTURED 0x01u
 
-typedef struct rp_map {
-	rp_slot_t *s;
-	size_t mask;       /* capacity - 1; capacity is a power of two */
-	size_t n;
-	unsigned shift;    /* 64 - log2(capacity) */
-} rp_map_t;
-
-static inline size_t rp_hash(const rp_map_t *m, uint64_t key)
-{
-	/* Fibonacci hashing: the top bits of the product mix every key bit,
-	 * which matters because addresses share their low (aligned) bits. */
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> m->shift);
-}
-
-static int rp_map_init(rp_map_t *m, unsigned log2cap)
-{
-	m->s = calloc((size_t)1 << log2cap, sizeof(*m->s));
-	if (!m->s)
-		return -ENOMEM;
-	m->mask = ((size_t)1 << log2cap) - 1;
-	m->n = 0;
-	m->shift = 64 - log2cap;
-	return 0;
-}
-
-static rp_slot_t *rp_map_find(const rp_map_t *m, uint64_t key)
-{
-	size_t i = rp_hash(m, key);
-	for (;;) {
-		rp_slot_t *s = &m->s[i];
-		if (!s->used)
-			return NULL;
-		if (s->key == key)
-			return s;
-		i = (i + 1) & m->mask;
-	}
-}
-
-static int rp_map_grow(rp_map_t *m)
-{
-	rp_map_t nm;
-	unsigned log2cap = 64 - m->shift + 1;
-	if (log2cap > 40 || rp_map_init(&nm, log2cap))
-		return -ENOMEM;
-	for (size_t i = 0; i <= m->mask; i++) {
-		if (!m->s[i].used)
-			continue;
-		size_t j = rp_hash(&nm, m->s[i].key);
-		while (nm.s[j].used)
-			j = (j + 1) & nm.mask;
-		nm.s[j] = m->s[i];
-	}
-	nm.n = m->n;
-	free(m->s);
-	*m = nm;
-	return 0;
-}
-
-/* Returns the slot of key, inserting a zeroed one if absent (*existed tells
- * which); NULL when out of memory. */
-static rp_slot_t *rp_map_put(rp_map_t *m, uint64_t key, int *existed)
-{
-	if ((m->n + 1) * 2 > m->mask + 1 && rp_map_grow(m))
-		return NULL;
-	size_t i = rp_hash(m, key);
-	for (;;) {
-		rp_slot_t *s = &m->s[i];
-		if (!s->used) {
-			memset(s, 0, sizeof(*s));
-			s->key = key;
-			s->used = 1;
-			m->n++;
-			*existed = 0;
-			return s;
-		}
-		if (s->key == key) {
-			*existed = 1;
-			return s;
-		}
-		i = (i + 1) & m->mask;
-	}
-}
-
-/* Removes the slot s (from rp_map_find/put) by shifting later members of
- * its probe run back, so lookups never need tombstones. */
-static void rp_map_del(rp_map_t *m, rp_slot_t *s)
-{
-	size_t i = (size_t)(s - m->s);
-	size_t j = i;
-	for (;;) {
-		j = (j + 1) & m->mask;
-		if (!m->s[j].used)
-			break;
-		size_t home = rp_hash(m, m->s[j].key);
-		/* Move j into the hole at i unless its home lies cyclically in
-		 * (i, j]: then it is already reachable from its home. */
-		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
-			m->s[i] = m->s[j];
-			i = j;
-		}
-	}
-	m->s[i].used = 0;
-	m->n--;
-}
+/* The maps: support/gmt_hmap.h with Fibonacci hashing (the top bits of the
+ * product mix every key bit, which matters because addresses share their
+ * low, aligned bits), at most half full; rp_map_init/find/put/del. */
+#define RP_EMPTY(s) (!(s)->used)
+#define RP_SET_EMPTY(s) ((s)->used = 0)
+#define RP_SET_USED(s) ((s)->used = 1)
+GMT_HMAP_DEFINE(rp_map, rp_slot_t, GMT_HMAP_FIB, RP_EMPTY, RP_SET_EMPTY, RP_SET_USED, 1, 2, 6)
 
 /* ---- replay state ------------------------------------------------------ */
 

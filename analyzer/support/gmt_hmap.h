@@ -103,19 +103,27 @@ static inline int name##_grow(name##_t *m)                                      
                                                                                                 \
 static inline slot_t *name##_put(name##_t *m, uint64_t key, int *existed)                       \
 {                                                                                               \
+	slot_t *x = NULL;                                                                       \
 	if (m->cap) {                                                                           \
-		slot_t *x = name##_find(m, key);                                                \
-		if (x) {                                                                        \
-			*existed = 1;                                                           \
-			return x;                                                               \
+		/* one probe run: the key's slot, or the empty one ending it */                 \
+		for (size_t i = HASH(m, key);; i = (i + 1) & m->mask) {                         \
+			x = &m->s[i];                                                           \
+			if (IS_EMPTY(x))                                                        \
+				break;                                                          \
+			if (x->key == key) {                                                    \
+				*existed = 1;                                                   \
+				return x;                                                       \
+			}                                                                       \
 		}                                                                               \
 	}                                                                                       \
-	if (((m->n + 1) * (LOAD_DEN) > m->cap * (LOAD_NUM)) && name##_grow(m))                   \
-		return NULL;                                                                    \
-	size_t i = HASH(m, key);                                                                \
-	while (!IS_EMPTY(&m->s[i]))                                                             \
-		i = (i + 1) & m->mask;                                                          \
-	slot_t *x = &m->s[i];                                                                   \
+	if (!x || (m->n + 1) * (LOAD_DEN) > m->cap * (LOAD_NUM)) {                              \
+		if (name##_grow(m))                                                             \
+			return NULL;                                                            \
+		size_t i = HASH(m, key);                                                        \
+		while (!IS_EMPTY(&m->s[i]))                                                     \
+			i = (i + 1) & m->mask;                                                  \
+		x = &m->s[i];                                                                   \
+	}                                                                                       \
 	memset(x, 0, sizeof(*x));                                                               \
 	x->key = key;                                                                           \
 	SET_USED(x);                                                                            \
