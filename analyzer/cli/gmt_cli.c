@@ -31,6 +31,7 @@ static const gmt_cmd_t *const commands[] = {
 	&gmt_cmd_flamegraph,
 	&gmt_cmd_oom,
 	&gmt_cmd_report,
+	&gmt_cmd_export,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -271,6 +271,8 @@ struct gmt_levels {
 	size_t n_nw, cap_nw;
 	unsigned top_n;
 	int finished;
+	void (*outside_fn)(void *ctx, const gmt_outlier_t *o);
+	void *outside_ctx;
 };
 
 static inline uint64_t sub0(uint64_t a, uint64_t b)
@@ -424,6 +426,14 @@ static void node_outlier(gmt_levels_t *lv, const tnode_t *n, int is_handle, uint
 			    .stack = n->stack, .dev = n->dev, .kind = n->kind, .owner = n->owner,
 			    .is_handle = (uint8_t)is_handle };
 	outlier_push(lv, d, &o);
+	if (lv->outside_fn)
+		lv->outside_fn(lv->outside_ctx, &o);
+}
+
+void gmt_levels_set_outside_fn(gmt_levels_t *lv, void (*fn)(void *ctx, const gmt_outlier_t *o), void *ctx)
+{
+	lv->outside_fn = fn;
+	lv->outside_ctx = ctx;
 }
 
 /* ---- pending new allocations --------------------------------------------- */

@@ -134,6 +134,12 @@ void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, 
  * phase figures take at every instant. */
 void gmt_levels_values_all(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t v[GMT_VIEWS]);
 
+/* Calls fn for every driver allocation that never lay inside a framework
+ * segment (what counts as outside), whatever top_n: when it is freed
+ * (freed_ts set) and, for those still live, in gmt_levels_finish (freed_ts
+ * 0). For an export that lists them all (model/gmt_memviz_model.c). */
+void gmt_levels_set_outside_fn(gmt_levels_t *lv, void (*fn)(void *ctx, const gmt_outlier_t *o), void *ctx);
+
 /* Finishes the outside-allocation lists (allocations still live count
  * too); call once, after the last event. */
 int gmt_levels_finish(gmt_levels_t *lv);

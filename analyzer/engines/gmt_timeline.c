@@ -68,6 +68,10 @@ static int f_meta(void *c, uint64_t ts, const gmt_kv_t *kv, size_t n)
 {
 	return SINKV(c).meta ? SINKV(c).meta(SINKV(c).ctx, ts, kv, n) : 0;
 }
+static int f_text_stack(void *c, uint32_t id, const char *const *frames, size_t n)
+{
+	return SINKV(c).text_stack ? SINKV(c).text_stack(SINKV(c).ctx, id, frames, n) : 0;
+}
 
 /* ---- events ------------------------------------------------------------- */
 
@@ -163,7 +167,7 @@ int gmt_timeline_run(const char *path, const gmt_timeline_sink_t *sink,
 		.header = f_header, .thread = f_thread, .module = f_module,
 		.module_unload = f_module_unload, .stack = f_stack, .device = f_device,
 		.drops = f_drops, .string = f_string, .end = f_end, .meta = f_meta,
-		.events = ev_pass1,
+		.text_stack = f_text_stack, .events = ev_pass1,
 	};
 	int rc;
 	memset(res, 0, sizeof(*res));

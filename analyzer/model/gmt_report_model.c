@@ -7,7 +7,9 @@
  * before (or a synchronisation fell on that nanosecond). A row is: the
  * time since the previous row (uvarint), a mask of what changed (uvarint),
  * each changed value as a zigzag delta, the flags when they changed, the
- * synchronisations when any. Reading a device merges its members' streams
+ * synchronisations when any. A trace with an END record gets a last row of
+ * zeros there (the process ended: it holds nothing after). Reading a
+ * device merges its members' streams
  * by time (all rows of one nanosecond applied before the instant is made)
  * and sums them (combine()).
  */
@@ -405,6 +407,26 @@ static int trace_end(gmt_report_model_t *m, gmt_phases_t *ph, const gmt_decode_r
 	m->events += t->s->events;
 	if (!rc)
 		rc = advance(p, UINT64_MAX);
+	/* A process that ended holds nothing after its end (the driver
+	   releases what it left): a last row of zeros at its END, so that a
+	   process of the same device that runs later is not summed with it.
+	   A cut trace keeps its last values (what came after is unknown). */
+	if (!rc && t->s->has_end)
+		for (int o = 0; o < GMT_RM_MAX_ORDINALS && !rc; o++) {
+			pdev_t *d = &p->dev[o];
+			if (!d->open || !d->written)
+				continue;
+			/* the device-used sample stands: it said what the device
+			   used then, whoever used it */
+			mvals_t keep = d->last;
+			memset(&d->cur, 0, sizeof(d->cur));
+			d->cur.f[F_USED] = keep.f[F_USED];
+			d->cur.f[F_USED_TS] = keep.f[F_USED_TS];
+			d->cur.flags = keep.flags;
+			d->due_ts = t->s->end.ts > d->last_ts ? t->s->end.ts : d->last_ts + 1;
+			d->syncs = 0;
+			rc = write_row(p, d);
+		}
 	size_t n = 0;
 	for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++)
 		n += p->dev[o].open;

@@ -127,4 +127,17 @@ int gmt_report_html(FILE *out, const struct gmt_report_model *m, size_t buckets)
 /* The same report as members of the JSON document: "traces", "devices". */
 void gmt_report_model_json(gmt_json_t *j, const struct gmt_report_model *m);
 
+/* ---- export (gmt_report_chrome.c, gmt_memviz_render.c) ---- */
+
+/* Chrome trace event JSON (docs/exports.md) within max_events counter
+ * events in all. Returns 0 or a negative errno. */
+int gmt_report_chrome(FILE *out, const struct gmt_report_model *m, size_t max_events);
+/* The pid of device dev's track: above every traced pid. */
+uint64_t gmt_report_chrome_device_pid(const struct gmt_report_model *m, size_t dev);
+
+struct gmt_memviz_model;
+/* The memory viewer's snapshot; format GMT_MEMVIZ_JSON or a pickle
+ * protocol (export/gmt_memviz.h). Returns 0 or a negative errno. */
+int gmt_memviz_model_write(FILE *out, struct gmt_memviz_model *m, int format);
+
 #endif /* GMT_RENDER_H */

@@ -20,7 +20,8 @@
  * their sum 224 is a bound. The step's figures: max allocated 48, max
  * reserved 64, max held 64, max outside 0.
  *
- * Then a long process (D, its own device) whose rows span many chunks of
+ * Then processes that end (E, G), one after the other on a device; a
+ * long process (D, its own device) whose rows span many chunks of
  * the temporary file, read back to the byte.
  */
 #include "model/gmt_report_model.h"
@@ -214,6 +215,57 @@ static void known(void)
 	gmt_report_model_free(M);
 }
 
+/* Two processes of one device, one after the other: E holds 100 MiB when
+ * it exits (END at t20, nothing freed), F allocates 50 MiB at t30. The
+ * driver released E's bytes at its end, so the coinciding peak is E's 100
+ * at t10, not 150; E holds 0 at t20 and after. A cut trace (G, no END)
+ * keeps its last values. */
+static void ended(void)
+{
+	const char U[16] = "one-after-other0";
+	M = gmt_report_model_new(NULL);
+	process("E", 500, U, 0);
+	ev(GMT_EV_ALLOC, 10, 0, 0xa000000, 100 * MiB, 0, PLAIN);
+	gmt_end_t end = { .ts = 20, .written = 1, .how = "exit" };
+	CHECK(V.end(V.ctx, &end) == 0);
+	CHECK(gmt_report_model_end(M, NULL) == 0);
+	process("F", 600, U, 0);
+	ev(GMT_EV_ALLOC, 30, 0, 0xb000000, 50 * MiB, 0, PLAIN);
+	CHECK(gmt_report_model_end(M, NULL) == 0);
+	CHECK(gmt_report_model_finish(M) == 0);
+	CHECK_EQ_U64(1, M->n_devices);
+	const gmt_rm_device_t *d = &M->devices[0];
+	CHECK_EQ_U64(100 * MiB, d->peak.held);
+	CHECK_EQ_U64(10, d->peak.ts);
+	CHECK_EQ_U64(100 * MiB, d->members[0].at_peak);
+	CHECK_EQ_U64(0, d->members[1].at_peak);
+	CHECK_EQ_U64(2, d->members[0].rows);
+	CHECK_EQ_U64(20, d->members[0].last_ts);
+	seen_t s;
+	memset(&s, 0, sizeof(s));
+	CHECK(gmt_report_each_instant(M, 0, keep, &s) == 0);
+	CHECK_EQ_U64(3, s.n);
+	const uint64_t ts[] = { 10, 20, 30 }, held[] = { 100, 0, 50 };
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ_U64(ts[i], s.ts[i]);
+		CHECK_EQ_U64(held[i] * MiB, s.held[i]);
+	}
+	gmt_report_model_free(M);
+
+	/* the same without E's END: its 100 MiB stand, 150 at t30 */
+	M = gmt_report_model_new(NULL);
+	process("G", 700, U, 0);
+	ev(GMT_EV_ALLOC, 10, 0, 0xa000000, 100 * MiB, 0, PLAIN);
+	CHECK(gmt_report_model_end(M, NULL) == 0);
+	process("F", 600, U, 0);
+	ev(GMT_EV_ALLOC, 30, 0, 0xb000000, 50 * MiB, 0, PLAIN);
+	CHECK(gmt_report_model_end(M, NULL) == 0);
+	CHECK(gmt_report_model_finish(M) == 0);
+	CHECK_EQ_U64(150 * MiB, M->devices[0].peak.held);
+	CHECK_EQ_U64(30, M->devices[0].peak.ts);
+	gmt_report_model_free(M);
+}
+
 /* 200,000 rows of one process: many chunks of the spool, read back. */
 static void long_stream(void)
 {
@@ -250,6 +302,7 @@ static void long_stream(void)
 int main(void)
 {
 	known();
+	ended();
 	long_stream();
 	TEST_DONE();
 }
