@@ -125,6 +125,20 @@ t0=$(date +%s.%N)
 "$B/gpumemtrace-analyze" phases "$big" >/dev/null 2>&1 || true
 t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v ev="$((2 * BIG))" 'BEGIN { printf "phases: %.3f s, %.0f events/s (wall clock)\n", b - a, ev / (b - a) }'
+# The HTML report of the same trace (issue 10): page size, the analyzer's
+# time and memory, its temporary file, and the drawing time in headless
+# Chromium (tests/tools/browser_check.py: the page's own clock from its
+# script's start to every chart drawn; median of 3 loads).
+"$B/gpumemtrace-analyze" report --stats -o "$W/big.html" "$big" 2>"$W/report.stats" || true
+cat "$W/report.stats"
+echo "report page: $(stat -c %s "$W/big.html") bytes (bound: 10 MiB)"
+if command -v chromium >/dev/null 2>&1; then
+	echo '[{"eval": "window.gmtReport.drawMs", "as": "draw"}, {"eval": "window.gmtReport.parseMs", "as": "parse"}]' > "$W/steps.json"
+	for i in 1 2 3; do
+		python3 "$(cd "$(dirname "$0")/.." && pwd)/tests/tools/browser_check.py" "$W/big.html" "$W/steps.json" "$W/draw$i.json" >/dev/null 2>&1 || true
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(r["draw"], r["parse"])' "$W/draw$i.json" 2>/dev/null
+	done | sort -n | awk '{a[NR]=$0} END {split(a[int((NR+1)/2)], m, " "); printf "report page drawn in %.0f ms (its data parsed in %.0f ms; median of %d; bound: 2000 ms)\n", m[1], m[2], NR}'
+fi
 awk -v sz="$(stat -c %s "$big")" -v ev="$((2 * BIG))" 'BEGIN { printf "trace: %d bytes, %.2f bytes/event\n", sz, sz / ev }'
 # The same workload in phases of 1000 pairs: what phases costs with a phase
 # open at every instant (each change is offered to the open occurrence).

@@ -3,8 +3,10 @@
 # the CUDA/NCCL test doubles under the tracer, then shows what each command
 # of the analyzer says about it: summary, sites, flamegraph, oom, report;
 # then phases on a toy caching allocator with NVTX phases
-# (tests/routes/phases_workload.c). Everything it prints is known by
-# construction (the workloads' top comments give the numbers).
+# (tests/routes/phases_workload.c), its report, both processes on one page,
+# and the exports (build/demo/*.html, trace.json, phases/snapshot.pickle).
+# Everything it prints is known by construction (the workloads' top
+# comments give the numbers).
 # On a machine with a GPU, run a real job instead: build/gpumemtrace COMMAND.
 #   sh scripts/demo.sh [BUILD [OUTDIR]]   (default build, BUILD/demo)
 set -eu
@@ -51,3 +53,12 @@ echo "   checkpoint; with a real framework, a DISAGREE means events went missing
 echo "   or the framework counts memory it never reported, so its view of that"
 echo "   moment cannot be trusted to the byte."
 "$A" phases --pattern step "$out/phases"/*.gmt
+
+echo
+echo "== gpumemtrace-analyze report: the phases workload, and both traces on one page"
+"$A" report -o "$out/phases/report.html" "$out/phases"/*.gmt
+"$A" report -o "$out/both.html" "$t" "$out/phases"/*.gmt
+echo "   written: $out/phases/report.html, $out/both.html (one device: both processes on one time axis)"
+echo "== exports: $out/trace.json (Perfetto's UI, chrome://tracing), $out/phases/snapshot.pickle (pytorch.org/memory_viz)"
+"$A" export --format chrome -o "$out/trace.json" "$t" "$out/phases"/*.gmt
+"$A" export --format memory-viz -o "$out/phases/snapshot.pickle" "$out/phases"/*.gmt

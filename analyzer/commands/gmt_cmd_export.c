@@ -99,7 +99,7 @@ static int memviz(const export_opts_t *x, const gmt_common_t *c, gmt_out_t *out)
 		return GMT_EXIT_USAGE;
 	}
 	int rc = gmt_cli_outcome(c->files[0], &m->res);
-	out->events += m->s->events + m->s->side_events;
+	out->events += m->s->events;  /* the main stream, as every command's --stats */
 	int r = gmt_memviz_model_write(out->f, m, x->encoding);
 	if (r) {
 		gmt_cli_error(&gmt_cmd_export, "%s", strerror(-r));

@@ -5,6 +5,7 @@
  * all the traces, rendered by render/gmt_report_html.c, or with --json by
  * render/gmt_report_json.c.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,6 +74,9 @@ gmt_report_model_t *gmt_cmd_report_model(const gmt_cmd_t *cmd, const gmt_common_
 		if (m->traces[i].s)
 			gmt_cli_gaps(c->files[i], &m->traces[i].s->gaps);
 	out->events += m->events;
+	if (c->stats)
+		fprintf(stderr, "gpumemtrace-analyze stats: temporary_file_bytes=%" PRIu64
+			" uncompressed=%" PRIu64 "\n", m->spool_bytes, m->spool_raw_bytes);
 	return m;
 }
 

@@ -937,5 +937,6 @@ int gmt_report_model_finish(gmt_report_model_t *m)
 			rc = dev_lists(m, dv);
 	}
 	m->spool_bytes = gmt_spool_file_bytes(m->priv->sp);
+	m->spool_raw_bytes = gmt_spool_raw_bytes(m->priv->sp);
 	return rc;
 }

@@ -12,7 +12,8 @@
  * Built from the engines: one run of the phase engine per trace (its
  * replay gives the summary, its levels the values), whose values at each
  * instant go, per process and device, into a compact stream of a temporary
- * file (support/gmt_spool.h: ~10 bytes per instant); at the end the traces'
+ * file (support/gmt_spool.h: ~10 bytes per instant before zstd, the file
+ * about the trace's size); at the end the traces'
  * devices are grouped by host and device UUID (answers/gmt_group.h), each
  * group's coinciding peak is found by gmt_group_merge over its processes'
  * held, and one merged pass gives the composition at that peak, the
@@ -166,7 +167,8 @@ typedef struct gmt_report_model {
 	gmt_rm_device_t *devices; size_t n_devices;  /* after finish           */
 	uint64_t events;              /* events decoded, all traces (main stream,
 					 as every command's --stats)       */
-	uint64_t spool_bytes;         /* the temporary file's size              */
+	uint64_t spool_bytes;         /* the temporary file's size (compressed) */
+	uint64_t spool_raw_bytes;     /* what was written to it, uncompressed   */
 	gmt_report_priv_t *priv;
 } gmt_report_model_t;
 

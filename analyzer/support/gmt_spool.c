@@ -1,8 +1,9 @@
 /*
  * gmt_spool.c - the streams of gmt_spool.h. Each stream is a list of
- * chunks, each a (file offset, length) pair; chunks are written with
- * pwrite at the file's end and read back with pread, so several readers
- * share the one descriptor.
+ * chunks, each a (file offset, length on file, length) triple; a chunk is
+ * compressed with zstd (level 1: the report model's rows shrink about
+ * threefold) and written with pwrite at the file's end, and read back with
+ * pread and decompressed, so several readers share the one descriptor.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,11 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "support/gmt_spool.h"
 
 typedef struct chunk {
 	uint64_t off;
-	uint32_t len;
+	uint32_t clen;           /* on file (compressed) */
+	uint32_t len;            /* decompressed */
 } chunk_t;
 
 typedef struct stream {
@@ -32,6 +36,9 @@ struct gmt_spool {
 	uint64_t end;
 	stream_t *s;
 	size_t n, cap;
+	ZSTD_CCtx *cctx;
+	uint8_t *cbuf;           /* ZSTD_compressBound(GMT_SPOOL_CHUNK) */
+	uint64_t raw;            /* bytes before compression */
 };
 
 gmt_spool_t *gmt_spool_new(void)
@@ -53,6 +60,8 @@ void gmt_spool_free(gmt_spool_t *sp)
 	free(sp->s);
 	if (sp->f)
 		fclose(sp->f);
+	ZSTD_freeCCtx(sp->cctx);
+	free(sp->cbuf);
 	free(sp);
 }
 
@@ -92,17 +101,25 @@ static int put_chunk(gmt_spool_t *sp, stream_t *s)
 		s->chunks = p;
 		s->cap = c;
 	}
+	if (!sp->cctx && !(sp->cctx = ZSTD_createCCtx()))
+		return -ENOMEM;
+	if (!sp->cbuf && !(sp->cbuf = malloc(ZSTD_compressBound(GMT_SPOOL_CHUNK))))
+		return -ENOMEM;
+	size_t clen = ZSTD_compressCCtx(sp->cctx, sp->cbuf, ZSTD_compressBound(GMT_SPOOL_CHUNK), s->buf, s->len, 1);
+	if (ZSTD_isError(clen))
+		return -EIO;
 	size_t done = 0;
-	while (done < s->len) {
-		ssize_t w = pwrite(sp->fd, s->buf + done, s->len - done, (off_t)(sp->end + done));
+	while (done < clen) {
+		ssize_t w = pwrite(sp->fd, sp->cbuf + done, clen - done, (off_t)(sp->end + done));
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			return -EIO;
 		done += (size_t)w;
 	}
-	s->chunks[s->n++] = (chunk_t){ sp->end, (uint32_t)s->len };
-	sp->end += s->len;
+	s->chunks[s->n++] = (chunk_t){ sp->end, (uint32_t)clen, (uint32_t)s->len };
+	sp->end += clen;
+	sp->raw += s->len;
 	s->len = 0;
 	return 0;
 }
@@ -158,12 +175,23 @@ uint64_t gmt_spool_file_bytes(const gmt_spool_t *sp)
 	return sp->end;
 }
 
+uint64_t gmt_spool_raw_bytes(const gmt_spool_t *sp)
+{
+	return sp->raw;
+}
+
 int gmt_spool_reader_open(gmt_spool_reader_t *r, const gmt_spool_t *sp, size_t id)
 {
 	memset(r, 0, sizeof(*r));
 	r->sp = sp;
 	r->id = id;
-	return (r->buf = malloc(GMT_SPOOL_CHUNK)) ? 0 : -ENOMEM;
+	r->buf = malloc(GMT_SPOOL_CHUNK);
+	r->cbuf = malloc(ZSTD_compressBound(GMT_SPOOL_CHUNK));
+	if (!r->buf || !r->cbuf) {
+		gmt_spool_reader_close(r);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int gmt_spool_reader_fill(gmt_spool_reader_t *r)
@@ -174,8 +202,8 @@ int gmt_spool_reader_fill(gmt_spool_reader_t *r)
 	while (!r->err && r->chunk < s->n) {
 		const chunk_t *c = &s->chunks[r->chunk++];
 		size_t done = 0;
-		while (done < c->len) {
-			ssize_t g = pread(r->sp->fd, r->buf + done, c->len - done, (off_t)(c->off + done));
+		while (done < c->clen) {
+			ssize_t g = pread(r->sp->fd, r->cbuf + done, c->clen - done, (off_t)(c->off + done));
 			if (g < 0 && errno == EINTR)
 				continue;
 			if (g <= 0) {
@@ -183,6 +211,11 @@ int gmt_spool_reader_fill(gmt_spool_reader_t *r)
 				return 0;
 			}
 			done += (size_t)g;
+		}
+		size_t n = ZSTD_decompress(r->buf, GMT_SPOOL_CHUNK, r->cbuf, c->clen);
+		if (ZSTD_isError(n) || n != c->len) {
+			r->err = -EIO;
+			return 0;
 		}
 		r->pos = 0;
 		r->len = c->len;
@@ -195,5 +228,6 @@ int gmt_spool_reader_fill(gmt_spool_reader_t *r)
 void gmt_spool_reader_close(gmt_spool_reader_t *r)
 {
 	free(r->buf);
-	r->buf = NULL;
+	free(r->cbuf);
+	r->buf = r->cbuf = NULL;
 }

@@ -3,10 +3,10 @@
  * anonymous temporary file (the report model's per-process values at every
  * instant, read back in time order to merge processes that share a device).
  *
- * A stream buffers one chunk in memory; a full chunk goes to the end of the
- * file and the stream remembers where. Closing a stream writes its last
+ * A stream buffers one chunk in memory; a full chunk goes, compressed with
+ * zstd, to the end of the file and the stream remembers where. Closing a stream writes its last
  * chunk and frees its buffer, so memory is one chunk per open stream and
- * per reader, whatever the length of the streams. The file (tmpfile(3):
+ * per reader (and its compressed form), whatever the length of the streams. The file (tmpfile(3):
  * in $TMPDIR or /tmp, unlinked) is made when the first chunk is written and
  * goes away with the spool.
  */
@@ -36,12 +36,15 @@ int gmt_spool_close(gmt_spool_t *sp, size_t id);
 /* Bytes a stream holds; bytes in the file. */
 uint64_t gmt_spool_size(const gmt_spool_t *sp, size_t id);
 uint64_t gmt_spool_file_bytes(const gmt_spool_t *sp);
+/* Bytes written to the file before compression. */
+uint64_t gmt_spool_raw_bytes(const gmt_spool_t *sp);
 
 /* A sequential reader of a closed stream (one chunk of buffer). */
 typedef struct gmt_spool_reader {
 	const gmt_spool_t *sp;
 	size_t id, chunk;        /* the next chunk to read */
 	uint8_t *buf;
+	uint8_t *cbuf;           /* a chunk as read, compressed */
 	size_t pos, len;         /* buf[pos..len) not yet consumed */
 	int err;                 /* -EIO once a read failed */
 } gmt_spool_reader_t;
