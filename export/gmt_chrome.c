@@ -23,7 +23,8 @@ struct sampling {
 };
 
 struct gmt_chrome {
-	gmt_json_t j;
+	gmt_json_t *j;           /* &own, or the caller's open document */
+	gmt_json_t own;
 	struct sampling *s;
 	size_t n_s, cap_s;
 };
@@ -45,10 +46,22 @@ gmt_chrome_t *gmt_chrome_open(FILE *out)
 	gmt_chrome_t *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	gmt_json_init(&c->j, out);
-	gmt_json_obj_begin(&c->j);
-	gmt_json_key(&c->j, "traceEvents");
-	gmt_json_arr_begin(&c->j);
+	c->j = &c->own;
+	gmt_json_init(c->j, out);
+	gmt_json_obj_begin(c->j);
+	gmt_json_key(c->j, "traceEvents");
+	gmt_json_arr_begin(c->j);
+	return c;
+}
+
+gmt_chrome_t *gmt_chrome_open_in(gmt_json_t *j)
+{
+	gmt_chrome_t *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->j = j;
+	gmt_json_key(c->j, "traceEvents");
+	gmt_json_arr_begin(c->j);
 	return c;
 }
 
@@ -61,7 +74,7 @@ static void ts(gmt_json_t *j, uint64_t ns)
 static void event_begin(gmt_chrome_t *c, const char *ph, const char *name, uint64_t pid,
 			uint64_t tid)
 {
-	gmt_json_t *j = &c->j;
+	gmt_json_t *j = c->j;
 	gmt_json_obj_begin(j);
 	gmt_json_key(j, "ph");
 	gmt_json_str(j, ph);
@@ -79,12 +92,12 @@ static void name_meta(gmt_chrome_t *c, const char *what, uint64_t pid, uint64_t 
 		      const char *key, const char *value)
 {
 	event_begin(c, "M", what, pid, tid);
-	gmt_json_key(&c->j, "args");
-	gmt_json_obj_begin(&c->j);
-	gmt_json_key(&c->j, key);
-	gmt_json_str(&c->j, value);
-	gmt_json_obj_end(&c->j);
-	gmt_json_obj_end(&c->j);
+	gmt_json_key(c->j, "args");
+	gmt_json_obj_begin(c->j);
+	gmt_json_key(c->j, key);
+	gmt_json_str(c->j, value);
+	gmt_json_obj_end(c->j);
+	gmt_json_obj_end(c->j);
 }
 
 void gmt_chrome_process_name(gmt_chrome_t *c, uint64_t pid, const char *name)
@@ -116,27 +129,27 @@ void gmt_chrome_slice(gmt_chrome_t *c, uint64_t pid, uint64_t tid, const char *n
 		      uint64_t ts_ns, uint64_t dur_ns, const char *const *kv, size_t n)
 {
 	event_begin(c, "X", name, pid, tid);
-	ts(&c->j, ts_ns);
-	gmt_json_key(&c->j, "dur");
-	gmt_json_fixed(&c->j, (double)dur_ns / 1000.0, 3);
-	args(&c->j, UINT64_MAX, kv, n);
-	gmt_json_obj_end(&c->j);
+	ts(c->j, ts_ns);
+	gmt_json_key(c->j, "dur");
+	gmt_json_fixed(c->j, (double)dur_ns / 1000.0, 3);
+	args(c->j, UINT64_MAX, kv, n);
+	gmt_json_obj_end(c->j);
 }
 
 void gmt_chrome_instant(gmt_chrome_t *c, uint64_t pid, uint64_t tid, const char *name,
 			uint64_t ts_ns, uint64_t bytes, const char *const *kv, size_t n)
 {
 	event_begin(c, "i", name, pid, tid);
-	gmt_json_key(&c->j, "s");
-	gmt_json_str(&c->j, "t");
-	ts(&c->j, ts_ns);
-	args(&c->j, bytes, kv, n);
-	gmt_json_obj_end(&c->j);
+	gmt_json_key(c->j, "s");
+	gmt_json_str(c->j, "t");
+	ts(c->j, ts_ns);
+	args(c->j, bytes, kv, n);
+	gmt_json_obj_end(c->j);
 }
 
 static void counter(gmt_chrome_counters_t *cc, unsigned s, uint64_t t_ns, uint64_t v)
 {
-	gmt_json_t *j = &cc->c->j;
+	gmt_json_t *j = cc->c->j;
 	event_begin(cc->c, "C", cc->names[s], cc->pid, NO_TID);
 	ts(j, cc->origin + t_ns);
 	gmt_json_key(j, "args");
@@ -269,7 +282,7 @@ size_t gmt_chrome_counters_end(gmt_chrome_counters_t *cc)
 
 int gmt_chrome_close(gmt_chrome_t *c)
 {
-	gmt_json_t *j = &c->j;
+	gmt_json_t *j = c->j;
 	char label[256];
 	for (size_t i = 0; i < c->n_s; i++) {
 		const struct sampling *s = &c->s[i];
@@ -312,8 +325,11 @@ int gmt_chrome_close(gmt_chrome_t *c)
 	}
 	gmt_json_arr_end(j);
 	gmt_json_obj_end(j);
-	gmt_json_obj_end(j);
-	int rc = gmt_json_close(j);
+	int rc = 0;
+	if (j == &c->own) {
+		gmt_json_obj_end(j);
+		rc = gmt_json_close(j);
+	}
 	free(c->s);
 	free(c);
 	return rc;

@@ -27,6 +27,11 @@ typedef struct gmt_chrome_counters gmt_chrome_counters_t;
 
 /* Starts the document on out; NULL when out of memory. */
 gmt_chrome_t *gmt_chrome_open(FILE *out);
+/* The same as members of an object the caller has open in j (its own keys
+ * beside them: viewers ignore keys they do not know); gmt_chrome_close then
+ * leaves the object open and j unclosed. */
+struct gmt_json;
+gmt_chrome_t *gmt_chrome_open_in(struct gmt_json *j);
 
 /* Metadata: the names the viewers show for a process and a thread. */
 void gmt_chrome_process_name(gmt_chrome_t *c, uint64_t pid, const char *name);

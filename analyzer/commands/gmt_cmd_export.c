@@ -24,7 +24,8 @@ typedef struct export_opts {
 } export_opts_t;
 
 static const gmt_cmd_opt_t opts[] = {
-	{ "format", "F", "chrome (Chrome trace event JSON: Perfetto's UI, chrome://tracing) or\n"
+	{ "format", "F", "chrome (the default: Chrome trace event JSON, for Perfetto's UI and\n"
+			 "chrome://tracing; with --json inside the command's document) or\n"
 			 "memory-viz (PyTorch's memory viewer snapshot; one trace)\n" },
 	{ "encoding", "E", "memory-viz: pickle (protocol 4, the default), pickle2, or json\n" },
 	{ "max-events", "N", "chrome: counter events in all, at most (default 1000000), shared by\n"
@@ -36,6 +37,7 @@ static const gmt_cmd_opt_t opts[] = {
 static void init(void *st)
 {
 	export_opts_t *o = st;
+	o->format = "chrome";
 	o->max_events = 1000000;
 	o->encoding = 4;
 }
@@ -76,16 +78,12 @@ static int option(void *st, size_t i, const char *value)
 static int check(void *st, const gmt_common_t *c)
 {
 	const export_opts_t *o = st;
-	if (!o->format) {
-		gmt_cli_error(&gmt_cmd_export, "--format is needed (chrome or memory-viz)");
-		return -1;
-	}
 	if (!strcmp(o->format, "memory-viz") && c->n_files != 1) {
 		gmt_cli_error(&gmt_cmd_export, "--format memory-viz takes one trace (one process's allocator)");
 		return -1;
 	}
-	if (c->json) {
-		gmt_cli_error(&gmt_cmd_export, "--json does not apply: --format says what is written");
+	if (!strcmp(o->format, "memory-viz") && c->json) {
+		gmt_cli_error(&gmt_cmd_export, "--format memory-viz: --encoding json, not --json");
 		return -1;
 	}
 	return 0;
@@ -122,7 +120,7 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 	gmt_report_model_t *m = gmt_cmd_report_model(&gmt_cmd_export, c, out, &rc);
 	if (!m)
 		return rc;
-	int r = gmt_report_chrome(out->f, m, (size_t)x->max_events);
+	int r = gmt_report_chrome(out->f, out->json, m, (size_t)x->max_events);
 	if (r) {
 		gmt_cli_error(&gmt_cmd_export, "%s", strerror(-r));
 		rc = GMT_EXIT_USAGE;

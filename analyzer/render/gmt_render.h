@@ -130,8 +130,9 @@ void gmt_report_model_json(gmt_json_t *j, const struct gmt_report_model *m);
 /* ---- export (gmt_report_chrome.c, gmt_memviz_render.c) ---- */
 
 /* Chrome trace event JSON (docs/exports.md) within max_events counter
- * events in all. Returns 0 or a negative errno. */
-int gmt_report_chrome(FILE *out, const struct gmt_report_model *m, size_t max_events);
+ * events in all, on out, or (j not NULL: --json) as members of the open
+ * document j. Returns 0 or a negative errno. */
+int gmt_report_chrome(FILE *out, gmt_json_t *j, const struct gmt_report_model *m, size_t max_events);
 /* The pid of device dev's track: above every traced pid. */
 uint64_t gmt_report_chrome_device_pid(const struct gmt_report_model *m, size_t dev);
 

@@ -8,7 +8,9 @@
  * failed allocations as instants; per traced process its phase occurrences
  * as complete slices on the thread that began them (once each, even when
  * the occurrence touched several devices). Times are ns after the earliest
- * event of all the traces. Every number is the model's.
+ * event of all the traces. Every number is the model's. With --json the
+ * same keys go into the command's document, beside its own (tool,
+ * command, format, traces): still a file the viewers open.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -104,7 +106,7 @@ static int device_track(gmt_chrome_t *c, const gmt_report_model_t *m, size_t di,
 	return 0;
 }
 
-int gmt_report_chrome(FILE *out, const gmt_report_model_t *m, size_t max_events)
+int gmt_report_chrome(FILE *out, gmt_json_t *j, const gmt_report_model_t *m, size_t max_events)
 {
 	uint64_t origin = UINT64_MAX;
 	for (size_t i = 0; i < m->n_devices; i++)
@@ -114,7 +116,23 @@ int gmt_report_chrome(FILE *out, const gmt_report_model_t *m, size_t max_events)
 			origin = m->traces[i].s->first_ts;
 	if (origin == UINT64_MAX)
 		origin = 0;
-	gmt_chrome_t *c = gmt_chrome_open(out);
+	gmt_chrome_t *c;
+	if (j) {
+		/* --json: the command's document, the trace event file's keys in it */
+		gmt_json_kv_str(j, "format", "chrome");
+		gmt_json_kv_arr_begin(j, "traces");
+		for (size_t i = 0; i < m->n_traces; i++) {
+			gmt_json_obj_begin(j);
+			gmt_json_kv_str(j, "file", m->traces[i].file);
+			gmt_json_kv_str(j, "status", m->traces[i].status_key);
+			gmt_json_kv_u64(j, "pid", m->traces[i].s->pid);
+			gmt_json_obj_end(j);
+		}
+		gmt_json_arr_end(j);
+		c = gmt_chrome_open_in(j);
+	} else {
+		c = gmt_chrome_open(out);
+	}
 	if (!c)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n_traces; i++) {

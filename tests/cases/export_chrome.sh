@@ -13,7 +13,9 @@
 #   (otherData says so, and a process label), the maxima unchanged;
 # - every listed phase occurrence of the model is one slice ("X") on its
 #   process and thread, with its name, occurrence, begin and duration;
-# - every failed allocation an instant with its requested bytes.
+# - every failed allocation an instant with its requested bytes;
+# - chrome is the default format, and --json gives the same file's keys
+#   inside the command's document (schema: export_report).
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 mkdir -p demo phases demo2
@@ -23,8 +25,19 @@ LD_LIBRARY_PATH="$FAKE" "$BUILD/gpumemtrace" -q -o "$TESTDIR/demo2" "$BUILD/test
 	fail "demo 2 exited $?"
 GMT_FAKE_CONTEXT_BYTES=268435456 LD_LIBRARY_PATH="$FAKE" "$BUILD/gpumemtrace" -q -o "$TESTDIR/phases" \
 	"$BUILD/tests/phases_workload" > /dev/null || fail "phases workload exited $?"
-"$ANALYZE" export -o x.json demo/*.gmt 2> noformat.err && fail "export without --format accepted"
-assert_contains noformat.err "--format is needed"
+# chrome is the default; --json puts the same keys in the command's document
+"$ANALYZE" export -o default.json demo/*.gmt || fail "export without --format exited $?"
+"$ANALYZE" export --json -o doc.json demo/*.gmt || fail "export --json exited $?"
+python3 - <<'PY' || fail "export's default and --json"
+import json
+d, j = json.load(open("default.json")), json.load(open("doc.json"))
+assert set(d) == {"traceEvents", "displayTimeUnit", "otherData"}, set(d)
+assert j["command"] == "export" and j["format"] == "chrome", j.keys()
+assert {k: j[k] for k in d} == d, "--json differs from the file"
+assert [t["file"] for t in j["traces"]] == [__import__("glob").glob("demo/*.gmt")[0]], j["traces"]
+PY
+"$ANALYZE" export --format memory-viz --json demo/*.gmt > /dev/null 2> mvjson.err && fail "memory-viz --json accepted"
+assert_contains mvjson.err "--encoding json"
 for w in demo phases both; do
 	if [ $w = both ]; then set -- demo/*.gmt demo2/*.gmt; else set -- "$w"/*.gmt; fi
 	"$ANALYZE" export --format chrome -o "$w.json" "$@" || fail "export $w exited $?"
