@@ -44,6 +44,10 @@ gmt_report_model_t *gmt_cmd_report_model(const gmt_cmd_t *cmd, const gmt_common_
 		.domains = c->domains, .n_domains = c->n_domains,
 		.patterns = c->patterns, .n_patterns = c->n_patterns,
 		.all_depths = c->all_depths,
+		/* the page's sites at the peak (not in --json: the JSON of
+		   `sites` has them, symbolised the same) */
+		.sites = cmd == &gmt_cmd_report && !c->json, .sites_top = 20,
+		.symbols = c->symbols, .debug_dirs = c->debug_dirs, .n_debug_dirs = c->n_debug_dirs,
 	};
 	gmt_report_model_t *m = gmt_report_model_new(&ro);
 	*rc = GMT_EXIT_OK;

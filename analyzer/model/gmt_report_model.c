@@ -20,6 +20,7 @@
 #include "gmt_group.h"
 #include "model/gmt_report_model.h"
 #include "model/gmt_results.h"
+#include "model/gmt_sites_model.h"
 #include "support/gmt_spool.h"
 
 /* One process's values on one device, as its rows carry them. */
@@ -61,6 +62,7 @@ typedef struct ptrace {
 
 struct gmt_report_priv {
 	gmt_phase_opts_t po;
+	gmt_report_opts_t ro;
 	gmt_spool_t *sp;
 	ptrace_t *t;             /* parallel to the model's traces */
 	size_t cap;
@@ -302,6 +304,8 @@ gmt_report_model_t *gmt_report_model_new(const gmt_report_opts_t *o)
 		free(m);
 		return NULL;
 	}
+	if (o)
+		m->priv->ro = *o;
 	gmt_phase_opts_t *po = &m->priv->po;
 	po->domains = o ? o->domains : NULL;
 	po->n_domains = o ? o->n_domains : 0;
@@ -321,6 +325,7 @@ void gmt_report_model_free(gmt_report_model_t *m)
 	for (size_t i = 0; i < m->n_traces; i++) {
 		gmt_phases_free(p->t[i].ph);
 		free(p->t[i].mem);
+		gmt_sites_model_free(m->traces[i].sites);
 	}
 	free(p->t);
 	for (size_t i = 0; i < m->n_devices; i++) {
@@ -466,6 +471,15 @@ int gmt_report_model_add(gmt_report_model_t *m, const char *path)
 	memset(&res, 0, sizeof(res));
 	int st = gmt_phases_run(path, &m->priv->po, &h, &ph, &res);
 	rc = trace_end(m, ph, &res);
+	const gmt_report_opts_t *ro = &m->priv->ro;
+	if (!rc && ro->sites) {
+		gmt_sites_model_opts_t so = {
+			.what = GMT_SITES_REPORT, .top = ro->sites_top ? ro->sites_top : 20,
+			.symbols = ro->symbols, .debug_dirs = ro->debug_dirs, .n_debug_dirs = ro->n_debug_dirs,
+		};
+		if (!(cur_trace(m)->sites = gmt_sites_model_build(path, &so)))
+			rc = -ENOMEM;
+	}
 	return rc ? rc : st;
 }
 

@@ -81,6 +81,8 @@ typedef struct gmt_rm_trace {
 	uint64_t syncs;               /* SYNC events naming a device            */
 	uint64_t devices_left_out;    /* ordinals >= GMT_RM_MAX_ORDINALS        */
 	uint64_t instants;            /* rows recorded over its devices         */
+	struct gmt_sites_model *sites;  /* opts.sites: its `sites` report, NULL
+					   otherwise (and for synthetic input) */
 } gmt_rm_trace_t;
 
 /* One process on one physical device. */
@@ -158,6 +160,13 @@ typedef struct gmt_report_opts {
 	int all_depths;
 	unsigned max_listed;          /* occurrences listed per name (0: the
 					 default of `phases`)                   */
+	/* sites: each trace's `sites` model too (model/gmt_sites_model.h:
+	   the call sites at each device's driver-level peak), sites_top
+	   listed per device, symbolised as symbols and debug_dirs say */
+	int sites;
+	unsigned sites_top;
+	int symbols;
+	const char *const *debug_dirs; size_t n_debug_dirs;
 } gmt_report_opts_t;
 
 typedef struct gmt_report_priv gmt_report_priv_t;

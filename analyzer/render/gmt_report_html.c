@@ -22,6 +22,7 @@
 #include "gmt_pagedata.h"
 #include "gmt_web.h"
 #include "model/gmt_report_model.h"
+#include "model/gmt_sites_model.h"
 #include "render/gmt_render.h"
 
 /* docs/report-page.md, "Styles" */
@@ -155,6 +156,68 @@ static void processes_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_d
 	      "order.</p>\n", f);
 }
 
+/* Each process's call sites at its driver-level peak on this device: the
+   `sites` model's list, as `sites` prints it. */
+static void sites_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_device_t *d)
+{
+	int any = 0;
+	for (size_t k = 0; k < d->n_members; k++)
+		any |= m->traces[d->members[k].trace].sites != NULL;
+	if (!any)
+		return;
+	fputs("<h3>Call sites at the peak</h3>\n<table class=\"sites\"><thead><tr><th>process</th><th>#</th>"
+	      "<th>live bytes</th><th>blocks</th><th>share of its peak</th><th>owner</th>"
+	      "<th>call stack (innermost first)</th></tr></thead><tbody>\n", f);
+	size_t rows = 0;
+	for (size_t k = 0; k < d->n_members; k++) {
+		const gmt_sites_model_t *sm = m->traces[d->members[k].trace].sites;
+		const gmt_sites_dev_t *sd = NULL;
+		for (size_t i = 0; sm && i < sm->n_devs && !sd; i++)
+			if (sm->devs[i].ordinal == d->members[k].ordinal)
+				sd = &sm->devs[i];
+		if (!sd)
+			continue;
+		for (size_t j = 0; j < sd->live.n_listed; j++) {
+			const gmt_site_t *x = &sd->live.sites[j];
+			fprintf(f, "<tr id=\"%s-m%zu-site-%zu\">", d->id, k, j);
+			td_process(f, m, d->members[k].trace);
+			fprintf(f, "<td class=\"num\">%zu</td>", j + 1);
+			td_bytes(f, x->bytes);
+			td_count(f, x->count);
+			char pct[32];
+			if (x->has_share)
+				snprintf(pct, sizeof(pct), "%.2f%%", x->percent);
+			else
+				snprintf(pct, sizeof(pct), "n/a");
+			td_text(f, pct);
+			td_text(f, x->owner_key);
+			fputs("<td class=\"stack\">", f);
+			for (size_t i = 0; x->st && i < x->st->n; i++) {
+				if (i)
+					fputs("<br>", f);
+				const gmt_frame_t *fr = &x->st->frames[i];
+				gmt_web_text(f, fr->name ? fr->name : "?");
+				if (fr->file_base && fr->line)
+					fprintf(f, " (%s:%u)", fr->file_base, fr->line);
+			}
+			if (!x->st || !x->st->n)
+				fputs("(no stack recorded)", f);
+			fputs("</td></tr>\n", f);
+			rows++;
+		}
+		if (sd->live.more)
+			fprintf(f, "<tr><td colspan=\"7\">%zu more sites not listed</td></tr>\n",
+				sd->live.n - sd->live.n_listed);
+		(void)sm;
+	}
+	if (!rows)
+		fputs("<tr><td colspan=\"7\">no call site held bytes</td></tr>\n", f);
+	fputs("</tbody></table>\n<p class=\"note\">What <code>gpumemtrace-analyze sites</code> reports: "
+	      "the driver-level allocations live at each process's own driver-level peak on this device "
+	      "(summary's peak, in the processes table), grouped by call site; an instant of each process, "
+	      "not the coinciding peak held above.</p>\n", f);
+}
+
 static void phases_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_device_t *d)
 {
 	fputs("<h3>Phases</h3>\n", f);
@@ -247,14 +310,17 @@ static void device_section(FILE *f, const gmt_report_model_t *m, const gmt_rm_de
 		"every number is in the tables below.</p></noscript></figure>\n", d->id);
 	peak_table(f, m, d);
 	processes_table(f, m, d);
+	sites_table(f, m, d);
 	phases_table(f, m, d);
 	fails_table(f, m, d);
 	fputs("</section>\n", f);
 }
 
-static void row_count(FILE *f, const char *what, uint64_t n)
+static void row_count(FILE *f, const char *key, const char *what, uint64_t n)
 {
-	fputs("<tr><th>", f);
+	fputs("<tr data-key=\"", f);
+	gmt_web_text(f, key);
+	fputs("\"><th>", f);
 	gmt_web_text(f, what);
 	fputs("</th>", f);
 	td_count(f, n);
@@ -282,16 +348,19 @@ static void trace_section(FILE *f, const gmt_report_model_t *m, size_t i)
 	fprintf(f, "<td data-status=\"%s\">", t->status_key);
 	gmt_web_text(f, st);
 	fputs("</td></tr>\n", f);
-	row_count(f, "events dropped (buffer full, write errors)", s->drops_total);
+	row_count(f, "dropped_events", "events dropped (buffer full, write errors)", s->drops_total);
 	for (size_t k = 0; k < s->n_drops; k++) {
 		char what[128];
 		snprintf(what, sizeof(what), "  dropped: %s", s->drops[k].reason);
-		row_count(f, what, s->drops[k].count);
+		char key[128];
+		snprintf(key, sizeof(key), "drop.%s", s->drops[k].reason);
+		row_count(f, key, what, s->drops[k].count);
 	}
-	row_count(f, "late events (written after their time)", s->late_events);
-	row_count(f, "entry points handed out untraced (cuGetProcAddress of a newer ABI)", t->entry_points_untraced);
-	row_count(f, "frees of addresses the trace never saw allocated", s->anom.unmatched_frees);
-	row_count(f, "devices left out (ordinal 64 or more)", t->devices_left_out);
+	row_count(f, "late_events", "late events (written after their time)", s->late_events);
+	row_count(f, "entry_points_untraced", "entry points handed out untraced (cuGetProcAddress of a newer ABI)",
+		  t->entry_points_untraced);
+	row_count(f, "unmatched_frees", "frees of addresses the trace never saw allocated", s->anom.unmatched_frees);
+	row_count(f, "devices_left_out", "devices left out (ordinal 64 or more)", t->devices_left_out);
 	fputs("<tr><th>outside the trace</th><td>the CUDA context, other processes and memory the driver "
 	      "keeps appear only in cuMemGetInfo samples (the rest of device used, an estimate)</td></tr>\n"
 	      "</tbody></table>\n", f);
