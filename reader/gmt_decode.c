@@ -1050,6 +1050,13 @@ static int frame_decompress(dec_t *d, const uint8_t *p, size_t n, size_t *outlen
 	return 0;
 }
 
+static gmt_decode_progress_fn progress;
+
+void gmt_decode_set_progress(gmt_decode_progress_fn fn)
+{
+	progress = fn;
+}
+
 static int run(dec_t *d)
 {
 	gmt_decode_result_t *res = d->res;
@@ -1152,6 +1159,8 @@ static int run(dec_t *d)
 		d->pos += n;
 		res->frames++;
 		res->bytes_ok = cur_off(d);
+		if (progress)
+			progress(d->name, res->bytes_ok, res->file_size);
 	}
 	res->status = GMT_DECODE_OK;
 	return res->status;

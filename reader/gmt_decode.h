@@ -133,6 +133,13 @@ typedef struct gmt_decode_result {
 	char message[512];        /* "FILE: offset N: ..." when status != OK     */
 } gmt_decode_result_t;
 
+/* Progress of long reads (the analyzer's terminal line): called after every
+ * data frame with the file's name, the bytes decoded and the file's size
+ * (0 for an in-memory image). NULL (the default): nothing is called. One
+ * for the process; set it before decoding. */
+typedef void (*gmt_decode_progress_fn)(const char *name, uint64_t done, uint64_t size);
+void gmt_decode_set_progress(gmt_decode_progress_fn fn);
+
 /* Decodes path, calling v. Returns res->status. */
 int gmt_decode_file(const char *path, const gmt_visitor_t *v, gmt_decode_result_t *res);
 

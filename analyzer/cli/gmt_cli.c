@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands/gmt_commands.h"
 #include "engines/gmt_replay.h"
@@ -111,8 +112,62 @@ static void drops_caveat(const char *file, const gmt_decode_result_t *res)
 			"when is not recorded): results are lower bounds\n", file, n);
 }
 
+/* ---- progress on a terminal ------------------------------------------------
+ * A command that reads for more than GPUMEMTRACE_PROGRESS_AFTER_MS (default
+ * 2000) shows, when stderr is a terminal, one line it rewrites at most 4
+ * times a second (with 0, at every frame: for tests): "gpumemtrace-analyze: reading FILE (pass N): P%" (a command
+ * may read a trace more than once); erased before any other message and
+ * when the command ends. Never when stderr is not a terminal. */
+static double prog_start, prog_last, prog_after = 2.0;
+static const char *prog_name;
+static uint64_t prog_done;
+static unsigned prog_pass;
+static int prog_shown;
+
+static double now_s(void);
+
+void gmt_cli_progress_clear(void)
+{
+	if (prog_shown)
+		fputs("\r\033[K", stderr);
+	prog_shown = 0;
+}
+
+static void progress(const char *name, uint64_t done, uint64_t size)
+{
+	if (name != prog_name || done <= prog_done)
+		prog_pass = name == prog_name ? prog_pass + 1 : 1;
+	prog_name = name;
+	prog_done = done;
+	double t = now_s();
+	if (t - prog_start < prog_after || (prog_after > 0 && prog_shown && t - prog_last < 0.25) || !size)
+		return;
+	prog_last = t;
+	prog_shown = 1;
+	fprintf(stderr, "\r\033[Kgpumemtrace-analyze: reading %s", name);
+	if (prog_pass > 1)
+		fprintf(stderr, " (pass %u)", prog_pass);
+	fprintf(stderr, ": %u%%", (unsigned)(done >= size ? 100 : done * 100 / size));
+}
+
+static void progress_start(void)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	const char *e = getenv("GPUMEMTRACE_PROGRESS_AFTER_MS");
+	if (e && *e) {
+		char *end;
+		unsigned long ms = strtoul(e, &end, 10);
+		if (!*end)
+			prog_after = (double)ms / 1000.0;
+	}
+	prog_start = now_s();
+	gmt_decode_set_progress(progress);
+}
+
 int gmt_cli_outcome(const char *file, const gmt_decode_result_t *res)
 {
+	gmt_cli_progress_clear();
 	if (res->status == GMT_DECODE_OK || res->status == GMT_DECODE_DAMAGED)
 		drops_caveat(file, res);
 	switch (res->status) {
@@ -402,6 +457,7 @@ static int run_command(const gmt_cmd_t *c, int argc, char **argv)
 		goto out;
 	}
 	double t0 = now_s();
+	progress_start();
 	gmt_json_t j;
 	gmt_out_t o = { .f = f, .json = cm.json ? &j : NULL };
 	if (cm.json) {
@@ -409,6 +465,7 @@ static int run_command(const gmt_cmd_t *c, int argc, char **argv)
 		gmt_render_json_head(&j, c->name);
 	}
 	rc = c->run(st, &cm, &o);
+	gmt_cli_progress_clear();
 	if (cm.json)
 		gmt_json_obj_end(&j);
 	if (finish_output(c, o.json, f, cm.out_path))

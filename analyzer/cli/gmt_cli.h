@@ -95,6 +95,10 @@ int gmt_cli_number(const gmt_cmd_t *cmd, const char *opt, const char *value,
  * returns its exit status. */
 int gmt_cli_outcome(const char *file, const gmt_decode_result_t *res);
 
+/* Erases the progress line (stderr on a terminal) if one is shown: before a
+ * message of a command's own in the middle of its reading. */
+void gmt_cli_progress_clear(void);
+
 /* Says on stderr, one line each, what a trace may lack ("FILE: trace
  * incomplete: ...", render/gmt_render.h gmt_gap_line): every command calls
  * it for every trace it analysed, whatever its output's format. */
