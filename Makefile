@@ -88,7 +88,7 @@ DEPS_OK := $(BUILD)/.deps-ok
 # frames before it reaches the program's (tracer/gmt_stack.c).
 PIC := -fPIC -fvisibility=hidden -fno-omit-frame-pointer
 
-.PHONY: all test demo bench asan tsan clean deps check-exports
+.PHONY: all test demo bench asan tsan clean deps check-exports fuzz-analyze
 all: $(PRELOAD) $(ANALYZE) $(LAUNCHER) $(LAUNCHER_RUN) $(BUILD)/python.stamp $(FAKE) $(UNIT_BIN) $(ROUTE_BIN) $(TOOL_BIN) $(BUILD)/extra.stamp
 
 $(DEPS_OK): scripts/deps.sh
@@ -267,7 +267,7 @@ tsan:
 	$(Q)sh tests/run.sh build-tsan --unit-only
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz
 
 # Analyzer unit tests (tests/unit/unit_replay*.c, unit_report*.c) drive the
 # replay engine and the renderers directly: they link the analyzer's objects
@@ -299,6 +299,25 @@ fuzz:
 	$(Q)cp -n tests/fuzz/corpus/* build-fuzz/corpus/ 2>/dev/null || true
 	$(Q)ASAN_OPTIONS=allocator_may_return_null=0 build-fuzz/fuzz_decode \
 	    -max_total_time=$(FUZZ_SECS) -rss_limit_mb=2048 -max_len=65536 build-fuzz/corpus
+
+# libFuzzer target for every analyzer command (clang): make fuzz-analyze
+# [FUZZ_SECS=60]. The analyzer is built in build-fuzz with clang and the
+# fuzzer's instrumentation (ASan, UBSan); runs over a copy of
+# tests/fuzz/corpus/ (new inputs stay in build-fuzz/corpus-analyze).
+.PHONY: fuzz-analyze
+fuzz-analyze:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang SAN=fuzzer-no-link,address,undefined \
+	    OPT=-O1 build-fuzz/fuzz_analyze
+	$(Q)mkdir -p build-fuzz/corpus-analyze
+	$(Q)cp -n tests/fuzz/corpus/* build-fuzz/corpus-analyze/ 2>/dev/null || true
+	$(Q)ASAN_OPTIONS=allocator_may_return_null=0 build-fuzz/fuzz_analyze -max_total_time=$(FUZZ_SECS) \
+	    -rss_limit_mb=2048 -max_len=65536 -timeout=30 -artifact_prefix=build-fuzz/ build-fuzz/corpus-analyze
+
+$(BUILD)/fuzz_analyze: tests/fuzz/fuzz_analyze.c $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJ)) \
+                       $(ANALYZER_EXTRA_OBJ) $(DECODE_OBJ) $(ANSWERS_OBJ) $(WRITERS_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS_BASE) -fsanitize=fuzzer $(ANALYZER_INC) -o $@ $(filter-out %.a,$^) \
+	    $(filter %.a,$^) $(ANALYZE_LIBS)
 
 # Programs for the real-GPU checks (scripts/gpu-check.sh, docs/gpu-validation.md):
 # the demo workload and a memory ballast linked against the REAL CUDA runtime

@@ -457,7 +457,7 @@ static inline uint16_t thread_ctx(const gmt_replay_t *r, uint32_t thread)
 
 static inline int in_dense(const gmt_replay_t *r, const rp_slot_t *b)
 {
-	return b >= r->dense && b < r->dense + r->n_dense;
+	return r->dense && b >= r->dense && b < r->dense + r->n_dense;   /* NULL + 0 is undefined */
 }
 
 /* Builds the address index of the dense blocks (once; kept up to date
