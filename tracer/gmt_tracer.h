@@ -123,6 +123,12 @@ void gmt_emit_urgent(const gmt_event_t *ev, int want_stack, int skip_frames);
  * timeout_ms for it. Returns 0 when done, -ETIMEDOUT otherwise. */
 int gmt_tracer_flush(int timeout_ms);
 
+/* Test hook (unit tests only): while on, the writer waits before each
+ * write() of the trace, a disk that stopped; the buffer then fills and
+ * drops whatever the emitting threads' speed. Turn it off before flushing
+ * or shutting down. */
+void gmt_tracer_test_hold_writes(int on);
+
 /* Before an exec function: records EXEC and writes everything buffered,
  * waiting only while the writer makes progress (at most about 2 s); for a
  * successful exec the trace ends there (the file is close-on-exec and the

@@ -633,9 +633,20 @@ static int write_injected(void)
 
 /* One write() of len bytes at the end of the last good frame. On failure the
  * file is cut back to that boundary. Returns 0 or a negative errno. */
+static _Atomic int test_hold;
+
+void gmt_tracer_test_hold_writes(int on)
+{
+	atomic_store(&test_hold, on);
+}
+
 static int file_write(const void *buf, size_t len)
 {
 	gmt_g.write_calls++;
+	while (atomic_load_explicit(&test_hold, memory_order_relaxed)) {
+		struct timespec d = { 0, 1000000 };
+		nanosleep(&d, NULL);
+	}
 	if (gmt_g.cfg.test_write_delay_ms > 0) {
 		struct timespec d = { gmt_g.cfg.test_write_delay_ms / 1000,
 				      (long)(gmt_g.cfg.test_write_delay_ms % 1000) * 1000000L };
