@@ -4,9 +4,10 @@
 # of the analyzer says about it: summary, sites, flamegraph, oom, report;
 # then phases on a toy caching allocator with NVTX phases
 # (tests/routes/phases_workload.c), its report, both processes on one page,
-# and the exports (build/demo/*.html, trace.json, phases/snapshot.pickle).
-# Everything it prints is known by construction (the workloads' top
-# comments give the numbers).
+# the exports (build/demo/*.html, trace.json, phases/snapshot.pickle), an
+# out-of-memory post-mortem of a training step (tests/routes/lib/oom_main.c)
+# and two runs compared (tests/routes/lib/diff_main.c). Everything it prints
+# is known by construction (the workloads' top comments give the numbers).
 # On a machine with a GPU, run a real job instead: build/gpumemtrace COMMAND.
 #   sh scripts/demo.sh [BUILD [OUTDIR]]   (default build, BUILD/demo)
 set -eu
@@ -62,3 +63,26 @@ echo "   written: $out/phases/report.html, $out/both.html (one device: both proc
 echo "== exports: $out/trace.json (Perfetto's UI, chrome://tracing), $out/phases/snapshot.pickle (pytorch.org/memory_viz)"
 "$A" export --format chrome -o "$out/trace.json" "$t" "$out/phases"/*.gmt
 "$A" export --format memory-viz -o "$out/phases/snapshot.pickle" "$out/phases"/*.gmt
+
+echo
+echo "== oom: a training step that runs out of memory (tests/routes/lib/oom_main.c, an 8 GiB device)"
+mkdir -p "$out/oom"
+GMT_FAKE_MEM_BYTES=8589934592 GMT_FAKE_CONTEXT_BYTES=268435456 \
+	LD_LIBRARY_PATH="$BUILD/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+	"$BUILD/gpumemtrace" -q -o "$out/oom" "$BUILD/tests/oom_workload" oom >/dev/null || true
+echo "== its post-mortem: gpumemtrace-analyze oom $out/oom/*.gmt"
+"$A" oom "$out/oom"/*.gmt
+
+echo
+echo "== diff: one job on two driver versions, NCCL_BUFFSIZE 4 and 8 MiB, its library rebuilt"
+echo "   (tests/routes/lib/diff_main.c)"
+mkdir -p "$out/diff_a" "$out/diff_b"
+NCCL_BUFFSIZE=4194304 GMT_FAKE_CONTEXT_BYTES=268435456 \
+	LD_LIBRARY_PATH="$BUILD/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+	"$BUILD/gpumemtrace" -q -o "$out/diff_a" "$BUILD/tests/diff_workload" "$BUILD/tests/diff_v1/libdiffws.so" >/dev/null
+NCCL_BUFFSIZE=8388608 GMT_FAKE_CONTEXT_BYTES=536870912 GMT_FAKE_DRIVER_VERSION=13010 GMT_FAKE_NCCL_VERSION=22903 \
+	LD_LIBRARY_PATH="$BUILD/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+	"$BUILD/gpumemtrace" -q -o "$out/diff_b" "$BUILD/tests/diff_workload" "$BUILD/tests/diff_v2/libdiffws.so" >/dev/null
+echo "== gpumemtrace-analyze diff --fail-above 2 $out/diff_a $out/diff_b"
+"$A" diff --fail-above 2 "$out/diff_a" "$out/diff_b" || \
+	echo "(exit status $?: a matched peak grew by more than 2 %, as a CI gate would see it)"

@@ -33,6 +33,7 @@ static const gmt_cmd_t *const commands[] = {
 	&gmt_cmd_oom,
 	&gmt_cmd_report,
 	&gmt_cmd_export,
+	&gmt_cmd_diff,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -68,6 +69,7 @@ static const char exit_text[] =
 	"  0  every trace was read to its end (ended cleanly, or cut: no END record)\n"
 	"  1  a trace was damaged; the report covers what was read before the damage\n"
 	"  2  usage error, or a file that cannot be read or is not a trace it accepts\n"
+	"  3  diff --fail-above PCT: a matched peak grew by more than PCT percent\n"
 	"Messages go to stderr and name the file, the byte offset and what was expected.\n";
 
 /* ---- messages and small helpers -------------------------------------------- */

@@ -16,6 +16,7 @@ extern const gmt_cmd_t gmt_cmd_flamegraph;  /* gmt_cmd_sites.c    */
 extern const gmt_cmd_t gmt_cmd_oom;         /* gmt_cmd_oom.c      */
 extern const gmt_cmd_t gmt_cmd_report;      /* gmt_cmd_report.c   */
 extern const gmt_cmd_t gmt_cmd_export;      /* gmt_cmd_export.c   */
+extern const gmt_cmd_t gmt_cmd_diff;        /* gmt_cmd_diff.c     */
 
 /* The report model (model/gmt_report_model.h) of c's traces, finished, for
  * `report` and `export`; NULL after saying why on stderr. *rc gets the

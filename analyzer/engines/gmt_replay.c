@@ -1334,8 +1334,10 @@ static inline void count_event(gmt_summary_t *s, const gmt_devent_t *e)
 	/* Late and side events may be older than the first one seen. */
 	if (e->ts < s->first_ts)
 		s->first_ts = e->ts;
-	if (e->ts > s->last_ts)
+	if (e->ts >= s->last_ts) {
 		s->last_ts = e->ts;
+		s->last_type = e->type;
+	}
 	s->by_type[e->type <= GMT_EV_TYPE_MAX ? e->type : GMT_EV_TYPE_MAX + 1]++;
 }
 
@@ -1485,6 +1487,13 @@ const gmt_summary_t *gmt_replay_finish(gmt_replay_t *r, const gmt_decode_result_
 		allocs += s->by_type[allocation[i]];
 	s->gaps.activity_without_allocations = s->gaps.cuda_activity && !allocs;
 	s->gaps.incomplete = s->gaps.untraced_entry_points || s->gaps.nvtx_only;
+	if (s->has_end) {
+		s->process_end = s->end.how ? s->end.how : "";
+		s->process_end_value = s->end.value;
+	} else {
+		s->process_end = s->last_type == GMT_EV_EXEC ? "exec" : "cut";
+		s->process_end_value = 0;
+	}
 	if (!res) {
 		s->status = GMT_DECODE_OK;
 		s->ended_cleanly = s->has_end;

@@ -238,6 +238,13 @@ typedef struct gmt_summary {
 	int has_end;
 	gmt_end_t end;               /* end.how points at end_how */
 	char end_how[16];
+	unsigned last_type;          /* the type of the latest event (by time) */
+	/* after finish: how the process ended. END's how ("exit", "_exit",
+	 * "signal", "shutdown"; "" in traces older than format 1.4) and value;
+	 * without END: "exec" when the latest event is an EXEC (the new image
+	 * writes its own trace), else "cut" (killed or still running). */
+	const char *process_end;
+	int process_end_value;
 
 	gmt_anomalies_t anom;
 

@@ -35,6 +35,8 @@
 #include "support/gmt_strbuf.h"
 #include "support/gmt_u64map.h"
 
+static int when_all(gmt_sites_model_t *m);
+
 #define MAX_FAILS_LISTED 1000
 #define MAX_PHASE_OCC 1000
 
@@ -669,6 +671,8 @@ gmt_sites_model_t *gmt_sites_model_build(const char *file, const gmt_sites_model
 		rc = listing(m);
 	if (!rc && (o->what & GMT_SITES_FOLDED))
 		rc = fold_all(m);
+	if (!rc)
+		rc = when_all(m);
 	m->status_key = status_of(&m->res);
 	if (!rc)
 		gmt_symtab_stats(gmt_stacks_symtab(p->cat), &m->sym_addresses, &m->sym_files, &m->sym_seconds);
@@ -695,10 +699,82 @@ gmt_sites_model_t *gmt_sites_model_build(const char *file, const gmt_sites_model
 static void devs_free(gmt_sites_dev_t *d, size_t n)
 {
 	for (size_t i = 0; d && i < n; i++) {
+		gmt_phase_at_clear(&d[i].when.phase, 1);
 		gmt_site_list_free(&d[i].live);
 		gmt_site_list_free(&d[i].top);
 	}
 	free(d);
+}
+
+/* The time of every whole-run peak and failure in seconds and UTC, and,
+ * when the trace has ranges, its phase occurrence (one more pass). */
+static void when_of(const gmt_summary_t *s, uint64_t ts, gmt_sites_when_t *w)
+{
+	w->since_s = (double)(int64_t)(ts - s->first_ts) / 1e9;
+	w->has_utc = s->has_header;
+	w->utc_ns = ts + (s->clock_realtime_ns - s->clock_monotonic_ns);
+}
+
+static int when_all(gmt_sites_model_t *m)
+{
+	gmt_sites_model_priv_t *p = m->priv;
+	const gmt_summary_t *s = gmt_replay_summary(p->rp);
+	size_t n = m->n_devs + m->n_fwdevs + m->n_fails, i = 0;
+	for (size_t k = 0; k < m->n_devs; k++)
+		when_of(s, m->devs[k].peak_ts, &m->devs[k].when);
+	for (size_t k = 0; k < m->n_fwdevs; k++)
+		when_of(s, m->fwdevs[k].peak_ts, &m->fwdevs[k].when);
+	for (size_t k = 0; k < m->n_fails; k++)
+		when_of(s, m->fails[k].ts, &m->fails[k].when);
+	for (size_t q = 0; q < m->n_occs; q++) {
+		for (size_t k = 0; k < m->occs[q].n_devs; k++)
+			when_of(s, m->occs[q].devs[k].peak_ts, &m->occs[q].devs[k].when);
+		for (size_t k = 0; k < m->occs[q].n_fwdevs; k++)
+			when_of(s, m->occs[q].fwdevs[k].peak_ts, &m->occs[q].fwdevs[k].when);
+	}
+	if (!n || !s->by_type[GMT_EV_RANGE_BEGIN] ||
+	    (m->res.status != GMT_DECODE_OK && m->res.status != GMT_DECODE_DAMAGED))
+		return 0;
+	uint64_t *ts = calloc(n, sizeof(*ts));
+	gmt_phase_at_t *at = calloc(n, sizeof(*at));
+	if (!ts || !at) {
+		free(ts);
+		free(at);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < m->n_devs; k++)
+		ts[i++] = m->devs[k].peak_ts;
+	for (size_t k = 0; k < m->n_fwdevs; k++)
+		ts[i++] = m->fwdevs[k].peak_ts;
+	for (size_t k = 0; k < m->n_fails; k++)
+		ts[i++] = m->fails[k].ts;
+	const gmt_sites_model_opts_t *o = p->o;
+	gmt_phase_opts_t po = { .max_listed = GMT_PHASES_DEFAULT_LISTED, .top_n = GMT_PHASES_DEFAULT_TOP,
+				.domains = o->domains, .n_domains = o->n_domains,
+				.patterns = o->patterns, .n_patterns = o->n_patterns,
+				.all_depths = o->all_depths };
+	gmt_decode_result_t res;
+	int rc = gmt_phase_at_run(m->file, &po, ts, n, at, &res);
+	free(ts);
+	if (rc == -ENOMEM) {
+		free(at);
+		return rc;
+	}
+	m->phases_looked_up = 1;
+	i = 0;
+	gmt_sites_when_t *w;
+	for (size_t k = 0; k < n; k++) {
+		if (k < m->n_devs)
+			w = &m->devs[k].when;
+		else if (k < m->n_devs + m->n_fwdevs)
+			w = &m->fwdevs[k - m->n_devs].when;
+		else
+			w = &m->fails[k - m->n_devs - m->n_fwdevs].when;
+		w->phase = at[k];
+		w->phase_begin_s = (double)(int64_t)(at[k].begin_ts - s->first_ts) / 1e9;
+	}
+	free(at);
+	return 0;
 }
 
 void gmt_sites_model_free(gmt_sites_model_t *m)
@@ -714,6 +790,8 @@ void gmt_sites_model_free(gmt_sites_model_t *m)
 	}
 	free(m->occs);
 	free(m->phase_names_hint);
+	for (size_t i = 0; i < m->n_fails; i++)
+		gmt_phase_at_clear(&m->fails[i].when.phase, 1);
 	free(m->fails);
 	for (size_t i = 0; i < m->n_folded; i++)
 		free(m->folded[i].text);

@@ -24,12 +24,26 @@
 
 #include "gmt_decode.h"
 #include "engines/gmt_replay.h"
+#include "model/gmt_phase_at.h"
 #include "model/gmt_stacks.h"
+
+/* When a peak or failure happened: seconds after the trace's first event,
+ * wall-clock time (the header's CLOCK_REALTIME pair) and the phase
+ * occurrence open then (gmt_phase_at.h; the whole run's peaks and the
+ * failures only, when the trace has ranges). */
+typedef struct gmt_sites_when {
+	double since_s;
+	int has_utc;
+	uint64_t utc_ns;
+	gmt_phase_at_t phase;
+	double phase_begin_s;      /* phase.begin_ts after the first event     */
+} gmt_sites_when_t;
 
 /* One device at its peak (the whole run's, or within an occurrence). */
 typedef struct gmt_sites_dev {
 	int ordinal;
 	uint64_t peak, peak_ts;
+	gmt_sites_when_t when;     /* of peak_ts                              */
 	gmt_site_list_t live;      /* live at the peak, by site               */
 	gmt_site_list_t top;       /* allocated most over the run (whole run
 				      only; n_listed = n)                     */
@@ -53,6 +67,7 @@ typedef struct gmt_sites_fail {
 	const char *owner_key;
 	uint32_t stack;            /* the stack id                            */
 	const gmt_stack_view_t *st;  /* its view (GMT_SITES_REPORT)           */
+	gmt_sites_when_t when;
 } gmt_sites_fail_t;
 
 /* One folded line: frames outermost first, ';' between. */
@@ -104,6 +119,10 @@ typedef struct gmt_sites_model {
 	uint64_t fails_total;
 	int fails_more;                            /* fails_total > n_fails   */
 	gmt_folded_t *folded; size_t n_folded;     /* GMT_SITES_FOLDED        */
+	int phases_looked_up;                      /* the trace has ranges:
+						      the phases of the peaks
+						      and failures were looked
+						      up                      */
 	/* symbolisation (the symbol table's statistics once built) */
 	int symbols;
 	uint64_t sym_addresses, sym_files;

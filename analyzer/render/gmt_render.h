@@ -46,8 +46,9 @@ void gmt_render_json_head(gmt_json_t *j, const char *command);
 
 /* ---- summary (gmt_summary_render.c) ---- */
 
-void gmt_report_text(FILE *f, const struct gmt_summary *s);
-void gmt_report_json(gmt_json_t *j, const struct gmt_summary *s);
+struct gmt_summary_phases;   /* model/gmt_phase_at.h; NULL: no phases named */
+void gmt_report_text(FILE *f, const struct gmt_summary *s, const struct gmt_summary_phases *sp);
+void gmt_report_json(gmt_json_t *j, const struct gmt_summary *s, const struct gmt_summary_phases *sp);
 
 /* Prints "Trace FILE" and how it was read (ended cleanly, cut, damaged at
  * an offset, not analysed) as the text reports begin. Returns nonzero when
@@ -140,5 +141,18 @@ struct gmt_memviz_model;
 /* The memory viewer's snapshot; format GMT_MEMVIZ_JSON or a pickle
  * protocol (export/gmt_memviz.h). Returns 0 or a negative errno. */
 int gmt_memviz_model_write(FILE *out, struct gmt_memviz_model *m, int format);
+
+/* ---- several processes of one job (gmt_job_render.c): summary's last
+ * section and its "job" member ---- */
+
+struct gmt_job_model;
+void gmt_job_text(FILE *f, const struct gmt_job_model *m);
+void gmt_job_json(gmt_json_t *j, const struct gmt_job_model *m);
+
+/* ---- diff (gmt_diff_render.c) ---- */
+
+struct gmt_diff_model;
+void gmt_diff_text(FILE *f, const struct gmt_diff_model *m);
+void gmt_diff_json(gmt_json_t *j, const struct gmt_diff_model *m);
 
 #endif /* GMT_RENDER_H */

@@ -77,11 +77,36 @@ static void j_fw_site(gmt_json_t *j, const gmt_site_t *s)
 }
 
 /* "ordinal", "peak_bytes", "peak_ts_ns", "live_sites_total", "live_sites". */
-static void j_dev_head(gmt_json_t *j, const gmt_sites_dev_t *d, int fw)
+/* "since_first_event_s", "utc", "phase" of w (keys with a prefix). */
+static void j_when(gmt_json_t *j, const gmt_sites_when_t *w, int whole_run, const char *pfx)
+{
+	char k[64], b[64];
+	snprintf(k, sizeof(k), "%ssince_first_event_s", pfx);
+	gmt_json_kv_fixed(j, k, w->since_s, 9);
+	snprintf(k, sizeof(k), "%sutc", pfx);
+	gmt_json_kv_str(j, k, w->has_utc ? gmt_fmt_utc(b, sizeof(b), w->utc_ns) : NULL);
+	if (!whole_run)
+		return;
+	snprintf(k, sizeof(k), "%sphase", pfx);
+	gmt_json_key(j, k);
+	if (!w->phase.in_phase) {
+		gmt_json_null(j);
+		return;
+	}
+	gmt_json_obj_begin(j);
+	gmt_json_kv_str(j, "name", w->phase.name);
+	gmt_json_kv_u64(j, "occurrence", w->phase.k);
+	gmt_json_kv_u64(j, "begin_ts_ns", w->phase.begin_ts);
+	gmt_json_kv_fixed(j, "begin_since_first_event_s", w->phase_begin_s, 9);
+	gmt_json_obj_end(j);
+}
+
+static void j_dev_head(gmt_json_t *j, const gmt_sites_dev_t *d, int fw, int whole_run)
 {
 	gmt_json_kv_i64(j, "ordinal", d->ordinal);
 	gmt_json_kv_u64(j, "peak_bytes", d->peak);
 	gmt_json_kv_u64(j, "peak_ts_ns", d->peak_ts);
+	j_when(j, &d->when, whole_run, "peak_");
 	gmt_json_kv_u64(j, "live_sites_total", d->live.n);
 	gmt_json_kv_arr_begin(j, "live_sites");
 	for (size_t i = 0; i < d->live.n_listed; i++) {
@@ -94,12 +119,12 @@ static void j_dev_head(gmt_json_t *j, const gmt_sites_dev_t *d, int fw)
 }
 
 /* A JSON array of framework devices (framework_sites, framework_devices). */
-static void j_fw_devs(gmt_json_t *j, const gmt_sites_dev_t *devs, size_t n)
+static void j_fw_devs(gmt_json_t *j, const gmt_sites_dev_t *devs, size_t n, int whole_run)
 {
 	gmt_json_arr_begin(j);
 	for (size_t k = 0; k < n; k++) {
 		gmt_json_obj_begin(j);
-		j_dev_head(j, &devs[k], 1);
+		j_dev_head(j, &devs[k], 1, whole_run);
 		gmt_json_obj_end(j);
 	}
 	gmt_json_arr_end(j);
@@ -110,11 +135,12 @@ void gmt_sites_json(gmt_json_t *j, const gmt_sites_model_t *m)
 	gmt_json_obj_begin(j);
 	gmt_json_kv_str(j, "file", m->file);
 	gmt_json_kv_str(j, "status", m->status_key);
+	gmt_json_kv_bool(j, "phases_looked_up", m->phases_looked_up);
 	gmt_json_kv_arr_begin(j, "devices");
 	for (size_t k = 0; k < m->n_devs; k++) {
 		const gmt_sites_dev_t *d = &m->devs[k];
 		gmt_json_obj_begin(j);
-		j_dev_head(j, d, 0);
+		j_dev_head(j, d, 0, 1);
 		gmt_json_kv_arr_begin(j, "most_allocated");
 		for (size_t i = 0; i < d->top.n_listed; i++)
 			j_site(j, &d->top.sites[i]);
@@ -124,7 +150,7 @@ void gmt_sites_json(gmt_json_t *j, const gmt_sites_model_t *m)
 	gmt_json_arr_end(j);
 	if (m->framework) {
 		gmt_json_key(j, "framework_sites");
-		j_fw_devs(j, m->fwdevs, m->n_fwdevs);
+		j_fw_devs(j, m->fwdevs, m->n_fwdevs, 1);
 	}
 	if (m->phase) {
 		gmt_json_kv_obj_begin(j, "phase");
@@ -141,13 +167,13 @@ void gmt_sites_json(gmt_json_t *j, const gmt_sites_model_t *m)
 			gmt_json_kv_arr_begin(j, "devices");
 			for (size_t k = 0; k < oc->n_devs; k++) {
 				gmt_json_obj_begin(j);
-				j_dev_head(j, &oc->devs[k], 0);
+				j_dev_head(j, &oc->devs[k], 0, 0);
 				gmt_json_obj_end(j);
 			}
 			gmt_json_arr_end(j);
 			if (m->framework) {
 				gmt_json_key(j, "framework_devices");
-				j_fw_devs(j, oc->fwdevs, oc->n_fwdevs);
+				j_fw_devs(j, oc->fwdevs, oc->n_fwdevs, 0);
 			}
 			gmt_json_obj_end(j);
 		}
@@ -160,6 +186,7 @@ void gmt_sites_json(gmt_json_t *j, const gmt_sites_model_t *m)
 		const gmt_sites_fail_t *f = &m->fails[i];
 		gmt_json_obj_begin(j);
 		gmt_json_kv_u64(j, "ts_ns", f->ts);
+		j_when(j, &f->when, 1, "");
 		gmt_json_kv_i64(j, "device", f->device);
 		gmt_json_kv_u64(j, "bytes", f->size);
 		gmt_json_kv_str(j, "kind", f->kind_key);

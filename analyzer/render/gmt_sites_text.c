@@ -75,6 +75,27 @@ static const char *plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
+/* lead, "+S s after the first event (UTC)", a newline, and the phase line
+ * when the trace's phases were looked up. */
+static void t_when(FILE *o, const gmt_sites_model_t *m, const gmt_sites_when_t *w, const char *lead,
+		   const char *indent)
+{
+	char b[64];
+	fprintf(o, "%s%+.9f s after the first event", lead, w->since_s);
+	if (w->has_utc)
+		fprintf(o, " (%s)", gmt_fmt_utc(b, sizeof(b), w->utc_ns));
+	fputc('\n', o);
+	if (!m->phases_looked_up)
+		return;
+	if (!w->phase.in_phase) {
+		fprintf(o, "%sin no phase occurrence\n", indent);
+		return;
+	}
+	fprintf(o, "%sin phase \"", indent);
+	gmt_text_str(o, w->phase.name);
+	fprintf(o, "\" occurrence %" PRIu64 " (%s)\n", w->phase.k, w->phase.k == 1 ? "cold" : "warm");
+}
+
 void gmt_sites_text(FILE *o, const gmt_sites_model_t *m)
 {
 	char b[64];
@@ -85,8 +106,9 @@ void gmt_sites_text(FILE *o, const gmt_sites_model_t *m)
 		fputs("  the framework held no block (no FW_ALLOC events)\n", o);
 	for (size_t k = 0; k < m->n_fwdevs; k++) {
 		const gmt_sites_dev_t *d = &m->fwdevs[k];
-		fprintf(o, "\ndevice %d: framework peak %s allocated at ts %" PRIu64 " ns\n", d->ordinal,
+		fprintf(o, "\ndevice %d: framework peak %s allocated at ts %" PRIu64 " ns", d->ordinal,
 			gmt_fmt_bytes(b, sizeof(b), d->peak), d->peak_ts);
+		t_when(o, m, &d->when, ", ", "  ");
 		fprintf(o, "  framework blocks live at the peak, by stack (%zu site%s%s):\n", d->live.n,
 			plural(d->live.n), d->live.more ? ", largest listed" : "");
 		for (size_t i = 0; i < d->live.n_listed; i++)
@@ -96,8 +118,9 @@ void gmt_sites_text(FILE *o, const gmt_sites_model_t *m)
 		fputs("  no device memory was held\n", o);
 	for (size_t k = 0; k < m->n_devs && !m->framework; k++) {
 		const gmt_sites_dev_t *d = &m->devs[k];
-		fprintf(o, "\ndevice %d: peak %s at ts %" PRIu64 " ns\n", d->ordinal,
+		fprintf(o, "\ndevice %d: peak %s at ts %" PRIu64 " ns", d->ordinal,
 			gmt_fmt_bytes(b, sizeof(b), d->peak), d->peak_ts);
+		t_when(o, m, &d->when, ", ", "  ");
 		fprintf(o, "  live at the peak, by call site (%zu site%s%s):\n", d->live.n,
 			plural(d->live.n), d->live.more ? ", largest listed" : "");
 		for (size_t i = 0; i < d->live.n_listed; i++)
@@ -148,6 +171,7 @@ void gmt_sites_text(FILE *o, const gmt_sites_model_t *m)
 		fprintf(o, "    ts %" PRIu64 " ns  device %d  %s  %s  result %u%s%s%s  owner %s (stack: %s)\n",
 			f->ts, f->device, gmt_fmt_bytes(b, sizeof(b), f->size), f->api_key, f->result,
 			res ? " (" : "", res ? res : "", res ? ")" : "", f->owner_key, f->st->owner_key);
+		t_when(o, m, &f->when, "      at ", "      ");
 		if (f->st->kind == GMT_STACK_NATIVE)
 			t_frames(o, f->st);
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engines/gmt_replay.h"
+#include "model/gmt_phase_at.h"
 #include "model/gmt_results.h"
 #include "render/gmt_render.h"
 
@@ -56,6 +57,42 @@ static void t_when(FILE *f, const gmt_summary_t *s, uint64_t ts)
 		fprintf(f, " (%s)", gmt_fmt_utc(b, sizeof(b), gmt_summary_realtime_ns(s, ts)));
 }
 
+/* The phase occurrence of a peak or failure (nothing when the trace has no
+ * phases). */
+static void t_phase(FILE *f, const gmt_summary_t *s, const gmt_summary_phases_t *sp,
+		    const gmt_phase_at_t *a)
+{
+	if (!sp || !sp->ran)
+		return;
+	if (!a->in_phase) {
+		fprintf(f, "    in no phase occurrence\n");
+		return;
+	}
+	fprintf(f, "    in phase \"");
+	gmt_text_str(f, a->name);
+	fprintf(f, "\" occurrence %" PRIu64 " (%s), begun at %+.9f s\n", a->k, a->k == 1 ? "cold" : "warm",
+		since_s(s, a->begin_ts));
+}
+
+/* How the process ended (gmt_summary_t.process_end). */
+static void t_process_end(FILE *f, const gmt_summary_t *s)
+{
+	const char *h = s->process_end ? s->process_end : "cut";
+	if (!strcmp(h, "cut"))
+		return;  /* the status line says it */
+	fprintf(f, "Process end: ");
+	if (!strcmp(h, "exec"))
+		fprintf(f, "it called exec (no END record: the new program, same pid, writes its own trace)\n");
+	else if (!strcmp(h, "signal"))
+		fprintf(f, "killed by signal %d\n", s->process_end_value);
+	else if (!strcmp(h, "shutdown"))
+		fprintf(f, "the tracer was shut down (gpumemtrace_shutdown)\n");
+	else if (!*h)
+		fprintf(f, "not recorded (trace format older than 1.4)\n");
+	else
+		fprintf(f, "%s with status %d\n", h, s->process_end_value);
+}
+
 static void t_comp(FILE *f, const char *indent, const gmt_composition_t *c)
 {
 	char b[64];
@@ -74,7 +111,8 @@ static void t_comp(FILE *f, const char *indent, const gmt_composition_t *c)
 	fputc('\n', f);
 }
 
-static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d)
+static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d,
+		     const gmt_summary_phases_t *sp, const gmt_phase_at_t *pa)
 {
 	char b[64], u[48];
 	if (d->ordinal < 0)
@@ -99,7 +137,9 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 	if (d->peak.total) {
 		fprintf(f, "    at ");
 		t_when(f, s, d->peak_ts);
-		fprintf(f, "\n    composition at that instant:\n");
+		fputc('\n', f);
+		t_phase(f, s, sp, pa);
+		fprintf(f, "    composition at that instant:\n");
 		t_comp(f, "      ", &d->peak);
 	}
 
@@ -267,7 +307,7 @@ int gmt_report_text_status(FILE *f, const gmt_summary_t *s)
 	return 1;
 }
 
-void gmt_report_text(FILE *f, const gmt_summary_t *s)
+void gmt_report_text(FILE *f, const gmt_summary_t *s, const gmt_summary_phases_t *sp)
 {
 	char b[64], b2[64];
 	if (!gmt_report_text_status(f, s))
@@ -315,7 +355,7 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 		/* Devices in ordinal order, the "no device" slot last. */
 		const gmt_dev_summary_t *d = s->dev[i % s->n_dev];
 		if (dev_reported(d))
-			t_device(f, s, d);
+			t_device(f, s, d, sp, sp && sp->ran ? &sp->peak[i % s->n_dev] : NULL);
 	}
 
 	fprintf(f, "\nHost pinned memory (host memory, never in device totals)\n");
@@ -373,7 +413,9 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 		const char *rn = gmt_curesult_name(x->result);
 		fprintf(f, "  at ");
 		t_when(f, s, x->ts);
-		fprintf(f, "\n    device %d: requested %s, %s via %s, owner %s, stream 0x%" PRIx64
+		fputc('\n', f);
+		t_phase(f, s, sp, sp && sp->ran ? &sp->fail[i] : NULL);
+		fprintf(f, "    device %d: requested %s, %s via %s, owner %s, stream 0x%" PRIx64
 			", result %u %s\n", x->device, gmt_fmt_bytes(b, sizeof(b), x->size),
 			gmt_kind_name(x->kind), gmt_api_name(x->api), gmt_owner_name(x->owner),
 			x->stream, x->result, rn ? rn : "(unknown CUresult)");
@@ -405,6 +447,7 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s)
 	if (s->has_end)
 		fprintf(f, "End record: %" PRIu64 " events written, %" PRIu64 " dropped, %" PRIu64 " late\n",
 			s->end.written, s->end.dropped, s->end.late);
+	t_process_end(f, s);
 
 	const gmt_anomalies_t *a = &s->anom;
 	static const char *const an_name[] = {
@@ -493,7 +536,23 @@ static void j_when(gmt_json_t *j, const gmt_summary_t *s, int valid, uint64_t ts
 	gmt_json_kv_str(j, "utc", s->has_header ? gmt_fmt_utc(b, sizeof(b), gmt_summary_realtime_ns(s, ts)) : NULL);
 }
 
-static void j_device(gmt_json_t *j, const gmt_summary_t *s, const gmt_dev_summary_t *d)
+static void j_phase(gmt_json_t *j, const gmt_summary_t *s, const gmt_phase_at_t *a)
+{
+	gmt_json_key(j, "phase");
+	if (!a || !a->in_phase) {
+		gmt_json_null(j);
+		return;
+	}
+	gmt_json_obj_begin(j);
+	gmt_json_kv_str(j, "name", a->name);
+	gmt_json_kv_u64(j, "occurrence", a->k);
+	gmt_json_kv_u64(j, "begin_ts_ns", a->begin_ts);
+	gmt_json_kv_fixed(j, "begin_since_first_event_s", since_s(s, a->begin_ts), 9);
+	gmt_json_obj_end(j);
+}
+
+static void j_device(gmt_json_t *j, const gmt_summary_t *s, const gmt_dev_summary_t *d,
+		     const gmt_phase_at_t *pa)
 {
 	char b[64];
 	gmt_json_obj_begin(j);
@@ -516,6 +575,7 @@ static void j_device(gmt_json_t *j, const gmt_summary_t *s, const gmt_dev_summar
 	gmt_json_kv_obj_begin(j, "peak");
 	j_comp(j, &d->peak);
 	j_when(j, s, d->peak.total > 0, d->peak_ts);
+	j_phase(j, s, d->peak.total > 0 ? pa : NULL);
 	gmt_json_obj_end(j);
 
 	gmt_json_kv_obj_begin(j, "independent_maxima");
@@ -608,7 +668,7 @@ static void j_device(gmt_json_t *j, const gmt_summary_t *s, const gmt_dev_summar
 	gmt_json_obj_end(j);
 }
 
-void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s)
+void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s, const gmt_summary_phases_t *sp)
 {
 	char b[64];
 	int analysed = s->status == GMT_DECODE_OK || s->status == GMT_DECODE_DAMAGED;
@@ -685,7 +745,7 @@ void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s)
 	for (size_t i = 1; i <= s->n_dev; i++) {
 		const gmt_dev_summary_t *d = s->dev[i % s->n_dev];
 		if (dev_reported(d))
-			j_device(j, s, d);
+			j_device(j, s, d, sp && sp->ran ? &sp->peak[i % s->n_dev] : NULL);
 	}
 	gmt_json_arr_end(j);
 
@@ -757,6 +817,7 @@ void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s)
 		const gmt_fail_summary_t *x = &s->fails[i];
 		gmt_json_obj_begin(j);
 		j_when(j, s, 1, x->ts);
+		j_phase(j, s, sp && sp->ran ? &sp->fail[i] : NULL);
 		gmt_json_kv_i64(j, "device", x->device);
 		gmt_json_kv_u64(j, "requested_bytes", x->size);
 		gmt_json_kv_str(j, "kind", gmt_kind_name(x->kind));
@@ -803,6 +864,11 @@ void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s)
 	} else {
 		gmt_json_null(j);
 	}
+	gmt_json_kv_obj_begin(j, "process_end");
+	gmt_json_kv_str(j, "how", s->process_end ? s->process_end : "cut");
+	gmt_json_kv_i64(j, "value", s->process_end_value);
+	gmt_json_obj_end(j);
+	gmt_json_kv_bool(j, "phases_looked_up", sp && sp->ran);
 
 	gmt_json_kv_obj_begin(j, "anomalies");
 	{

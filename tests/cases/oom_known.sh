@@ -120,4 +120,34 @@ run_traced "$BUILD/tests/diff_workload" "$BUILD/tests/diff_v1/libdiffws.so" > /d
 "$ANALYZE" oom "$(the_trace)" > none.txt; assert_eq 0 $? "no failure: exit status"
 assert_eq "  no out-of-memory failure" "$(sed -n 2p none.txt)" "no failure: the line"
 assert_eq 2 "$(wc -l < none.txt | tr -d ' ')" "no failure: nothing else"
+# summary names the phase of the peak and of the failure, and how the
+# process ended: the peak 6.5 GiB and the failure both in "train" #1.
+for mode in oom kill; do
+	"$ANALYZE" summary --json $mode.t/*.gmt > sum_$mode.json || fail "$mode: summary --json exit $?"
+	"$ANALYZE" summary $mode.t/*.gmt > sum_$mode.txt || fail "$mode: summary exit $?"
+done
+python3 - "$ROOT/schemas/report.schema.json" <<'PY' || fail "summary: phases and end"
+import json, sys, jsonschema
+GiB, MiB = 1 << 30, 1 << 20
+schema = json.load(open(sys.argv[1]))
+for mode, end in (("oom", {"how": "exit", "value": 1}), ("kill", {"how": "cut", "value": 0})):
+    d = json.load(open("sum_%s.json" % mode))
+    jsonschema.Draft202012Validator(schema).validate(d)
+    t = d["traces"][0]
+    if t["process_end"] != end or t["phases_looked_up"] is not True:
+        sys.exit("%s: process_end %r, phases_looked_up %r" % (mode, t["process_end"], t["phases_looked_up"]))
+    p = t["devices"][0]["peak"]
+    got = (p["bytes"], p["phase"]["name"], p["phase"]["occurrence"])
+    if got != (6 * GiB + 512 * MiB, "train", 1):
+        sys.exit("%s: peak %r" % (mode, got))
+    if not p["phase"]["begin_ts_ns"] <= p["ts_ns"]:
+        sys.exit("%s: the phase begins after the peak" % mode)
+    fl = t["failed_allocations"]["items"]
+    got = [(x["requested_bytes"], x["phase"]["name"], x["phase"]["occurrence"]) for x in fl]
+    if got != [(2 * GiB, "train", 1)]:
+        sys.exit("%s: failures %r" % (mode, got))
+PY
+assert_contains sum_oom.txt "    in phase \"train\" occurrence 1 (cold), begun at +"
+assert_contains sum_oom.txt "Process end: exit with status 1"
+assert_contains sum_kill.txt "cut: no end record"
 exit 0

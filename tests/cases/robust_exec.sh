@@ -3,7 +3,7 @@
 # whichever exec function replaced the process: all 300 allocations, EXEC
 # as the last event and no END (the process image ended there), and before
 # it a failed exec (ENOENT, as the program saw it) recorded as EXEC_FAILED
-# with tracing going on. Writer rounds every 100 ms, so without the flush
+# with tracing going on; summary says the process ended by exec. Writer rounds every 100 ms, so without the flush
 # the last allocations would still be buffered at the exec.
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
@@ -23,5 +23,7 @@ for how in execl execv execve execvp execlp execle; do
 	assert_eq exec "$(grep '^EV ' dump.txt | tail -n 1 | cut -d' ' -f2)" "the last event ($how)"
 	assert_eq 2 "$(grep -c '^EV exec ' dump.txt)" "exec events ($how)"
 	assert_eq 0 "$(grep -c '^END ' dump.txt)" "END records ($how)"
+	"$ANALYZE" summary --json "$(the_trace)" > sum.json || fail "summary ($how)"
+	assert_eq exec "$(json_get sum.json 'j["traces"][0]["process_end"]["how"]')" "summary: ended by exec ($how)"
 done
 exit 0

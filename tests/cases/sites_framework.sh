@@ -34,12 +34,22 @@ ts1=$(awk '/^EV fw_alloc .*device=1 addr=0x7000/ { sub("ts=", "", $3); print $3 
 [ -n "$t0" ] && [ -n "$ts1" ] || fail "no t0 or device 1 event"
 "$ANALYZE" sites --framework --json "$T" > s.json || fail "sites --framework --json"
 "$ANALYZE" sites --framework "$T" > s.txt || fail "sites --framework"
-python3 - "$ROOT/schemas/report.schema.json" s.json "$t0" "$ts1" <<'PY' || fail "sites --framework JSON"
-import json, sys, jsonschema
+"$ANALYZE" summary --json "$T" > sum.json || fail "summary --json"
+python3 - "$ROOT/schemas/report.schema.json" s.json "$t0" "$ts1" sum.json <<'PY' || fail "sites --framework JSON"
+import json, sys, time, jsonschema
 schema = json.load(open(sys.argv[1]))
 doc = json.load(open(sys.argv[2]))
 jsonschema.Draft202012Validator(schema).validate(doc)
 t0, ts1 = int(sys.argv[3]), int(sys.argv[4])
+# Each peak's instant: seconds after the trace's first event, and UTC from
+# the header's clock pair (summary --json gives both); no phases: null.
+sm = json.load(open(sys.argv[5]))["traces"][0]
+first = sm["time"]["first_event_ts_ns"]
+def utc(ts):
+    sec, ns = divmod(ts + sm["process"]["clock_realtime_ns"] - sm["process"]["clock_monotonic_ns"], 10**9)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)) + ".%09dZ" % ns
+def when(ts):
+    return {"peak_since_first_event_s": (ts - first) / 1e9, "peak_utc": utc(ts), "peak_phase": None}
 S1, S2 = 0x80000000, 0x80000001
 F1 = [{"text": "forward (/w/model.py:12)"}, {"text": "step (/w/train.py:40)"}]
 F2 = [{"text": "step (/w/train.py:41)"}]
@@ -47,10 +57,10 @@ def site(b, c, peak, sid, kind, frames):
     return {"bytes": b, "count": c, "share": b / peak, "stack_id": sid, "stack_kind": kind,
             "frames": frames}
 want = [
-    {"ordinal": 0, "peak_bytes": 7680, "peak_ts_ns": t0 + 3000, "live_sites_total": 3,
+    {"ordinal": 0, "peak_bytes": 7680, "peak_ts_ns": t0 + 3000, **when(t0 + 3000), "live_sites_total": 3,
      "live_sites": [site(4096, 1, 7680, S2, "text", F2), site(3072, 2, 7680, S1, "text", F1),
                     site(512, 1, 7680, 0, "none", [])]},
-    {"ordinal": 1, "peak_bytes": 300, "peak_ts_ns": ts1, "live_sites_total": 1,
+    {"ordinal": 1, "peak_bytes": 300, "peak_ts_ns": ts1, **when(ts1), "live_sites_total": 1,
      "live_sites": [site(300, 1, 300, S1, "text", F1)]},
 ]
 got = doc["traces"][0]["framework_sites"]

@@ -20,8 +20,9 @@ awk '$1 == "EV" && ($2 == "range_begin" || $2 == "range_end") { print substr($3,
 assert_eq 6 "$(wc -l < ranges)" "range events"
 "$ANALYZE" sites --framework --phase step --json "$T" > s.json || fail "sites --json"
 "$ANALYZE" sites --framework --phase step "$T" > s.txt || fail "sites"
-python3 - "$ROOT/schemas/report.schema.json" s.json "$tB" "$tC" "$tD" ranges <<'PY' || fail "JSON"
-import json, sys, jsonschema
+"$ANALYZE" summary --json "$T" > sum.json || fail "summary --json"
+python3 - "$ROOT/schemas/report.schema.json" s.json "$tB" "$tC" "$tD" ranges sum.json <<'PY' || fail "JSON"
+import json, sys, time, jsonschema
 schema = json.load(open(sys.argv[1]))
 doc = json.load(open(sys.argv[2]))
 jsonschema.Draft202012Validator(schema).validate(doc)
@@ -32,14 +33,29 @@ F1 = [{"text": "fwd (/w/m.py:3)"}, {"text": "step (/w/t.py:9)"}]
 F2 = [{"text": "bwd (/w/m.py:7)"}]
 def site(b, c, peak, sid, frames):
     return {"bytes": b, "count": c, "share": b / peak, "stack_id": sid, "stack_kind": "text", "frames": frames}
-def dev(o, peak, ts, sites):
-    return {"ordinal": o, "peak_bytes": peak, "peak_ts_ns": ts, "live_sites_total": len(sites), "live_sites": sites}
+# Each peak's instant: seconds after the trace's first event and UTC from the
+# header's clock pair (summary --json gives both); over the whole run also
+# the occurrence of "step" it fell in (none within an occurrence: it is that one).
+sm = json.load(open(sys.argv[7]))["traces"][0]
+first = sm["time"]["first_event_ts_ns"]
+def utc(ts):
+    sec, ns = divmod(ts + sm["process"]["clock_realtime_ns"] - sm["process"]["clock_monotonic_ns"], 10**9)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)) + ".%09dZ" % ns
+def dev(o, peak, ts, sites, in_occ=None):
+    d = {"ordinal": o, "peak_bytes": peak, "peak_ts_ns": ts,
+         "peak_since_first_event_s": (ts - first) / 1e9, "peak_utc": utc(ts)}
+    if in_occ is not None:
+        k, begin = in_occ
+        d["peak_phase"] = None if k is None else {"name": "step", "occurrence": k, "begin_ts_ns": begin,
+                                                  "begin_since_first_event_s": (begin - first) / 1e9}
+    d.update({"live_sites_total": len(sites), "live_sites": sites})
+    return d
 t = doc["traces"][0]
 def eq(want, got, what):
     if want != got:
         sys.exit("%s:\n got  %s\n want %s" % (what, json.dumps(got), json.dumps(want)))
-eq([dev(0, 4000, tB, [site(3000, 1, 4000, S2, F2), site(1000, 1, 4000, S1, F1)]),
-    dev(1, 200, tD, [site(200, 1, 200, S1, F1)])], t["framework_sites"], "whole run")
+eq([dev(0, 4000, tB, [site(3000, 1, 4000, S2, F2), site(1000, 1, 4000, S1, F1)], (1, r[0])),
+    dev(1, 200, tD, [site(200, 1, 200, S1, F1)], (2, r[2]))], t["framework_sites"], "whole run")
 ph = t["phase"]
 eq(("step", 3), (ph["name"], ph["occurrences_total"]), "phase")
 occ = ph["occurrences"]

@@ -99,4 +99,11 @@ step #2;device 0;...;main;site_alloc;cudaMalloc 6291456
 EOT
 cmp f.want f2.txt || { diff f.want f2.txt >&2; fail "flamegraph --phase lines"; }
 "$ANALYZE" sites --phase 2>/dev/null; assert_eq 2 $? "--phase without a name"
+# The whole run's peak (18 MiB, site W) is between the phases: in none;
+# every failure-free peak names its time. A peak inside a phase:
+# phases_workload's 198 MiB in "step" #1 (tests/frozen/expected).
+assert_eq True "$(json_get s.json 'j["traces"][0]["phases_looked_up"]')" "phases looked up"
+assert_eq "18874368 None" "$(json_get s.json 'str(j["traces"][0]["devices"][0]["peak_bytes"]) + " " + str(j["traces"][0]["devices"][0]["peak_phase"])')" "the peak between the phases"
+"$ANALYZE" sites "$T" > w.txt || fail "sites"
+assert_contains w.txt "  in no phase occurrence"
 exit 0

@@ -52,6 +52,8 @@ GMT_FAKE_DEVICES=2 traced ctx_destroy "$BUILD/tests/ctx_destroy"
 GMT_FAKE_DEVICES=2 traced ctx_destroy_runtime "$BUILD/tests/ctx_destroy" runtime
 traced graph_capture "$BUILD/tests/graph_capture"
 traced demo_fork "$BUILD/tests/demo_fork"
+# one job: ranks 0-2 and a worker on two devices (tests/routes/shared_workload.c; stray contexts)
+GMT_FAKE_DEVICES=2 GMT_FAKE_CONTEXT_BYTES=67108864 traced shared "$BUILD/tests/shared_workload" 3
 GMT_FAKE_MEM_BYTES=67108864 traced route_fail "$BUILD/tests/route_fail"
 GMT_FAKE_MEM_BYTES=67108864 traced route_fail_kill "$BUILD/tests/route_fail" kill
 PP="$ROOT/python/gpumemtrace_companion:$ROOT/python:$ROOT/tests/companion/fake_torch:$ROOT/tests/companion/user_site"

@@ -1,5 +1,5 @@
 """live_mask.py - masks what a live run of a route program changes from one
-run to the next (times, addresses, the trace's name, symbolisation time)
+run to the next (times, seconds and UTC, addresses, the trace's name, symbolisation time)
 and what other machines and other people's edits change (frames outside
 the route program's own modules, line numbers in the test doubles, module
 directories, ELF offsets), so that symbolised sites/flamegraph output can be
@@ -23,6 +23,9 @@ def text(s):
             continue
         line = re.sub(r"ts \d+ ns", "ts T ns", line)
         line = re.sub(r"ts \d+ to \d+ ns", "ts T to T ns", line)
+        line = re.sub(r"[+-]\d+\.\d{9} s after the first event \([0-9T:.Z-]+\)",
+                      "+S s after the first event (UTC)", line)
+        line = re.sub(r"begun at [+-]\d+\.\d{9} s", "begun at +S s", line)
         line = re.sub(r"at fake_runtime\.c:\d+", "at fake_runtime.c:L", line)
         line = re.sub(r"^(trace|Trace) \S+", r"\1 TRACE", line)
         line = re.sub(r"0x[0-9a-f]+", "0xA", line)
@@ -35,6 +38,7 @@ def js(o, key=None):
         r = {}
         for k, v in o.items():
             if k in ("addr", "offset") or k.endswith("ts_ns") or k == "seconds" or \
+                    k.endswith("since_first_event_s") or k.endswith("utc") or \
                     (k == "file" and key == "traces") or k in ("addresses", "files"):
                 r[k] = "M"
             elif k == "module" and isinstance(v, str):

@@ -752,7 +752,7 @@ static char *report_of(const gmt_devent_t *evs, size_t n, const uint8_t *resets,
 	}
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
-	gmt_report_text(f, gmt_replay_finish(R, NULL));
+	gmt_report_text(f, gmt_replay_finish(R, NULL), NULL);
 	fclose(f);
 	gmt_replay_free(R);
 	return buf;

@@ -90,10 +90,10 @@ static char *render(const gmt_summary_t *s, int json, size_t *len)
 	if (json) {
 		gmt_json_t j;
 		gmt_json_init(&j, f);
-		gmt_report_json(&j, s);
+		gmt_report_json(&j, s, NULL);
 		CHECK(gmt_json_close(&j) == 0);
 	} else {
-		gmt_report_text(f, s);
+		gmt_report_text(f, s, NULL);
 	}
 	fclose(f);
 	return buf;
@@ -145,8 +145,8 @@ int main(int argc, char **argv)
 		gmt_json_init(&j, f);
 		gmt_render_json_head(&j, "summary");
 		gmt_json_kv_arr_begin(&j, "traces");
-		gmt_report_json(&j, s);
-		gmt_report_json(&j, s);
+		gmt_report_json(&j, s, NULL);
+		gmt_report_json(&j, s, NULL);
 		gmt_json_arr_end(&j);
 		gmt_json_obj_end(&j);
 		gmt_json_close(&j);

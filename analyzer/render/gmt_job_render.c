@@ -1,0 +1,230 @@
+/*
+ * gmt_job_render.c - several processes of one job (model/gmt_job_model.h)
+ * as the last section of `summary` (text) and its "job" member (JSON).
+ * Only formats; docs/analyzer.md "Several processes".
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "model/gmt_job_model.h"
+#include "render/gmt_render.h"
+
+static void uuid_of(char *u, size_t len, const gmt_rm_device_t *d)
+{
+	int n = 0;
+	for (int i = 0; i < 16; i++)
+		n += snprintf(u + n, len - (size_t)n, "%02x%s", d->uuid[i],
+			      i == 3 || i == 5 || i == 7 || i == 9 ? "-" : "");
+}
+
+static double since_t0(const gmt_rm_device_t *d, uint64_t ts)
+{
+	return (double)(int64_t)(ts - d->t0) / 1e9;
+}
+
+static void t_who(FILE *f, const gmt_job_proc_t *p)
+{
+	fprintf(f, "pid %" PRIu64, p->pid);
+	if (p->rank || p->local_rank) {
+		fprintf(f, " (rank ");
+		gmt_text_str(f, p->rank ? p->rank : "unset");
+		fprintf(f, ", local rank ");
+		gmt_text_str(f, p->local_rank ? p->local_rank : "unset");
+		fputc(')', f);
+	}
+}
+
+void gmt_job_text(FILE *f, const gmt_job_model_t *m)
+{
+	const gmt_report_model_t *rm = m->rm;
+	char b[64], c[64], u[48];
+	fprintf(f, "Processes of one job: %zu traces, grouped by host and physical device (UUID), their\n"
+		"times merged on CLOCK_MONOTONIC (which one host shares)\n", rm->n_traces);
+	for (size_t d = 0; d < rm->n_devices; d++) {
+		const gmt_rm_device_t *dv = &rm->devices[d];
+		fprintf(f, "\nPhysical device %s: ", dv->id);
+		gmt_text_str(f, *dv->name ? dv->name : "(no device record)");
+		fprintf(f, ", host ");
+		gmt_text_str(f, dv->host);
+		if (dv->uuid_known) {
+			uuid_of(u, sizeof(u), dv);
+			fprintf(f, ", uuid %s", u);
+		} else {
+			fprintf(f, ", no uuid (grouped by host, ordinal %d and name)", dv->ordinal);
+		}
+		fprintf(f, "; %zu process%s\n", dv->n_members, dv->n_members == 1 ? "" : "es");
+		if (!dv->has_peak) {
+			fprintf(f, "  no process held a byte on it\n");
+		} else {
+			fprintf(f, "  coinciding peak of what the processes held together: %s\n",
+				gmt_fmt_bytes(b, sizeof(b), dv->peak.held));
+			fprintf(f, "    at ts %" PRIu64 " ns, %+.9f s after the device's first event", dv->peak.ts,
+				since_t0(dv, dv->peak.ts));
+			if (dv->has_wall)
+				fprintf(f, " (%s)", gmt_fmt_utc(c, sizeof(c), dv->wall_t0_ns + (dv->peak.ts - dv->t0)));
+			fputc('\n', f);
+		}
+		for (size_t k = 0; k < dv->n_members; k++) {
+			const gmt_rm_member_t *mb = &dv->members[k];
+			fprintf(f, "    ");
+			t_who(f, &m->procs[mb->trace]);
+			if (dv->has_peak)
+				fprintf(f, ": %s at that instant, %.2f%% of it;", gmt_fmt_bytes(b, sizeof(b), mb->at_peak),
+					100.0 * m->share[d][k]);
+			else
+				fputc(':', f);
+			fprintf(f, " its own peak %s\n", gmt_fmt_bytes(c, sizeof(c), mb->own_peak));
+		}
+		if (dv->n_members > 1)
+			fprintf(f, "  sum of the processes' own peaks: %s (a BOUND: reached at no instant unless\n"
+				"    the own peaks coincide)\n", gmt_fmt_bytes(b, sizeof(b), dv->own_peak_sum));
+	}
+	fprintf(f, "\nPer process (the skew across ranks): own peak = its highest held on one device\n");
+	for (size_t i = 0; i < m->n_procs; i++) {
+		const gmt_job_proc_t *p = &m->procs[i];
+		fprintf(f, "  ");
+		t_who(f, p);
+		fprintf(f, ", devices");
+		for (size_t k = 0; k < p->n_devs; k++)
+			fprintf(f, " %s", rm->devices[p->devs[k]].id);
+		if (!p->n_devs)
+			fprintf(f, " none");
+		if (!p->has_peak) {
+			fprintf(f, ": held nothing\n");
+			continue;
+		}
+		fprintf(f, ": own peak %s on %s at %+.9f s of its trace", gmt_fmt_bytes(b, sizeof(b), p->own_peak),
+			rm->devices[p->peak_dev].id, p->own_peak_s);
+		if (p->in_phase) {
+			fprintf(f, ", in phase \"");
+			gmt_text_str(f, p->phase ? p->phase : "");
+			fprintf(f, "\" #%" PRIu64 "\n", p->phase_k);
+		} else {
+			fprintf(f, ", in no phase occurrence\n");
+		}
+	}
+	if (m->has_skew) {
+		const gmt_job_proc_t *hi = &m->procs[m->skew_max], *lo = &m->procs[m->skew_min];
+		fprintf(f, "  largest own peak %s (", gmt_fmt_bytes(b, sizeof(b), hi->own_peak));
+		t_who(f, hi);
+		fprintf(f, "), smallest %s (", gmt_fmt_bytes(c, sizeof(c), lo->own_peak));
+		t_who(f, lo);
+		fprintf(f, "): spread %s\n", gmt_fmt_bytes(b, sizeof(b), m->skew_spread));
+	}
+	fprintf(f, "\nStray contexts (a process on a device where it never held a byte): %zu\n", m->n_strays);
+	for (size_t i = 0; i < m->n_strays; i++) {
+		const gmt_job_stray_t *s = &m->strays[i];
+		fprintf(f, "  ");
+		t_who(f, &m->procs[s->proc]);
+		fprintf(f, " on %s (its device %d): a context, no allocation\n", rm->devices[s->dev].id,
+			s->ordinal);
+	}
+}
+
+static void j_who(gmt_json_t *j, const gmt_job_model_t *m, size_t proc)
+{
+	const gmt_job_proc_t *p = &m->procs[proc];
+	gmt_json_kv_u64(j, "trace", p->trace);
+	gmt_json_kv_u64(j, "pid", p->pid);
+	gmt_json_kv_str(j, "rank", p->rank);
+	gmt_json_kv_str(j, "local_rank", p->local_rank);
+}
+
+void gmt_job_json(gmt_json_t *j, const gmt_job_model_t *m)
+{
+	const gmt_report_model_t *rm = m->rm;
+	char u[48], c[64];
+	gmt_json_kv_obj_begin(j, "job");
+	gmt_json_kv_arr_begin(j, "devices");
+	for (size_t d = 0; d < rm->n_devices; d++) {
+		const gmt_rm_device_t *dv = &rm->devices[d];
+		gmt_json_obj_begin(j);
+		gmt_json_kv_str(j, "id", dv->id);
+		gmt_json_kv_str(j, "name", dv->name);
+		gmt_json_kv_str(j, "host", dv->host);
+		uuid_of(u, sizeof(u), dv);
+		gmt_json_kv_str(j, "uuid", dv->uuid_known ? u : NULL);
+		gmt_json_kv_i64(j, "ordinal", dv->ordinal);
+		gmt_json_key(j, "peak");
+		if (dv->has_peak) {
+			gmt_json_obj_begin(j);
+			gmt_json_kv_u64(j, "held_bytes", dv->peak.held);
+			gmt_json_kv_u64(j, "ts_ns", dv->peak.ts);
+			gmt_json_kv_fixed(j, "since_device_first_event_s", since_t0(dv, dv->peak.ts), 9);
+			gmt_json_kv_str(j, "utc", dv->has_wall ?
+					gmt_fmt_utc(c, sizeof(c), dv->wall_t0_ns + (dv->peak.ts - dv->t0)) : NULL);
+			gmt_json_obj_end(j);
+		} else {
+			gmt_json_null(j);
+		}
+		gmt_json_kv_u64(j, "own_peak_sum_bytes", dv->own_peak_sum);
+		gmt_json_kv_arr_begin(j, "members");
+		for (size_t k = 0; k < dv->n_members; k++) {
+			const gmt_rm_member_t *mb = &dv->members[k];
+			gmt_json_obj_begin(j);
+			j_who(j, m, mb->trace);
+			gmt_json_kv_i64(j, "ordinal", mb->ordinal);
+			gmt_json_kv_u64(j, "held_at_peak_bytes", mb->at_peak);
+			gmt_json_kv_fixed(j, "share_of_peak", m->share[d][k], 6);
+			gmt_json_kv_u64(j, "own_peak_bytes", mb->own_peak);
+			gmt_json_obj_end(j);
+		}
+		gmt_json_arr_end(j);
+		gmt_json_obj_end(j);
+	}
+	gmt_json_arr_end(j);
+	gmt_json_kv_arr_begin(j, "processes");
+	for (size_t i = 0; i < m->n_procs; i++) {
+		const gmt_job_proc_t *p = &m->procs[i];
+		gmt_json_obj_begin(j);
+		j_who(j, m, i);
+		gmt_json_kv_str(j, "file", rm->traces[i].file);
+		gmt_json_kv_arr_begin(j, "devices");
+		for (size_t k = 0; k < p->n_devs; k++)
+			gmt_json_str(j, rm->devices[p->devs[k]].id);
+		gmt_json_arr_end(j);
+		gmt_json_key(j, "own_peak");
+		if (p->has_peak) {
+			gmt_json_obj_begin(j);
+			gmt_json_kv_u64(j, "bytes", p->own_peak);
+			gmt_json_kv_str(j, "device", rm->devices[p->peak_dev].id);
+			gmt_json_kv_u64(j, "ts_ns", p->own_peak_ts);
+			gmt_json_kv_fixed(j, "since_first_event_s", p->own_peak_s, 9);
+			gmt_json_key(j, "phase");
+			if (p->in_phase) {
+				gmt_json_obj_begin(j);
+				gmt_json_kv_str(j, "name", p->phase ? p->phase : "");
+				gmt_json_kv_u64(j, "occurrence", p->phase_k);
+				gmt_json_obj_end(j);
+			} else {
+				gmt_json_null(j);
+			}
+			gmt_json_obj_end(j);
+		} else {
+			gmt_json_null(j);
+		}
+		gmt_json_obj_end(j);
+	}
+	gmt_json_arr_end(j);
+	gmt_json_key(j, "skew");
+	if (m->has_skew) {
+		gmt_json_obj_begin(j);
+		gmt_json_kv_u64(j, "largest_trace", m->skew_max);
+		gmt_json_kv_u64(j, "smallest_trace", m->skew_min);
+		gmt_json_kv_u64(j, "spread_bytes", m->skew_spread);
+		gmt_json_obj_end(j);
+	} else {
+		gmt_json_null(j);
+	}
+	gmt_json_kv_arr_begin(j, "stray_contexts");
+	for (size_t i = 0; i < m->n_strays; i++) {
+		const gmt_job_stray_t *s = &m->strays[i];
+		gmt_json_obj_begin(j);
+		j_who(j, m, s->proc);
+		gmt_json_kv_str(j, "device", rm->devices[s->dev].id);
+		gmt_json_kv_i64(j, "ordinal", s->ordinal);
+		gmt_json_obj_end(j);
+	}
+	gmt_json_arr_end(j);
+	gmt_json_obj_end(j);
+}
