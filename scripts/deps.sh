@@ -2,7 +2,7 @@
 # Checks the build dependencies; installs the missing Debian packages when run
 # as root with apt-get, or names them in one error otherwise.
 need=""
-have_hdr() { [ -e "/usr/include/$1" ]; }
+have_hdr() { [ -e "/usr/include/$1" ] || [ -e "/usr/include/x86_64-linux-gnu/$1" ]; }
 have_lib() { [ -e "/usr/lib/x86_64-linux-gnu/$1" ]; }
 have_hdr zstd.h && have_lib libzstd.a || need="$need libzstd-dev"
 have_hdr msgpack.h && have_lib libmsgpackc.a || need="$need libmsgpack-dev"

@@ -41,6 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every instance defines all of its functions; one that a file does not use
+ * must not warn (clang warns about unused static inline functions defined in a
+ * .c file, and CI builds with -Werror). */
+#define GMT_HMAP_FN static inline __attribute__((unused))
+
 #define GMT_HMAP_FIB(m, key) ((size_t)(((uint64_t)(key) * 0x9E3779B97F4A7C15ull) >> (m)->shift))
 
 #define GMT_HMAP_DEFINE(name, slot_t, HASH, IS_EMPTY, SET_EMPTY, SET_USED, LOAD_NUM, LOAD_DEN,   \
@@ -51,7 +56,7 @@ typedef struct name {                                                           
 	unsigned shift;          /* 64 - log2(cap) */                                           \
 } name##_t;                                                                                     \
                                                                                                 \
-static inline int name##_init(name##_t *m, unsigned log2cap)                                    \
+GMT_HMAP_FN int name##_init(name##_t *m, unsigned log2cap)                                    \
 {                                                                                               \
 	size_t cap = (size_t)1 << log2cap;                                                      \
 	slot_t *s = malloc(cap * sizeof(*s));                                                   \
@@ -68,7 +73,7 @@ static inline int name##_init(name##_t *m, unsigned log2cap)                    
 	return 0;                                                                               \
 }                                                                                               \
                                                                                                 \
-static inline slot_t *name##_find(const name##_t *m, uint64_t key)                              \
+GMT_HMAP_FN slot_t *name##_find(const name##_t *m, uint64_t key)                              \
 {                                                                                               \
 	if (!m->cap)                                                                            \
 		return NULL;                                                                    \
@@ -81,7 +86,7 @@ static inline slot_t *name##_find(const name##_t *m, uint64_t key)              
 	}                                                                                       \
 }                                                                                               \
                                                                                                 \
-static inline int name##_grow(name##_t *m)                                                      \
+GMT_HMAP_FN int name##_grow(name##_t *m)                                                      \
 {                                                                                               \
 	name##_t nm;                                                                            \
 	unsigned log2cap = m->cap ? 64 - m->shift + 1 : (LOG2_FIRST);                           \
@@ -101,7 +106,7 @@ static inline int name##_grow(name##_t *m)                                      
 	return 0;                                                                               \
 }                                                                                               \
                                                                                                 \
-static inline slot_t *name##_put(name##_t *m, uint64_t key, int *existed)                       \
+GMT_HMAP_FN slot_t *name##_put(name##_t *m, uint64_t key, int *existed)                       \
 {                                                                                               \
 	slot_t *x = NULL;                                                                       \
 	if (m->cap) {                                                                           \
@@ -132,7 +137,7 @@ static inline slot_t *name##_put(name##_t *m, uint64_t key, int *existed)       
 	return x;                                                                               \
 }                                                                                               \
                                                                                                 \
-static inline void name##_del(name##_t *m, slot_t *x)                                           \
+GMT_HMAP_FN void name##_del(name##_t *m, slot_t *x)                                           \
 {                                                                                               \
 	size_t i = (size_t)(x - m->s), j = i;                                                   \
 	for (;;) {                                                                              \
@@ -151,7 +156,7 @@ static inline void name##_del(name##_t *m, slot_t *x)                           
 	m->n--;                                                                                 \
 }                                                                                               \
                                                                                                 \
-static inline void name##_free(name##_t *m)                                                     \
+GMT_HMAP_FN void name##_free(name##_t *m)                                                     \
 {                                                                                               \
 	free(m->s);                                                                             \
 	memset(m, 0, sizeof(*m));                                                               \

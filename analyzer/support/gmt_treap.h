@@ -28,7 +28,7 @@
 
 #define GMT_TREAP_DEFINE(P, node_t)                                                             \
 /* Keys < key go to *l, the others to *r. */                                                    \
-static inline void P##_split(node_t *N, uint32_t t, uint64_t key, uint32_t *l, uint32_t *r)     \
+static inline __attribute__((unused)) void P##_split(node_t *N, uint32_t t, uint64_t key, uint32_t *l, uint32_t *r)     \
 {                                                                                               \
 	while (t) {                                                                             \
 		if (N[t].key < key) {                                                           \
@@ -45,7 +45,7 @@ static inline void P##_split(node_t *N, uint32_t t, uint64_t key, uint32_t *l, u
 }                                                                                               \
                                                                                                 \
 /* a's keys all below b's. */                                                                   \
-static inline uint32_t P##_merge(node_t *N, uint32_t a, uint32_t b)                             \
+static inline __attribute__((unused)) uint32_t P##_merge(node_t *N, uint32_t a, uint32_t b)                             \
 {                                                                                               \
 	uint32_t root, *link = &root;                                                           \
 	while (a && b) {                                                                        \
@@ -63,7 +63,7 @@ static inline uint32_t P##_merge(node_t *N, uint32_t a, uint32_t b)             
 	return root;                                                                            \
 }                                                                                               \
                                                                                                 \
-static inline void P##_insert(node_t *N, uint32_t *root, uint32_t x)                            \
+static inline __attribute__((unused)) void P##_insert(node_t *N, uint32_t *root, uint32_t x)                            \
 {                                                                                               \
 	uint32_t *link = root;                                                                  \
 	while (*link && N[*link].prio >= N[x].prio)                                             \
@@ -72,14 +72,14 @@ static inline void P##_insert(node_t *N, uint32_t *root, uint32_t x)            
 	*link = x;                                                                              \
 }                                                                                               \
                                                                                                 \
-static inline uint32_t P##_find(const node_t *N, uint32_t t, uint64_t key)                      \
+static inline __attribute__((unused)) uint32_t P##_find(const node_t *N, uint32_t t, uint64_t key)                      \
 {                                                                                               \
 	while (t && N[t].key != key)                                                            \
 		t = key < N[t].key ? N[t].left : N[t].right;                                    \
 	return t;                                                                               \
 }                                                                                               \
                                                                                                 \
-static inline uint32_t P##_unlink(node_t *N, uint32_t *root, uint64_t key)                      \
+static inline __attribute__((unused)) uint32_t P##_unlink(node_t *N, uint32_t *root, uint64_t key)                      \
 {                                                                                               \
 	uint32_t *link = root;                                                                  \
 	while (*link && N[*link].key != key)                                                    \
@@ -90,7 +90,7 @@ static inline uint32_t P##_unlink(node_t *N, uint32_t *root, uint64_t key)      
 	return t;                                                                               \
 }                                                                                               \
                                                                                                 \
-static inline uint32_t P##_lower(const node_t *N, uint32_t t, uint64_t key)                     \
+static inline __attribute__((unused)) uint32_t P##_lower(const node_t *N, uint32_t t, uint64_t key)                     \
 {                                                                                               \
 	uint32_t best = 0;                                                                      \
 	while (t) {                                                                             \
@@ -104,7 +104,7 @@ static inline uint32_t P##_lower(const node_t *N, uint32_t t, uint64_t key)     
 	return best;                                                                            \
 }                                                                                               \
                                                                                                 \
-static inline uint32_t P##_pred(const node_t *N, uint32_t t, uint64_t key)                      \
+static inline __attribute__((unused)) uint32_t P##_pred(const node_t *N, uint32_t t, uint64_t key)                      \
 {                                                                                               \
 	uint32_t best = 0;                                                                      \
 	while (t) {                                                                             \
