@@ -214,8 +214,8 @@ void gmt_fd_close_trace_file(void);
 void gmt_buffer_setup(size_t bytes, int ms);
 int gmt_writer_start(void);        /* header record queued, preamble written */
 /* Asks for the final round, END and the file's close, and waits while the
- * writer makes progress (at most about 2 s without join: async-signal-safe;
- * 10 s with join). Returns 1 when it finished; then, with join, the thread
+ * writer makes progress (stuck after 200 ms without progress and at most
+ * about 2 s in all without join: async-signal-safe; 1 s and 10 s with join). Returns 1 when it finished; then, with join, the thread
  * is joined too. */
 int gmt_writer_stop(int join);
 void gmt_writer_wake(void);        /* async-signal-safe                      */

@@ -1288,7 +1288,13 @@ int gmt_writer_start(void)
  * (TOTAL_JOIN_NS for a caller that may block: exit(), shutdown): the final
  * frames of a full 64 MiB buffer take well under a second to compress, and
  * a writer stuck behind a lock never gets anywhere. */
+/* Without progress for STALL_NS the writer counts as stuck. A caller that
+ * may block (normal exit, gmt_tracer_shutdown) grants it STALL_JOIN_NS: one
+ * frame's compression on a loaded machine (or under TSan) can take longer
+ * than 200 ms, and giving up there loses a trace's last frames for
+ * nothing. A signal handler's or _exit's caller keeps the short bound. */
 #define STALL_NS       200000000ull
+#define STALL_JOIN_NS 1000000000ull
 #define TOTAL_NS      2000000000ull
 #define TOTAL_JOIN_NS 10000000000ull
 
@@ -1309,7 +1315,8 @@ int gmt_writer_stop(int join)
 			seen = p;
 			moved = now;
 		}
-		if (now - moved > STALL_NS || now - start > (join ? TOTAL_JOIN_NS : TOTAL_NS))
+		if (now - moved > (join ? STALL_JOIN_NS : STALL_NS) ||
+		    now - start > (join ? TOTAL_JOIN_NS : TOTAL_NS))
 			return 0;
 	}
 	if (join) {
