@@ -124,6 +124,9 @@ CUresult gmt_do_cuMemAllocAsync(__typeof__(cuMemAllocAsync) *real, const gmt_cal
 
 	GMT_GUARD_ENTER();
 	r = real(dptr, bytesize, hStream);
+	/* The block is the current context's (what its destruction takes):
+	 * written before the block if it changed (gmt_cur_device). */
+	(void)gmt_cur_device();
 	dev = gmt_stream_device((call->flags & GMT_FLAG_PTSZ) && hStream == NULL ? CU_STREAM_PER_THREAD : hStream);
 	/* A graph's memory node comes from no pool of ours (and costs nothing
 	 * until the graph runs). */
@@ -158,6 +161,7 @@ CUresult gmt_do_cuMemAllocFromPoolAsync(__typeof__(cuMemAllocFromPoolAsync) *rea
 
 	GMT_GUARD_ENTER();
 	r = real(dptr, bytesize, pool, hStream);
+	(void)gmt_cur_device();	/* the current context, as cuMemAllocAsync */
 	/* The pool's device, known from its creation or look-up; else (a host
 	 * or managed pool with no device, a pool we never saw being made) the
 	 * stream's. */
@@ -371,8 +375,17 @@ CUresult gmt_do_cuMemPoolTrimTo(__typeof__(cuMemPoolTrimTo) *real, const gmt_cal
 
 	GMT_GUARD_ENTER();
 	r = real(pool, minBytesToKeep);
-	if (r == CUDA_SUCCESS)
-		gmt_rec(GMT_EV_POOL_TRIM, gmt_pool_device(pool), 0, minBytesToKeep, u64p(pool), 0, 0);
+	if (r == CUDA_SUCCESS) {
+		const int dev = gmt_pool_device(pool);
+		unsigned flags;
+		int known;
+		gmt_rec(GMT_EV_POOL_TRIM, dev, 0, minBytesToKeep, u64p(pool), 0, 0);
+		/* What the trim gave back, at the trim: the pool's reserve now
+		 * (a device pool's: only that is device memory). */
+		gmt_pool_info(pool, &flags, &known);
+		if (!(flags & (GMT_POOL_HOST | GMT_POOL_MANAGED)))
+			gmt_pool_after_alloc(pool, dev);
+	}
 	GMT_GUARD_LEAVE();
 	return r;
 }

@@ -4,7 +4,8 @@
  * A synchronisation point is where stream-ordered frees take effect and
  * where the program waits: it gets a SYNC event (begin time in addr, end time
  * as the event's time, whatever the result) and, at most every 10 ms per
- * device, a MEMINFO and pool sample. A context creation gets its event, the
+ * device, a MEMINFO and pool sample (in between, the pools a release
+ * threshold may have trimmed). A context creation gets its event, the
  * device record the first time a device is seen, and a MEMINFO sample.
  */
 #include "gmt_preload.h"

@@ -328,7 +328,8 @@ void gmt_sample_after_destroy(int device);
 void gmt_sample_now(int device);
 
 /* Samples at a synchronisation point: MEMINFO and pools of the device, at
- * most every 10 ms per device. */
+ * most every 10 ms per device; in between, the reserve of the device's pools
+ * that keep one (gmt_pools_after_sync). */
 void gmt_sample_sync(int device, CUcontext ctx);
 
 /* Samples at a phase boundary, before its RANGE event: MEMINFO and pools of
@@ -363,10 +364,18 @@ unsigned gmt_pool_flags_of(const CUmemLocation *loc, CUmemAllocationType type, i
  * cuDeviceGetMemPool keep the cache), NULL if unknown. */
 CUmemoryPool gmt_pool_current(int device);
 void gmt_pool_current_set(int device, CUmemoryPool pool);
-/* After a stream-ordered allocation from pool on device: the pool may have
- * grown. Reads its reserved bytes (one driver call) and, when they changed
- * since they were last read, writes POOL_RESERVED and POOL_USED samples. */
+/* After a stream-ordered allocation from pool on device (the pool may have
+ * grown) or a cuMemPoolTrimTo of it (it may have shrunk): reads its
+ * reserved bytes (one driver call) and, when they changed since they were
+ * last read, writes POOL_RESERVED and POOL_USED samples. */
 void gmt_pool_after_alloc(CUmemoryPool pool, int device);
+/* After a synchronisation of device that took no full sample (the period of
+ * gmt_sample_sync): the driver may have trimmed the device's pools to their
+ * release thresholds. Reads the reserved bytes of each pool of the device
+ * that served stream-ordered allocations and reserved some when last read
+ * (one driver call each), and samples those that changed, as
+ * gmt_pool_after_alloc. */
+void gmt_pools_after_sync(int device);
 /* The device a stream works on: the current context's for the legacy and
  * per-thread default streams, else the stream's own (cuStreamGetDevice,
  * or its context's), -1 if unknown. */

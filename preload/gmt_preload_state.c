@@ -960,6 +960,24 @@ void gmt_pool_after_alloc(CUmemoryPool pool, int device)
 	gmt_emit(&ev[1], 0, 0);
 }
 
+void gmt_pools_after_sync(int device)
+{
+	CUmemoryPool pl[MAX_SAMPLED_POOLS];
+	int np = 0;
+
+	if (device < 0)
+		return;
+	/* Pools read at 0 reserved have nothing a threshold could trim. */
+	pthread_mutex_lock(&pools.lock);
+	for (uint32_t i = 0; i < pools.cap && np < MAX_SAMPLED_POOLS; i++)
+		if (pools.keys[i] != 0 && (pools.vals[i] & POOL_SERVED) && POOL_DEV(pools.vals[i]) == device &&
+		    POOL_RES(pools.vals[i]) > 1)
+			pl[np++] = (CUmemoryPool)(uintptr_t)pools.keys[i];
+	pthread_mutex_unlock(&pools.lock);
+	for (int i = 0; i < np; i++)
+		gmt_pool_after_alloc(pl[i], device);
+}
+
 #define MAX_SAMPLES (2 + 2 * (MAX_SAMPLED_POOLS + 1))
 
 /* Emits the samples; with urgent, the last one (and so everything this
@@ -1059,11 +1077,14 @@ void gmt_sample_sync(int device, CUcontext ctx)
 		return;
 	now = gmt_now_ns();
 	last = atomic_load_explicit(&last_sample[device], memory_order_relaxed);
-	if (last != 0 && now - last < sync_period_ns)
+	/* One thread claims the period; the others, and every synchronisation
+	 * within it, read only the pools a release threshold may have trimmed
+	 * (the driver trims at synchronisations). */
+	if ((last != 0 && now - last < sync_period_ns) ||
+	    !atomic_compare_exchange_strong(&last_sample[device], &last, now)) {
+		gmt_pools_after_sync(device);
 		return;
-	/* One thread claims the period; the others go on without sampling. */
-	if (!atomic_compare_exchange_strong(&last_sample[device], &last, now))
-		return;
+	}
 	emit_samples(device, ctx, 0);
 	/* A library loaded since: its runtime calls are named from now on. */
 	gmt_bind_check();

@@ -1118,7 +1118,9 @@ static uint64_t pool_reserved(const gmt_summary_t *s, int dev, int *has)
 	*has = 0;
 	for (size_t i = 0; i < s->n_pools; i++) {
 		const gmt_pool_summary_t *p = &s->pools[i];
-		if (p->device == dev && p->reserved_samples) {
+		/* a pool located on the device (not in host memory, not
+		 * managed, not another process's), as summary counts it */
+		if (p->device == dev && p->reserved_samples && p->where == 0) {
 			*has = 1;
 			sum += p->reserved_current;
 		}
@@ -1196,6 +1198,11 @@ void gmt_levels_values_all(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t v[
 	}
 	for (int w = 0; w < GMT_VIEWS; w++) {
 		gmt_lv_vals_t *x = &v[w];
+		/* A pool's reserve holds its live allocations: a sample older
+		 * than an allocation (or taken right after a context went, before
+		 * its blocks do) never counts less than they hold. */
+		if (x->has_reserved && x->rsrc == GMT_RSRC_POOL && x->has_allocated && x->allocated > x->reserved)
+			x->reserved = x->allocated;
 		x->held = (x->has_reserved ? x->reserved : x->has_allocated ? x->allocated : 0) + x->outside;
 		x->gap = (int64_t)(x->reserved - x->allocated);
 		if (x->has_used)
