@@ -88,6 +88,8 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 		}
 		out->events += m->events;
 		int ta = gmt_cli_outcome(pa[i], &m->res_a), tb = gmt_cli_outcome(pb[i], &m->res_b);
+		gmt_cli_gaps(pa[i], &m->gaps_a);
+		gmt_cli_gaps(pb[i], &m->gaps_b);
 		if (ta > rc)
 			rc = ta;
 		if (tb > rc)

@@ -97,6 +97,7 @@ static int memviz(const export_opts_t *x, const gmt_common_t *c, gmt_out_t *out)
 		return GMT_EXIT_USAGE;
 	}
 	int rc = gmt_cli_outcome(c->files[0], &m->res);
+	gmt_cli_gaps(c->files[0], &m->s->gaps);
 	out->events += m->s->events;  /* the main stream, as every command's --stats */
 	int r = gmt_memviz_model_write(out->f, m, x->encoding);
 	if (r) {

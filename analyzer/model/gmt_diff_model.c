@@ -532,6 +532,8 @@ gmt_diff_model_t *gmt_diff_model_build(const char *a, const char *b, const gmt_d
 	m->res_b = p->b.res;
 	if (!rc) {
 		m->events = gmt_phases_summary(p->a.ph)->events + gmt_phases_summary(p->b.ph)->events;
+		m->gaps_a = gmt_phases_summary(p->a.ph)->gaps;
+		m->gaps_b = gmt_phases_summary(p->b.ph)->gaps;
 		rc = match_env(m, &p->a, &p->b);
 	}
 	if (!rc)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "gmt_decode.h"
+#include "engines/gmt_replay.h"
 
 /* One number of both runs. */
 typedef struct gmt_dnum {
@@ -67,6 +68,7 @@ typedef struct gmt_dsites {
 typedef struct gmt_diff_model {
 	const char *file_a, *file_b;
 	gmt_decode_result_t res_a, res_b;
+	gmt_gaps_t gaps_a, gaps_b;  /* what each run's trace may lack        */
 	uint64_t events;
 	gmt_denv_t *env; size_t n_env, n_env_differ;
 	gmt_ddev_t *devs; size_t n_devs;

@@ -155,6 +155,10 @@ void gmt_diff_json(gmt_json_t *j, const gmt_diff_model_t *m)
 	gmt_json_obj_begin(j);
 	gmt_json_kv_str(j, "a", m->file_a);
 	gmt_json_kv_str(j, "b", m->file_b);
+	gmt_json_kv_obj_begin(j, "completeness");
+	gmt_report_gaps_json_as(j, "a", &m->gaps_a);
+	gmt_report_gaps_json_as(j, "b", &m->gaps_b);
+	gmt_json_obj_end(j);
 	gmt_json_kv_arr_begin(j, "environment");
 	for (size_t i = 0; i < m->n_env; i++) {
 		gmt_json_obj_begin(j);

@@ -65,6 +65,12 @@ int gmt_gap_line(const struct gmt_gaps *g, int i, char *buf, size_t len);
  * nvtx_injection_only, driver_stub, cuda_activity_events,
  * cuda_activity_without_allocations, notes: [...]} in a trace object. */
 void gmt_report_gaps_json(gmt_json_t *j, const struct gmt_gaps *g);
+/* The same object under another key (diff: one per run). */
+void gmt_report_gaps_json_as(gmt_json_t *j, const char *key, const struct gmt_gaps *g);
+/* "completeness" as above when res says the trace was analysed (read whole
+ * or up to the damage), as summary writes it; nothing otherwise. */
+struct gmt_decode_result;
+void gmt_report_gaps_json_read(gmt_json_t *j, const struct gmt_gaps *g, const struct gmt_decode_result *res);
 
 /* "clean", "cut", "damaged", "refused", "unreadable" or "stopped". */
 const char *gmt_status_key(const struct gmt_summary *s);

@@ -25,6 +25,7 @@ static void trace_json(gmt_json_t *j, const gmt_rm_trace_t *t)
 	gmt_json_kv_str(j, "status", t->status_key);
 	if (t->res.status != GMT_DECODE_OK)
 		gmt_json_kv_str(j, "message", t->res.message);
+	gmt_report_gaps_json_read(j, &s->gaps, &t->res);
 	gmt_json_kv_u64(j, "pid", s->pid);
 	gmt_json_kv_str(j, "exe", s->exe ? s->exe : "");
 	gmt_json_kv_str(j, "host", s->host ? s->host : "");

@@ -249,8 +249,19 @@ int gmt_gap_line(const gmt_gaps_t *s, int i, char *buf, size_t len)
 
 void gmt_report_gaps_json(gmt_json_t *j, const gmt_gaps_t *s)
 {
+	gmt_report_gaps_json_as(j, "completeness", s);
+}
+
+void gmt_report_gaps_json_read(gmt_json_t *j, const gmt_gaps_t *s, const gmt_decode_result_t *res)
+{
+	if (res->status == GMT_DECODE_OK || res->status == GMT_DECODE_DAMAGED)
+		gmt_report_gaps_json_as(j, "completeness", s);
+}
+
+void gmt_report_gaps_json_as(gmt_json_t *j, const char *key, const gmt_gaps_t *s)
+{
 	char b[512];
-	gmt_json_kv_obj_begin(j, "completeness");
+	gmt_json_kv_obj_begin(j, key);
 	gmt_json_kv_bool(j, "incomplete", s->incomplete);
 	gmt_json_kv_u64(j, "untraced_entry_points", s->untraced_entry_points);
 	gmt_json_kv_u64(j, "untraced_lookups", s->untraced_lookups);

@@ -28,14 +28,20 @@ assert_contains s.txt "  $INC"
 assert_contains s.txt "  $NOALLOC"
 printf 'gpumemtrace-analyze: %s: %s\n' "$t" "$INC" "$t" "$NOALLOC" > expected.err
 diff expected.err s.err >&2 || fail "summary's stderr (< expected, > actual)"
-# phases and curves say it too, on stderr and in JSON.
-for cmd in phases curves; do
-	"$ANALYZE" $cmd --json "$t" > $cmd.json 2> $cmd.err || fail "$cmd --json"
+# Every command says it too, on stderr and in JSON.
+for cmd in summary phases curves sites flamegraph oom report export; do
+	"$ANALYZE" $cmd --json --no-symbols "$t" > $cmd.json 2> $cmd.err || fail "$cmd --json"
 	diff expected.err $cmd.err >&2 || fail "$cmd's stderr"
-	assert_eq "True True 0 2" "$(json_get $cmd.json "' '.join(str(v) for v in (lambda c: (c['incomplete'],
-		c['nvtx_injection_only'], c['untraced_entry_points'], len(c['notes'])))(j['traces'][0]['completeness']))")" \
+	assert_eq "True True False 0 15 True 2" "$(json_get $cmd.json "' '.join(str(v) for v in (lambda c: (c['incomplete'],
+		c['nvtx_injection_only'], c['driver_stub'], c['untraced_entry_points'], c['cuda_activity_events'],
+		c['cuda_activity_without_allocations'], len(c['notes'])))(j['traces'][0]['completeness']))")" \
 		"$cmd --json completeness"
 done
-"$ANALYZE" sites "$t" > /dev/null 2> sites.err || fail "sites"
-diff expected.err sites.err >&2 || fail "sites' stderr"
+"$ANALYZE" diff --json --no-symbols "$t" "$t" > diff.json 2> diff.err || fail "diff --json"
+cat expected.err expected.err > diff.expected
+diff diff.expected diff.err >&2 || fail "diff's stderr: both runs said"
+assert_eq "True True 15 2
+True True 15 2" "$(json_get diff.json "'\\n'.join(' '.join(str(v) for v in (c['incomplete'], c['nvtx_injection_only'],
+	c['cuda_activity_events'], len(c['notes']))) for c in (j['pairs'][0]['completeness'][r] for r in 'ab'))")" \
+	"diff --json completeness of both runs"
 exit 0

@@ -68,10 +68,35 @@ assert_eq "gpumemtrace-analyze: $(the_trace): $INC" "$(cat s.err)" "summary's st
 "$ANALYZE" summary --json "$(the_trace)" > s.json 2>/dev/null || fail "summary --json"
 assert_eq "True 2 2" "$(json_get s.json "' '.join(str(v) for v in (lambda c: (c['incomplete'],
 	c['untraced_entry_points'], c['untraced_lookups']))(j['traces'][0]['completeness']))")" "JSON completeness"
-for cmd in phases curves sites flamegraph oom; do
+for cmd in phases curves sites flamegraph oom report export; do
 	"$ANALYZE" $cmd --no-symbols "$(the_trace)" > /dev/null 2> $cmd.err || fail "$cmd"
 	assert_eq "gpumemtrace-analyze: $(the_trace): $INC" "$(grep -v ': symbolisation: ' $cmd.err)" "$cmd's stderr"
+	"$ANALYZE" $cmd --json --no-symbols "$(the_trace)" > $cmd.json 2>/dev/null || fail "$cmd --json"
 done
+"$ANALYZE" diff --no-symbols "$(the_trace)" "$(the_trace)" > /dev/null 2> diff.err || fail "diff"
+printf 'gpumemtrace-analyze: %s: %s\n' "$(the_trace)" "$INC" "$(the_trace)" "$INC" > diff.expected
+diff diff.expected diff.err >&2 || fail "diff's stderr (< expected, > actual): both runs said"
+"$ANALYZE" diff --json --no-symbols "$(the_trace)" "$(the_trace)" > diff.json 2>/dev/null || fail "diff --json"
+# Every command's JSON carries the same "completeness", valid by the schema:
+# incomplete, the 2 entry points and 2 look-ups, the note.
+python3 - "$ROOT/schemas/report.schema.json" "$INC" <<'PY' || fail "completeness in every command's JSON"
+import json, sys, jsonschema
+schema, inc = json.load(open(sys.argv[1])), sys.argv[2]
+want = None
+for cmd in ("summary", "phases", "curves", "sites", "flamegraph", "oom", "report", "export", "diff"):
+    j = json.load(open(cmd + ".json" if cmd != "summary" else "s.json"))
+    jsonschema.validate(j, schema)
+    got = [j["pairs"][0]["completeness"][r] for r in ("a", "b")] if cmd == "diff" else [j["traces"][0]["completeness"]]
+    for c in got:
+        v = (c["incomplete"], c["untraced_entry_points"], c["untraced_lookups"], c["nvtx_injection_only"],
+             c["driver_stub"], c["cuda_activity_without_allocations"], c["notes"])
+        if v != (True, 2, 2, False, False, False, [inc]):
+            sys.exit("%s: completeness %r" % (cmd, v))
+        if want is None:
+            want = c
+        elif c != want:
+            sys.exit("%s: completeness %r differs from summary's %r" % (cmd, c, want))
+PY
 
 # ---- 3. exported symbols: identified at any version ------------------------------
 GMT_FAKE_DRIVER_VERSION=14000 route_run route_unidentified
