@@ -135,7 +135,7 @@ const gmt_cmd_t gmt_cmd_export = {
 	.operands = "TRACE...",
 	.help = "The traces in another viewer's format. --format chrome: Chrome trace event\n"
 		"JSON (Perfetto's UI, chrome://tracing): per physical device its counters in\n"
-		"bytes (held, allocated, reserved, outside by owner, device used), per\n"
+		"bytes (taken, allocated, reserved, outside by owner, device used), per\n"
 		"process its phase occurrences as slices and its failed allocations.\n"
 		"--format memory-viz: one trace as the snapshot PyTorch's memory viewer\n"
 		"reads (the framework's segments and blocks, and the driver allocations\n"

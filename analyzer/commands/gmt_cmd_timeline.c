@@ -71,10 +71,10 @@ static int phases_option(void *st, size_t i, const char *v)
 
 static const gmt_cmd_opt_t curves_opts[] = {
 	{ "csv", NULL, "CSV (the default)\n" },
-	{ "view", "V", "the view of allocated, outside and held: requested (the\n"
+	{ "view", "V", "the view of allocated, outside and taken: requested (the\n"
 		       "default) or held\n" },
 	{ "max-rows", "N", "at most N rows per device; each of N buckets keeps its row with\n"
-			   "the most bytes held\n" },
+			   "the most bytes taken\n" },
 	{ NULL, NULL, NULL },
 };
 
@@ -124,7 +124,7 @@ static void json_head(gmt_json_t *j, const tl_opts_t *o, const gmt_common_t *c)
 	if (o->curves) {
 		static const char *const columns[] = {
 			"device", "ts_ns", "time_s", "phase", "allocated_bytes", "reserved_bytes",
-			"outside_bytes", "device_used_bytes", "held_bytes",
+			"outside_bytes", "device_used_bytes", "taken_bytes",
 		};
 		gmt_json_kv_str(j, "view", gmt_view_name(o->view));
 		gmt_json_kv_arr_begin(j, "columns");
@@ -216,7 +216,7 @@ const gmt_cmd_t gmt_cmd_phases = {
 	.operands = "TRACE...",
 	.help = "Per phase occurrence (cold: the first; warm: the later ones, also aggregated)\n"
 		"and device: allocated, reserved, outside the framework, device used at start\n"
-		"and end; the maximum allocated, reserved, held and gap with the other values\n"
+		"and end; the maximum allocated, reserved, taken and gap with the other values\n"
 		"AT THAT SAME INSTANT; bounds from independent maxima (labelled: no real\n"
 		"moment); failed phases; the driver allocations outside the framework. Both\n"
 		"views: requested, held.\n",
@@ -231,7 +231,7 @@ const gmt_cmd_t gmt_cmd_curves = {
 	.name = "curves",
 	.operands = "TRACE...",
 	.help = "Time series per device (time, phase, allocated, reserved, outside, device\n"
-		"used, held), one row per instant a value changes; CSV, or JSON with --json.\n",
+		"used, taken), one row per instant a value changes; CSV, or JSON with --json.\n",
 	.opts = curves_opts,
 	.state_size = sizeof(tl_opts_t),
 	.init = curves_init,

@@ -140,7 +140,7 @@ static int csv_row(void *ctx, const gmt_curve_row_t *r)
 void gmt_curves_csv_header(FILE *f)
 {
 	fputs("trace,device,ts_ns,time_s,phase,allocated_bytes,reserved_bytes,outside_bytes,"
-	      "device_used_bytes,held_bytes\n", f);
+	      "device_used_bytes,taken_bytes\n", f);
 }
 
 int gmt_curves_csv(FILE *f, gmt_curves_t *c, gmt_phases_t *ph, unsigned trace)

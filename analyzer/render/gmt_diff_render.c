@@ -63,7 +63,7 @@ void gmt_diff_text(FILE *o, const gmt_diff_model_t *m)
 		fprintf(o, "\nDevice %d\n", d->ordinal);
 		t_num(o, "context (used before the first alloc)", &d->context);
 		t_num(o, "device used at the end", &d->end_used);
-		t_num(o, "peak of bytes held", &d->peak);
+		t_num(o, "peak held by live allocations", &d->peak);
 	}
 	if (m->n_phases)
 		fputs("\nPhase occurrences: coinciding peaks (requested view), matched by name and number\n", o);
@@ -72,7 +72,7 @@ void gmt_diff_text(FILE *o, const gmt_diff_model_t *m)
 		fputs("  \"", o);
 		gmt_text_str(o, p->name);
 		fprintf(o, "\" #%" PRIu64 " (%s), device %d\n", p->k, p->k == 1 ? "cold" : "warm", p->device);
-		t_num(o, "  held (reserved + outside)", &p->held);
+		t_num(o, "  taken (reserved + outside)", &p->held);
 		t_num(o, "  allocated at that instant", &p->allocated);
 		t_num(o, "  reserved at that instant", &p->reserved);
 		t_num(o, "  outside at that instant", &p->outside);
@@ -187,7 +187,7 @@ void gmt_diff_json(gmt_json_t *j, const gmt_diff_model_t *m)
 		gmt_json_kv_u64(j, "occurrence", p->k);
 		gmt_json_kv_str(j, "temperature", p->k == 1 ? "cold" : "warm");
 		gmt_json_kv_i64(j, "device", p->device);
-		j_num(j, "held_bytes", &p->held);
+		j_num(j, "taken_bytes", &p->held);
 		j_num(j, "allocated_bytes", &p->allocated);
 		j_num(j, "reserved_bytes", &p->reserved);
 		j_num(j, "outside_bytes", &p->outside);

@@ -54,9 +54,9 @@ void gmt_job_text(FILE *f, const gmt_job_model_t *m)
 		}
 		fprintf(f, "; %zu process%s\n", dv->n_members, dv->n_members == 1 ? "" : "es");
 		if (!dv->has_peak) {
-			fprintf(f, "  no process held a byte on it\n");
+			fprintf(f, "  no process took a byte from it\n");
 		} else {
-			fprintf(f, "  coinciding peak of what the processes held together: %s\n",
+			fprintf(f, "  coinciding peak of what the processes took from it together: %s\n",
 				gmt_fmt_bytes(b, sizeof(b), dv->peak.held));
 			fprintf(f, "    at ts %" PRIu64 " ns, %+.9f s after the device's first event", dv->peak.ts,
 				since_t0(dv, dv->peak.ts));
@@ -79,7 +79,7 @@ void gmt_job_text(FILE *f, const gmt_job_model_t *m)
 			fprintf(f, "  sum of the processes' own peaks: %s (a BOUND: reached at no instant unless\n"
 				"    the own peaks coincide)\n", gmt_fmt_bytes(b, sizeof(b), dv->own_peak_sum));
 	}
-	fprintf(f, "\nPer process (the skew across ranks): own peak = its highest held on one device\n");
+	fprintf(f, "\nPer process (the skew across ranks): own peak = the most it took from one device\n");
 	for (size_t i = 0; i < m->n_procs; i++) {
 		const gmt_job_proc_t *p = &m->procs[i];
 		fprintf(f, "  ");
@@ -90,7 +90,7 @@ void gmt_job_text(FILE *f, const gmt_job_model_t *m)
 		if (!p->n_devs)
 			fprintf(f, " none");
 		if (!p->has_peak) {
-			fprintf(f, ": held nothing\n");
+			fprintf(f, ": took nothing\n");
 			continue;
 		}
 		fprintf(f, ": own peak %s on %s at %+.9f s of its trace", gmt_fmt_bytes(b, sizeof(b), p->own_peak),
@@ -111,7 +111,7 @@ void gmt_job_text(FILE *f, const gmt_job_model_t *m)
 		t_who(f, lo);
 		fprintf(f, "): spread %s\n", gmt_fmt_bytes(b, sizeof(b), m->skew_spread));
 	}
-	fprintf(f, "\nStray contexts (a process on a device where it never held a byte): %zu\n", m->n_strays);
+	fprintf(f, "\nStray contexts (a process on a device it never took a byte from): %zu\n", m->n_strays);
 	for (size_t i = 0; i < m->n_strays; i++) {
 		const gmt_job_stray_t *s = &m->strays[i];
 		fprintf(f, "  ");
@@ -148,7 +148,7 @@ void gmt_job_json(gmt_json_t *j, const gmt_job_model_t *m)
 		gmt_json_key(j, "peak");
 		if (dv->has_peak) {
 			gmt_json_obj_begin(j);
-			gmt_json_kv_u64(j, "held_bytes", dv->peak.held);
+			gmt_json_kv_u64(j, "taken_bytes", dv->peak.held);
 			gmt_json_kv_u64(j, "ts_ns", dv->peak.ts);
 			gmt_json_kv_fixed(j, "since_device_first_event_s", since_t0(dv, dv->peak.ts), 9);
 			gmt_json_kv_str(j, "utc", dv->has_wall ?
@@ -164,7 +164,7 @@ void gmt_job_json(gmt_json_t *j, const gmt_job_model_t *m)
 			gmt_json_obj_begin(j);
 			j_who(j, m, mb->trace);
 			gmt_json_kv_i64(j, "ordinal", mb->ordinal);
-			gmt_json_kv_u64(j, "held_at_peak_bytes", mb->at_peak);
+			gmt_json_kv_u64(j, "taken_at_peak_bytes", mb->at_peak);
 			gmt_json_kv_fixed(j, "share_of_peak", m->share[d][k], 6);
 			gmt_json_kv_u64(j, "own_peak_bytes", mb->own_peak);
 			gmt_json_obj_end(j);

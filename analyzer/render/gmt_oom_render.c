@@ -170,7 +170,7 @@ static void t_failure(FILE *o, const gmt_oom_model_t *m, const gmt_oom_failure_t
 		gmt_text_str(o, f->phase ? f->phase : "?");
 		fprintf(o, "\", %s): %s", f->lead_key, f->lead_text);
 		if (f->has_phase_start_held)
-			fprintf(o, "; held %s at the phase's start, %s at the failure",
+			fprintf(o, "; taken from the device %s at the phase's start, held by live allocations %s at the failure",
 				gmt_fmt_bytes(b, sizeof(b), f->phase_start_held), gmt_fmt_bytes(c, sizeof(c), f->held));
 		fputs(" (a lead, not a verdict)\n", o);
 	}
@@ -316,9 +316,9 @@ static void j_failure(gmt_json_t *j, const gmt_oom_failure_t *f)
 		gmt_json_kv_str(j, "temperature", f->temperature);
 		gmt_json_kv_u64(j, "begin_ts_ns", f->phase_begin_ts);
 		if (f->has_phase_start_held)
-			gmt_json_kv_u64(j, "held_at_start_bytes", f->phase_start_held);
+			gmt_json_kv_u64(j, "taken_at_start_bytes", f->phase_start_held);
 		else
-			gmt_json_kv_null(j, "held_at_start_bytes");
+			gmt_json_kv_null(j, "taken_at_start_bytes");
 		gmt_json_obj_end(j);
 	} else {
 		gmt_json_kv_null(j, "phase");

@@ -114,7 +114,7 @@ static void t_vals(FILE *f, const char *what, const gmt_lv_vals_t *r, const gmt_
 	row(f, l, c_res(a, sizeof(a), r), c_res(b, sizeof(b), h));
 	snprintf(l, sizeof(l), "%s: outside", what);
 	row(f, l, gmt_fmt_bytes(a, sizeof(a), r->outside), gmt_fmt_bytes(b, sizeof(b), h->outside));
-	snprintf(l, sizeof(l), "%s: held (reserved + outside)", what);
+	snprintf(l, sizeof(l), "%s: taken (reserved + outside)", what);
 	row(f, l, gmt_fmt_bytes(a, sizeof(a), r->held), gmt_fmt_bytes(b, sizeof(b), h->held));
 	snprintf(l, sizeof(l), "%s: device used", what);
 	row(f, l, c_used(a, sizeof(a), r), c_used(b, sizeof(b), h));
@@ -257,7 +257,7 @@ static void t_pdev(FILE *f, const gmt_phases_t *ph, const gmt_summary_t *s, cons
 	t_when2(f, s, &m[0], &m[1], warm);
 	t_mval(f, "  allocated at that instant", m, 'a');
 	t_mval(f, "  outside at that instant", m, 'o');
-	t_mval(f, "max held (reserved + outside)", BOTH(max_held), 'h');
+	t_mval(f, "max taken (reserved + outside)", BOTH(max_held), 'h');
 	t_when2(f, s, &m[0], &m[1], warm);
 	t_mval(f, "  reserved", m, 'r');
 	t_mval(f, "  allocated", m, 'a');
@@ -383,7 +383,7 @@ void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
 	fputc('\n', f);
 	fprintf(f, "  views: \"requested\" drops a block when its free is requested (FW_FREE_REQUESTED,\n"
 		   "  cuMemFreeAsync); \"held\" when the framework completes it (FW_FREE_COMPLETED) or a\n"
-		   "  synchronisation covers its stream. Untraced = device used - held, an ESTIMATE.\n");
+		   "  synchronisation covers its stream. Untraced = device used - taken, an ESTIMATE.\n");
 
 	int devs[256];
 	size_t nd = gmt_phases_devices(ph, devs, 256);
@@ -477,7 +477,7 @@ static void j_vals(gmt_json_t *j, const gmt_lv_vals_t *v)
 	for (int o = 0; o < GMT_DOWNERS; o++)
 		gmt_json_kv_u64(j, gmt_downer_key(o), v->outside_owner[o]);
 	gmt_json_obj_end(j);
-	gmt_json_kv_u64(j, "held_bytes", v->held);
+	gmt_json_kv_u64(j, "taken_bytes", v->held);
 	if (v->has_used) {
 		gmt_json_kv_u64(j, "device_used_bytes", v->used);
 		gmt_json_kv_u64(j, "device_used_sample_ts_ns", v->used_ts);
@@ -622,7 +622,7 @@ static void j_fig(gmt_json_t *j, const gmt_summary_t *s, const gmt_pfig_t *x, in
 		gmt_json_null(j);
 	j_moment(j, "max_allocated", s, &x->max_alloc, 'a', warm);
 	j_moment(j, "max_reserved", s, &x->max_res, 'r', warm);
-	j_moment(j, "max_held", s, &x->max_held, 'h', warm);
+	j_moment(j, "max_taken", s, &x->max_held, 'h', warm);
 	j_moment(j, "max_gap", s, &x->max_gap, 'g', warm);
 	j_moment(j, "max_outside", s, &x->max_outside, 'o', warm);
 	j_moment(j, "max_untraced_estimate", s, &x->max_untraced, 'u', warm);

@@ -76,7 +76,7 @@ static int device_track(gmt_chrome_t *c, const gmt_report_model_t *m, size_t di,
 	gmt_chrome_process_name(c, pid, label);
 	char names[NC][64];
 	const char *np[NC];
-	snprintf(names[0], 64, "held (bytes)");
+	snprintf(names[0], 64, "taken (bytes)");
 	snprintf(names[1], 64, "allocated (bytes)");
 	snprintf(names[2], 64, "reserved (bytes)");
 	for (unsigned w = 0; w < GMT_DOWNERS; w++)

@@ -75,14 +75,14 @@ static void td_process(FILE *f, const gmt_report_model_t *m, size_t trace)
 
 static void peak_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_device_t *d)
 {
-	fputs("<h3>Peak held</h3>\n", f);
+	fputs("<h3>Peak taken from the device</h3>\n", f);
 	if (!d->has_peak) {
-		fputs("<p class=\"note\">Nothing was held on this device.</p>\n", f);
+		fputs("<p class=\"note\">Nothing was taken from this device.</p>\n", f);
 		return;
 	}
 	const gmt_rm_instant_t *p = &d->peak;
 	fputs("<table class=\"peak\"><thead><tr><th>part</th><th>bytes</th></tr></thead><tbody>\n", f);
-	fprintf(f, "<tr id=\"%s-peak\"><th>held by ", d->id);
+	fprintf(f, "<tr id=\"%s-peak\"><th>taken by ", d->id);
 	fputs(d->n_members > 1 ? "all its processes together" : "the process", f);
 	fprintf(f, " (the first instant of the highest, at %" PRIu64 ".%09" PRIu64 " s)</th>",
 		(p->ts - d->t0) / 1000000000u, (p->ts - d->t0) % 1000000000u);
@@ -102,7 +102,7 @@ static void peak_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_device
 	}
 	if (d->n_members > 1)
 		for (size_t k = 0; k < d->n_members; k++) {
-			fprintf(f, "<tr data-key=\"member.%zu\"><td>held by ", k);
+			fprintf(f, "<tr data-key=\"member.%zu\"><td>taken by ", k);
 			process_name(f, m, d->members[k].trace);
 			fputs("</td>", f);
 			td_bytes(f, d->members[k].at_peak);
@@ -121,7 +121,7 @@ static void peak_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_device
 static void processes_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_device_t *d)
 {
 	fprintf(f, "<h3>Processes on this device</h3>\n<table class=\"processes\"><thead><tr><th>process</th>"
-		"<th>ordinal</th><th>own peak held</th><th>at</th><th>held at the device's peak</th>"
+		"<th>ordinal</th><th>own peak taken</th><th>at</th><th>taken at the device's peak</th>"
 		"<th>driver-level peak (summary)</th><th>failed allocations</th><th>synchronisations</th>"
 		"</tr></thead><tbody>\n");
 	for (size_t k = 0; k < d->n_members; k++) {
@@ -145,7 +145,7 @@ static void processes_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_d
 	}
 	fputs("</tbody></table>\n", f);
 	if (d->n_members > 1) {
-		fputs("<p class=\"note\">The sum of each process's own peak held, ", f);
+		fputs("<p class=\"note\">The sum of each process's own peak taken, ", f);
 		fprintf(f, "<span class=\"bytes\" id=\"%s-bound\" data-bytes=\"%" PRIu64 "\">", d->id, d->own_peak_sum);
 		char buf[64];
 		fputs(gmt_fmt_bytes(buf, sizeof(buf), d->own_peak_sum), f);
@@ -215,7 +215,7 @@ static void sites_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_devic
 	fputs("</tbody></table>\n<p class=\"note\">What <code>gpumemtrace-analyze sites</code> reports: "
 	      "the driver-level allocations live at each process's own driver-level peak on this device "
 	      "(summary's peak, in the processes table), grouped by call site; an instant of each process, "
-	      "not the coinciding peak held above.</p>\n", f);
+	      "not the coinciding peak taken above.</p>\n", f);
 }
 
 static void phases_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_device_t *d)
@@ -227,7 +227,7 @@ static void phases_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_devi
 	}
 	fputs("<table class=\"phases\"><thead><tr><th>process</th><th>phase</th><th>occurrence</th>"
 	      "<th>begin</th><th>end</th><th>max allocated</th><th>max reserved</th>"
-	      "<th>max held (reserved + outside)</th><th>max outside</th><th>status</th></tr></thead><tbody>\n", f);
+	      "<th>max taken (reserved + outside)</th><th>max outside</th><th>status</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < d->n_phases; i++) {
 		const gmt_rm_phase_t *p = &d->phases[i];
 		fprintf(f, "<tr id=\"%s-m%zu-phase-%zu-%" PRIu64 "\">", d->id, p->member, p->name_index, p->k);
@@ -471,7 +471,7 @@ static int device_data(const gmt_report_model_t *m, size_t di, size_t buckets, g
 	snprintf(label, sizeof(label), "device %d: %s on %s", d->ordinal, *d->name ? d->name : "(no record)",
 		 *d->host ? d->host : "?");
 	gmt_page_dev_info_t info = {
-		.id = d->id, .label = label, .top_label = "the stack's top: held + the rest of device used",
+		.id = d->id, .label = label, .top_label = "the stack's top: taken + the rest of device used",
 		.total_bytes = d->total_bytes, .t0_ns = d->t0, .duration_ns = GMT_BUCKETS_GROW,
 		.has_wall = d->has_wall, .wall_s = d->wall_t0_ns / 1000000000u,
 		.wall_ns = (uint32_t)(d->wall_t0_ns % 1000000000u),
@@ -490,7 +490,7 @@ static int device_data(const gmt_report_model_t *m, size_t di, size_t buckets, g
 			if (s != GMT_RM_REST && d->peak.known[s] && d->peak.v[s])
 				parts[np++] = (gmt_page_part_t){ gmt_rm_series_label(s), d->peak.v[s] };
 		snprintf(href, sizeof(href), "#%s-peak", d->id);
-		if ((rc = gmt_page_dev_peak(x.pd, d->n_members > 1 ? "peak held (all processes)" : "peak held",
+		if ((rc = gmt_page_dev_peak(x.pd, d->n_members > 1 ? "peak taken (all processes)" : "peak taken",
 					    d->peak.ts - d->t0, d->peak.held, parts, np, href)))
 			return rc;
 	}

@@ -50,12 +50,12 @@ static void member_json(gmt_json_t *j, const gmt_rm_member_t *mb)
 	gmt_json_kv_u64(j, "trace", mb->trace);
 	gmt_json_kv_i64(j, "ordinal", mb->ordinal);
 	gmt_json_kv_u64(j, "instants", mb->rows);
-	gmt_json_kv_u64(j, "own_peak_held_bytes", mb->own_peak);
+	gmt_json_kv_u64(j, "own_peak_taken_bytes", mb->own_peak);
 	if (mb->own_peak)
 		gmt_json_kv_u64(j, "own_peak_ts_ns", mb->own_peak_ts);
 	else
 		gmt_json_kv_null(j, "own_peak_ts_ns");
-	gmt_json_kv_u64(j, "held_at_peak_bytes", mb->at_peak);
+	gmt_json_kv_u64(j, "taken_at_peak_bytes", mb->at_peak);
 	gmt_json_kv_u64(j, "driver_peak_bytes", mb->dev ? mb->dev->peak.total : 0);
 	gmt_json_kv_u64(j, "framework_events_lost", mb->fw_lost);
 	gmt_json_kv_u64(j, "syncs", mb->syncs);
@@ -72,7 +72,7 @@ static void peak_json(gmt_json_t *j, const gmt_rm_device_t *d)
 	gmt_json_kv_obj_begin(j, "peak");
 	gmt_json_kv_u64(j, "ts_ns", p->ts);
 	gmt_json_kv_u64(j, "t_ns", p->ts - d->t0);
-	gmt_json_kv_u64(j, "held_bytes", p->held);
+	gmt_json_kv_u64(j, "taken_bytes", p->held);
 	gmt_json_kv_obj_begin(j, "parts");
 	for (unsigned s = 0; s < GMT_RM_STACKED; s++)
 		if (s != GMT_RM_REST)
@@ -147,7 +147,7 @@ static void device_json(gmt_json_t *j, const gmt_report_model_t *m, const gmt_rm
 		gmt_json_kv_bool(j, "failed", p->failed);
 		kv_bytes_or_null(j, "max_allocated_bytes", p->has_allocated, p->max_allocated);
 		kv_bytes_or_null(j, "max_reserved_bytes", p->has_reserved, p->max_reserved);
-		gmt_json_kv_u64(j, "max_held_bytes", p->max_held);
+		gmt_json_kv_u64(j, "max_taken_bytes", p->max_held);
 		gmt_json_kv_u64(j, "max_outside_bytes", p->max_outside);
 		gmt_json_obj_end(j);
 	}

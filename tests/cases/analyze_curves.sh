@@ -28,7 +28,7 @@ diff -u "$ROOT/tests/expected/analyze_curves_held.csv" held.csv || fail "CSV dif
 # them (gen-phases.c): rows at 0.031 s, 0.181 s and 0.341 s.
 "$ANALYZE" curves --max-rows 3 "$t" > small.csv || fail "--max-rows exited $?"
 cat > want.csv <<'CSV'
-trace,device,ts_ns,time_s,phase,allocated_bytes,reserved_bytes,outside_bytes,device_used_bytes,held_bytes
+trace,device,ts_ns,time_s,phase,allocated_bytes,reserved_bytes,outside_bytes,device_used_bytes,taken_bytes
 0,1,1016000000,0.016000000,load,268435456,536870912,41943040,314572800,578813952
 0,0,1031000000,0.031000000,load,268435456,1073741824,100663296,524288000,1174405120
 0,1,1115000000,0.115000000,step,402653184,536870912,41943040,314572800,578813952

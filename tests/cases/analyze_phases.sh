@@ -55,7 +55,7 @@ def dev(occ, o):
     return [d for d in occ["devices"] if d["ordinal"] == o][0]
 def vals(v, a, r, out, held):
     eq(a, v["allocated_bytes"], "allocated"); eq(r, v["reserved_bytes"], "reserved")
-    eq(out, v["outside_bytes"], "outside"); eq(held, v["held_bytes"], "held")
+    eq(out, v["outside_bytes"], "outside"); eq(held, v["taken_bytes"], "held")
 
 # load: starts before the framework's first event (allocated unknown)
 load = ph["load"]["listed"][0]
@@ -83,7 +83,7 @@ for view in ("requested", "held"):
     vals(m["values"], 896 * MiB, GiB, 96 * MiB, GiB + 96 * MiB)
     m = f["max_reserved"]; eq(1536 * MiB, m["bytes"], "max reserved"); eq(T(190), m["ts_ns"], "at")
     vals(m["values"], 256 * MiB, 1536 * MiB, 96 * MiB, 1632 * MiB)
-    m = f["max_held"]; eq(1632 * MiB, m["bytes"], "max held"); eq(T(190), m["ts_ns"], "at")
+    m = f["max_taken"]; eq(1632 * MiB, m["bytes"], "max held"); eq(T(190), m["ts_ns"], "at")
     m = f["max_gap"]; eq(1280 * MiB, m["bytes"], "max gap"); eq(T(190), m["ts_ns"], "at")
     # NCCL's handle (t180) waits 1 ms for a segment that never claims it
     # (gen-phases.c): outside from t181
@@ -92,7 +92,7 @@ for view in ("requested", "held"):
     b = f["bounds"]
     eq(1760 * MiB, b["max_reserved_plus_max_outside_bytes"], "bound sum")
     eq(640 * MiB, b["max_reserved_minus_max_allocated_bytes"], "bound difference")
-    assert b["max_reserved_plus_max_outside_bytes"] != f["max_held"]["bytes"]
+    assert b["max_reserved_plus_max_outside_bytes"] != f["max_taken"]["bytes"]
     assert b["max_reserved_minus_max_allocated_bytes"] != f["max_gap"]["bytes"]
 # requested vs held on device 0: the 512 MiB block's free was requested at
 # 130 ms and completed at 170 ms
@@ -114,9 +114,9 @@ w = step["warm"]
 eq(2, w["occurrences"], "warm occurrences"); eq(1, w["failed"], "warm failed")
 wd = dev(w, 0)["requested"]
 eq(1024 * MiB, wd["max_allocated"]["bytes"], "warm max allocated"); eq(3, wd["max_allocated"]["occurrence"], "occ")
-eq(1648 * MiB, wd["max_held"]["bytes"], "warm max held"); eq(2, wd["max_held"]["occurrence"], "occ")
-eq(T(341), wd["max_held"]["ts_ns"], "warm max held at")   # the 16 MiB waits 1 ms
-eq(112 * MiB, wd["max_held"]["values"]["outside_bytes"], "warm held outside")
+eq(1648 * MiB, wd["max_taken"]["bytes"], "warm max held"); eq(2, wd["max_taken"]["occurrence"], "occ")
+eq(T(341), wd["max_taken"]["ts_ns"], "warm max held at")   # the 16 MiB waits 1 ms
+eq(112 * MiB, wd["max_taken"]["values"]["outside_bytes"], "warm held outside")
 
 pre = ph["prefetch"]["listed"][0]
 eq("nvtx_start_end", pre["source"], "prefetch source"); eq(None, pre["domain"], "default domain")

@@ -63,10 +63,10 @@ eq((A1, B1, 32 * MiB, "+2.4"), ab(d["peak_bytes"]), "device peak")
 eq(True, d["peak_bytes"]["above_fail_above"], "device peak above 2 %")
 ph = {(x["name"], x["occurrence"]): x for x in p["phases"]}
 eq({("load", 1), ("step", 1), ("step", 2)}, set(ph), "phase occurrences matched")
-eq((1026 * MiB, 1026 * MiB, 0, "0.0"), ab(ph[("load", 1)]["held_bytes"]), "load")
-eq(False, ph[("load", 1)]["held_bytes"]["above_fail_above"], "load not above")
-eq((A1, B1, 32 * MiB, "+2.4"), ab(ph[("step", 1)]["held_bytes"]), "step #1 (cold)")
-eq((A2, B2, 32 * MiB, "+2.5"), ab(ph[("step", 2)]["held_bytes"]), "step #2 (warm)")
+eq((1026 * MiB, 1026 * MiB, 0, "0.0"), ab(ph[("load", 1)]["taken_bytes"]), "load")
+eq(False, ph[("load", 1)]["taken_bytes"]["above_fail_above"], "load not above")
+eq((A1, B1, 32 * MiB, "+2.4"), ab(ph[("step", 1)]["taken_bytes"]), "step #1 (cold)")
+eq((A2, B2, 32 * MiB, "+2.5"), ab(ph[("step", 2)]["taken_bytes"]), "step #2 (warm)")
 eq(("cold", "warm"), (ph[("step", 1)]["temperature"], ph[("step", 2)]["temperature"]), "temperatures")
 eq((6 * MiB, 10 * MiB, 4 * MiB), ab(ph[("step", 2)]["outside_by_owner"]["nccl"])[:3], "step #2 outside nccl")
 eq(((A2 - 6 * MiB), (B2 - 10 * MiB), 28 * MiB), ab(ph[("step", 2)]["outside_by_owner"]["application"])[:3],
@@ -96,7 +96,7 @@ eq(32 * MiB, dirs["pairs"][0]["devices"][0]["peak_bytes"]["delta"], "directories
 same = load("same.json")
 changed = [e["key"] for e in same["pairs"][0]["environment"] if e["differs"]]
 eq([], changed, "against itself: environment")
-deltas = [x["held_bytes"]["delta"] for x in same["pairs"][0]["phases"]]
+deltas = [x["taken_bytes"]["delta"] for x in same["pairs"][0]["phases"]]
 eq([0, 0, 0], deltas, "against itself: phases")
 PY
 # Two jobs of two ranks each: paired by RANK, not by file name.

@@ -24,7 +24,7 @@ for r in A B; do
 	"$BUILD/tests/tools/gmt-dump" $r/*.gmt | grep '^META nccl' > $r.meta
 done
 peaks() {
-	json_get "$1" '" ".join(str(o["devices"][0]["requested"]["max_held"]["bytes"]) for p in j["traces"][0]["phases"] for o in p["listed"])'
+	json_get "$1" '" ".join(str(o["devices"][0]["requested"]["max_taken"]["bytes"]) for p in j["traces"][0]["phases"] for o in p["listed"])'
 }
 # load: 1 GiB + 2 MiB; step 1: + 256 + W + 64 + 4 KiB + B; step 2: + W + B + 256 + 4 KiB
 assert_eq "$(((1024 + 2) * MiB)) $(((1024 + 2 + 256 + 4 + 64 + 4) * MiB + 4096)) $(((1024 + 2 + 4 + 4 + 256) * MiB + 4096))" \

@@ -35,7 +35,7 @@ def dev0(occ, view):
     return [d for d in occ["devices"] if d["ordinal"] == 0][0][view]
 def vals(v, a, r, o, what):
     eq((a * MiB, r * MiB, o * MiB, (r + o) * MiB),
-       (v["allocated_bytes"], v["reserved_bytes"], v["outside_bytes"], v["held_bytes"]), what)
+       (v["allocated_bytes"], v["reserved_bytes"], v["outside_bytes"], v["taken_bytes"]), what)
 
 vals(dev0(ph["load"]["listed"][0], "requested")["end"], 40, 64, 0, "load end")
 c = dev0(ph["comm"]["listed"][0], "requested")
@@ -73,15 +73,15 @@ vals(r["max_allocated"]["values"], 156, 192, 6, "at max allocated")
 vals(h["max_allocated"]["values"], 156, 192, 54, "at max allocated (held: workspace not yet synchronised)")
 eq(192 * MiB, r["max_reserved"]["bytes"], "max reserved")
 vals(r["max_reserved"]["values"], 40, 192, 6, "at max reserved")
-eq(198 * MiB, r["max_held"]["bytes"], "max held (requested)")
-eq(246 * MiB, h["max_held"]["bytes"], "max held (held)")
+eq(198 * MiB, r["max_taken"]["bytes"], "max held (requested)")
+eq(246 * MiB, h["max_taken"]["bytes"], "max held (held)")
 eq(152 * MiB, r["max_gap"]["bytes"], "max gap")
 eq(54 * MiB, r["max_outside"]["bytes"], "max outside")
 eq({"application": 48 * MiB, "nccl": 6 * MiB, "cublas": 0, "cudnn": 0, "other": 0}, r["max_outside"]["values"]["outside_by_owner"], "owners at max outside")
 b = r["bounds"]
 eq(246 * MiB, b["max_reserved_plus_max_outside_bytes"], "bound: max reserved + max outside")
 eq(36 * MiB, b["max_reserved_minus_max_allocated_bytes"], "bound: max reserved - max allocated")
-assert b["max_reserved_plus_max_outside_bytes"] != r["max_held"]["bytes"]
+assert b["max_reserved_plus_max_outside_bytes"] != r["max_taken"]["bytes"]
 assert b["max_reserved_minus_max_allocated_bytes"] != r["max_gap"]["bytes"]
 
 w = dev0(s2, "requested")

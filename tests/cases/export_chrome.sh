@@ -82,13 +82,13 @@ for name, budget in ((w + ".json", None), (w + ".small.json", 60)):
         def top(cname):
             got = [e["args"]["value"] for e in C if e["pid"] == pid and e["name"] == cname]
             return max(got) if got else None
-        check(top("held (bytes)") == dv["peak"]["held_bytes"], "%s: held max %s != model peak %s" % (name, top("held (bytes)"), dv["peak"]["held_bytes"]))
+        check(top("taken (bytes)") == dv["peak"]["taken_bytes"], "%s: held max %s != model peak %s" % (name, top("taken (bytes)"), dv["peak"]["taken_bytes"]))
         if w == "both":
-            own = [m["own_peak_held_bytes"] for m in dv["members"]]
-            check(len(own) == 2 and top("held (bytes)") == max(own) and max(own) < sum(own), "two demos: %s vs %s" % (top("held (bytes)"), own))
+            own = [m["own_peak_taken_bytes"] for m in dv["members"]]
+            check(len(own) == 2 and top("taken (bytes)") == max(own) and max(own) < sum(own), "two demos: %s vs %s" % (top("taken (bytes)"), own))
         else:
             for cname, col in (("allocated (bytes)", "allocated_bytes"), ("reserved (bytes)", "reserved_bytes"),
-                               ("device used (bytes)", "device_used_bytes"), ("held (bytes)", "held_bytes")):
+                               ("device used (bytes)", "device_used_bytes"), ("taken (bytes)", "taken_bytes")):
                 want = [r[cols[col]] for r in rows if r[cols["device"]] == dv["ordinal"] and r[cols[col]] is not None]
                 check(top(cname) == (max(want) if want else None), "%s %s: %s != curves %s" % (name, cname, top(cname), max(want) if want else None))
             outside = [e for e in C if e["pid"] == pid and e["name"].startswith("outside ")]

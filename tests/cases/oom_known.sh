@@ -51,7 +51,7 @@ def check_plain(mode, t, end):
         sys.exit("%s: the request's stack lacks grow_cache: %s" % (mode, funcs(r)))
     eq(("train", 1, "cold"), (f["phase"]["name"], f["phase"]["occurrence"], f["phase"]["temperature"]),
        mode + ": phase")
-    eq(3 * GiB, f["phase"]["held_at_start_bytes"], mode + ": held at the phase's start")
+    eq(3 * GiB, f["phase"]["taken_at_start_bytes"], mode + ": taken at the phase's start")
     d = f["device"]
     eq((8 * GiB, 1879048192, 6 * GiB, 256 * MiB), (d["total_bytes"], d["free_bytes"], d["held_bytes"],
        d["rest_estimate_bytes"]), mode + ": device")

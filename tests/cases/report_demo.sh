@@ -101,17 +101,17 @@ cols = {k: i for i, k in enumerate(c["columns"])}
 for dv in rep["devices"]:
     d = dv["id"]
     pk = dv["peak"]
-    check(rows.get(d + "-peak") == [pk["held_bytes"]], "%s peak %s != %s" % (d, rows.get(d + "-peak"), pk["held_bytes"]))
+    check(rows.get(d + "-peak") == [pk["taken_bytes"]], "%s peak %s != %s" % (d, rows.get(d + "-peak"), pk["taken_bytes"]))
     for k, v in pk["parts"].items():
         check(parts.get(k) == v, "%s part %s: %s != %s" % (d, k, parts.get(k), v))
-    check(sum(pk["parts"].values()) == pk["held_bytes"], "parts do not add up")
+    check(sum(pk["parts"].values()) == pk["taken_bytes"], "parts do not add up")
     for k, m in enumerate(dv["members"]):
         fails = sum(1 for f in dv["failures"] if f["member"] == k)
-        want = [m["own_peak_held_bytes"], m["held_at_peak_bytes"], m["driver_peak_bytes"], fails, m["syncs"]]
+        want = [m["own_peak_taken_bytes"], m["taken_at_peak_bytes"], m["driver_peak_bytes"], fails, m["syncs"]]
         check(rows.get("%s-m%d" % (d, k)) == want, "%s member %d: %s != %s" % (d, k, rows.get("%s-m%d" % (d, k)), want))
     for ph in dv["phases"]:
         rid = "%s-m%d-phase-%d-%d" % (d, ph["member"], ph["name_index"], ph["occurrence"])
-        want = [x for x in (ph["max_allocated_bytes"], ph["max_reserved_bytes"], ph["max_held_bytes"], ph["max_outside_bytes"]) if x is not None]
+        want = [x for x in (ph["max_allocated_bytes"], ph["max_reserved_bytes"], ph["max_taken_bytes"], ph["max_outside_bytes"]) if x is not None]
         check(rows.get(rid) == want, "%s: %s != %s" % (rid, rows.get(rid), want))
     t0 = dv["t0_ns"]
     def secs(ns):
@@ -122,7 +122,7 @@ for dv in rep["devices"]:
     if len(dv["members"]) > 1:
         check(spans[d].get(d + "-bound") == dv["own_peak_sum_bytes"], "%s bound %s != %s" % (d, spans[d], dv["own_peak_sum_bytes"]))
     for k, m in enumerate(dv["members"]):
-        want = [m["own_peak_ts_ns"] - t0] if m["own_peak_held_bytes"] else []
+        want = [m["own_peak_ts_ns"] - t0] if m["own_peak_taken_bytes"] else []
         check(times.get("%s-m%d" % (d, k)) == want, "%s member %d time %s != %s" % (d, k, times.get("%s-m%d" % (d, k)), want))
     for ph in dv["phases"]:
         rid = "%s-m%d-phase-%d-%d" % (d, ph["member"], ph["name_index"], ph["occurrence"])
@@ -135,7 +135,7 @@ for dv in rep["devices"]:
         check(rows.get(rid) == want, "%s: %s != %s" % (rid, rows.get(rid), want))
     # the page's data: the peak mark, and no stack above it
     pd = [x for x in data["devices"] if x["id"] == d][0]
-    check([m["bytes"] for m in pd["peaks"]] == [pk["held_bytes"]], "%s marks %s" % (d, pd["peaks"]))
+    check([m["bytes"] for m in pd["peaks"]] == [pk["taken_bytes"]], "%s marks %s" % (d, pd["peaks"]))
     # the synchronisation ticks: every SYNC of the device's processes
     check(sum(pd["syncs"]["n"]) == dv["syncs"] == sum(m["syncs"] for m in dv["members"]) and dv["syncs"] > 0,
           "%s syncs %s, model %s" % (d, pd["syncs"], dv["syncs"]))
@@ -149,7 +149,7 @@ for dv in rep["devices"]:
                 acc[k] += L["stack"][k][i]
                 held += acc[k]
             tops = max(tops, held)
-        check(tops == pk["held_bytes"], "%s level %d: held stacks to %d, the peak says %d" % (d, L["bucket_ns"], tops, pk["held_bytes"]))
+        check(tops == pk["taken_bytes"], "%s level %d: held stacks to %d, the peak says %d" % (d, L["bucket_ns"], tops, pk["taken_bytes"]))
 
 # the sites at the peak: the first process's are `sites --json`'s, row by row
 sj = json.load(open(w + ".sites.json"))["traces"][0]
@@ -173,17 +173,17 @@ for i, t in enumerate(rep["traces"]):
 check(len(limits) == len(rep["traces"]), "trace sections %s" % list(limits))
 if w == "both":
     dv = rep["devices"][0]
-    own = [m["own_peak_held_bytes"] for m in dv["members"]]
+    own = [m["own_peak_taken_bytes"] for m in dv["members"]]
     check(len(rep["devices"]) == 1 and len(own) == 2, "both demos: one device, two processes: %s" % own)
-    check(dv["peak"]["held_bytes"] == max(own) and dv["own_peak_sum_bytes"] == sum(own),
-          "both demos ran one after the other: peak %s, own %s" % (dv["peak"]["held_bytes"], own))
+    check(dv["peak"]["taken_bytes"] == max(own) and dv["own_peak_sum_bytes"] == sum(own),
+          "both demos ran one after the other: peak %s, own %s" % (dv["peak"]["taken_bytes"], own))
 # the JSON report's numbers are the other commands' (the first trace's)
 dv = rep["devices"][0]
 m = dv["members"][0]
 sd = [x for x in s["devices"] if x["ordinal"] == m["ordinal"]][0]
 check(m["driver_peak_bytes"] == sd["peak"]["bytes"], "driver peak %s != summary %s" % (m["driver_peak_bytes"], sd["peak"]["bytes"]))
-held = [r[cols["held_bytes"]] for r in c["traces"][0]["rows"] if r[cols["device"]] == m["ordinal"]]
-check(dv["peak"]["held_bytes"] == max(held), "peak held %s != curves' highest held %s" % (dv["peak"]["held_bytes"], max(held)))
+held = [r[cols["taken_bytes"]] for r in c["traces"][0]["rows"] if r[cols["device"]] == m["ordinal"]]
+check(dv["peak"]["taken_bytes"] == max(held), "peak held %s != curves' highest held %s" % (dv["peak"]["taken_bytes"], max(held)))
 sf = [f for f in s["failed_allocations"]["items"] if f["device"] == m["ordinal"]]
 check([(f["requested_bytes"], f["ts_ns"]) for f in dv["failures"] if f["member"] == 0] == [(f["requested_bytes"], f["ts_ns"]) for f in sf],
       "failures %s != summary %s" % (dv["failures"], sf))
@@ -198,8 +198,8 @@ for i, ph in enumerate(p["phases"]):
             check(len(mine) == 1, "phase %s #%d missing" % (ph["name"], o["occurrence"]))
             if mine:
                 q = mine[0]
-                check(q["name"] == ph["name"] and (q["max_allocated_bytes"], q["max_reserved_bytes"], q["max_held_bytes"], q["max_outside_bytes"]) ==
-                      tuple(v and v.get("bytes") for v in (r["max_allocated"], r["max_reserved"], r["max_held"], r["max_outside"])),
+                check(q["name"] == ph["name"] and (q["max_allocated_bytes"], q["max_reserved_bytes"], q["max_taken_bytes"], q["max_outside_bytes"]) ==
+                      tuple(v and v.get("bytes") for v in (r["max_allocated"], r["max_reserved"], r["max_taken"], r["max_outside"])),
                       "phase %s #%d: %s != %s" % (ph["name"], o["occurrence"], q, r))
             n_occ += 1
 check(n_occ == len([q for q in dv["phases"] if q["member"] == 0]), "%d occurrences in phases, %d in the report" % (n_occ, len(dv["phases"])))

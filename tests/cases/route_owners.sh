@@ -68,7 +68,7 @@ occ = [ph for ph in t["phases"] if ph["name"] == "owners"][0]["listed"][0]
 pd = occ["devices"][0]
 for view in ("requested", "held"):
     eq(owners, pd[view]["end"]["outside_by_owner"], view + ": end outside by owner")
-    eq(owners, pd[view]["max_held"]["values"]["outside_by_owner"], view + ": max held by owner")
+    eq(owners, pd[view]["max_taken"]["values"]["outside_by_owner"], view + ": max held by owner")
 od = [x for x in t["devices"] if x["ordinal"] == 0][0]["outside_allocations"]
 eq({"application": 2, "nccl": 1, "cublas": 2, "cudnn": 2, "other": 0}, od["count_by_owner"], "outside counts")
 eq([(8 * MiB, "cublas"), (4 * MiB, "cudnn"), (2 * MiB, "nccl"), (MiB, "application"),

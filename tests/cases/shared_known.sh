@@ -35,10 +35,10 @@ def who(j, m):
 j = job(2)
 eq(1, len(j["devices"]), "2: one physical device")
 d = j["devices"][0]
-eq(600 * MiB, d["peak"]["held_bytes"], "2: coinciding peak")
+eq(600 * MiB, d["peak"]["taken_bytes"], "2: coinciding peak")
 eq(750 * MiB, d["own_peak_sum_bytes"], "2: sum of own peaks (a bound)")
 eq(sorted([("0", 300, 300, 0.5), ("1", 300, 450, 0.5)]),
-   sorted((m["rank"], m["held_at_peak_bytes"] // MiB, m["own_peak_bytes"] // MiB, m["share_of_peak"])
+   sorted((m["rank"], m["taken_at_peak_bytes"] // MiB, m["own_peak_bytes"] // MiB, m["share_of_peak"])
           for m in d["members"]), "2: each one's share")
 eq([], j["stray_contexts"], "2: no stray context")
 ranks = {p["trace"]: p["rank"] for p in j["processes"]}
@@ -49,10 +49,10 @@ j = job(3)
 eq(2, len(j["devices"]), "3: two physical devices")
 d0, d1 = j["devices"]
 eq((0, 1), (d0["ordinal"], d1["ordinal"]), "3: ordinals")
-eq(650 * MiB, d0["peak"]["held_bytes"], "3: coinciding peak")
+eq(650 * MiB, d0["peak"]["taken_bytes"], "3: coinciding peak")
 eq(1050 * MiB, d0["own_peak_sum_bytes"], "3: sum of own peaks")
 eq(sorted([("0", 300, 300), ("0", 0, 0), ("1", 300, 450), ("2", 50, 300)]),
-   sorted((m["rank"], m["held_at_peak_bytes"] // MiB, m["own_peak_bytes"] // MiB) for m in d0["members"]),
+   sorted((m["rank"], m["taken_at_peak_bytes"] // MiB, m["own_peak_bytes"] // MiB) for m in d0["members"]),
    "3: each one's share")
 eq(None, d1["peak"], "3: device 1 held nothing")
 pid = {p["trace"]: p["pid"] for p in j["processes"]}
@@ -63,9 +63,9 @@ for p in j["processes"]:
     if p["own_peak"]:
         eq(("d0", None), (p["own_peak"]["device"], p["own_peak"]["phase"]), "3: own peak's device and phase")
 PY
-assert_contains s2.txt "  coinciding peak of what the processes held together: 629145600 B (600.00 MiB)"
+assert_contains s2.txt "  coinciding peak of what the processes took from it together: 629145600 B (600.00 MiB)"
 assert_contains s2.txt "  sum of the processes' own peaks: 786432000 B (750.00 MiB) (a BOUND: reached at no instant unless"
-assert_contains s3.txt "Stray contexts (a process on a device where it never held a byte): 2"
+assert_contains s3.txt "Stray contexts (a process on a device it never took a byte from): 2"
 assert_contains s3.txt "spread 157286400 B (150.00 MiB)"
 # One trace: no grouping section.
 "$ANALYZE" summary --json "$(ls t2/*.gmt | head -n 1)" > one.json || fail "summary of one trace"
