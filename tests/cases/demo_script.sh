@@ -16,6 +16,11 @@ for c in summary "sites --top 3" flamegraph oom "report -o" "phases --pattern st
 	assert_eq 1 "$(grep -c "^== gpumemtrace-analyze $c " demo.out)" "the demo runs $c"
 done
 assert_contains demo.out "  Peak device bytes held by live allocations: 2153775104 B (2.01 GiB)"
+# Taken from the device is the same: the synchronisation of step 2 trims the
+# pool to 0 and the preload reads it there, whatever the sampling period (a
+# stale 512 MiB reserve made it 2310 MiB in runs fast enough to skip it).
+assert_contains demo.out "  Peak device bytes taken from the device, pools' reserve included: 2153775104 B (2.01 GiB)"
+assert_contains demo.out "    live allocations 2153775104 B (2.01 GiB) + pools' reserve beyond them 0 B"
 assert_contains demo.out "          cudaMalloc at fake_runtime.c:"
 grep -q "fakecuda/libcudart.so.13+0x" demo.out && fail "a runtime frame was not named"
 assert_contains demo.out "  1 out-of-memory failure, 0 recovered"

@@ -6,7 +6,7 @@
 # period) still reads the pools that keep a reserve, which a release
 # threshold may have trimmed; a stream-ordered block from an explicit pool
 # is the current context's (CTX_CURRENT before it), so cuCtxDestroy takes
-# it. summary's taken from the device and the phases engine's held (curves)
+# it. summary's taken from the device and the phases engine's taken (curves)
 # follow, to the byte; a pool's reserve never counts less than its live
 # blocks.
 . "$ROOT/tests/lib.sh"
