@@ -30,7 +30,9 @@
  *  4. The function comes from the ELF symbol table (demangled), the file and
  *     line from DWARF's line table, and inlined frames from the DWARF scopes
  *     around the address (DW_TAG_inlined_subroutine, each with the call
- *     site in its caller), the way eu-addr2line -i does.
+ *     site in its caller), the way eu-addr2line -i does: the scopes
+ *     dwarf_getscopes would give, from an index of each unit built at its
+ *     first address (see "scopes" below).
  *
  * A return address points after the call instruction, possibly at the
  * first instruction of the next line or even of the next function; every
@@ -68,6 +70,9 @@ typedef struct fsym {
 	int index;              /* in the symbol table: the first wins a tie  */
 } fsym_t;
 
+typedef struct scunit scunit_t;
+static void sc_unit_free(scunit_t *u);
+
 typedef struct sym_file {
 	char *path;
 	fsym_t *fsyms;          /* sorted by lo, built at the first lookup    */
@@ -78,6 +83,9 @@ typedef struct sym_file {
 	uint64_t lo;            /* lowest mapped vaddr                        */
 	const unsigned char *build_id;
 	int build_id_len;
+	scunit_t **units;       /* the scope index, by unit offset            */
+	size_t n_units, cap_units;
+	int scopes_libdw;       /* GPUMEMTRACE_ANALYZE_SCOPES=libdw            */
 } sym_file_t;
 
 typedef struct sym_module {
@@ -162,6 +170,9 @@ void gmt_symtab_free(gmt_symtab_t *t)
 		if (t->files[i]->dwfl)
 			dwfl_end(t->files[i]->dwfl);
 		free(t->files[i]->fsyms);
+		for (size_t j = 0; j < t->files[i]->n_units; j++)
+			sc_unit_free(t->files[i]->units[j]);
+		free(t->files[i]->units);
 		free(t->files[i]->path);
 		free(t->files[i]);
 	}
@@ -244,6 +255,8 @@ static sym_file_t *file_get(gmt_symtab_t *t, const char *path)
 		return NULL;
 	}
 	t->files[t->n_files++] = f;
+	const char *sm = getenv("GPUMEMTRACE_ANALYZE_SCOPES");
+	f->scopes_libdw = sm && !strcmp(sm, "libdw");
 	/* "[vdso]" and friends are not files; an empty path is the main
 	 * program of some loaders, which the preload resolves already. */
 	if (path[0] != '/')
@@ -435,6 +448,385 @@ static const char *fsym_find(const sym_file_t *f, uint64_t pc)
 	return NULL;
 }
 
+/* ---- scopes: dwarf_getscopes' answer from an index per unit ------------ */
+
+/* dwarf_getscopes(cu, pc) walks the unit's DIE tree from its top at every
+ * call, and a second time to find an inlined function's abstract origin:
+ * a few milliseconds an address in a large C++ library (libjvm's units,
+ * libtorch's), hours for a million addresses. Here each unit is walked
+ * once, by the same rules (libdw's __libdw_visit_scopes: which tags are
+ * descended, imported units followed; the first child that contains pc at
+ * each level), into an index: the DIEs with code ranges as a tree, the
+ * unit's top-level ranges sorted by address, and every DIE an abstract
+ * origin can be (a subprogram) by offset with its parents. A lookup then
+ * gives the same scopes as dwarf_getscopes, innermost first. A unit whose
+ * walk meets a libdw error, or an origin in another file, is left to
+ * dwarf_getscopes. GPUMEMTRACE_ANALYZE_SCOPES=libdw always uses
+ * dwarf_getscopes (the reference, for tests). */
+
+#define SC_NONE UINT32_MAX
+#define SC_DEPTH 512            /* deeper trees: dwarf_getscopes */
+
+typedef struct scnode {
+	Dwarf_Off off;
+	uint32_t parent;        /* SC_NONE: a child of the unit's DIE          */
+	uint32_t kids, next;    /* children with ranges, in order; siblings    */
+	uint32_t r0, nr;        /* its ranges in the unit's range array        */
+	int tag;
+} scnode_t;
+
+typedef struct sctop {
+	uint64_t lo, hi, maxhi; /* maxhi: the largest hi up to here            */
+	uint32_t node;
+} sctop_t;
+
+typedef struct scoff {
+	Dwarf_Off off;
+	uint32_t node;
+} scoff_t;
+
+struct scunit {
+	Dwarf_Off off;          /* the unit's DIE                              */
+	Dwarf *dw;
+	scnode_t *n; size_t nn, capn;
+	uint64_t (*r)[2]; size_t nr, capr;
+	sctop_t *top; size_t ntop, captop;
+	scoff_t *byoff; size_t nbyoff;
+	int failed;             /* use dwarf_getscopes for this unit           */
+};
+
+/* __libdw_visit_scopes' rules: 1 descend, 2 follow the import, 0 skip. */
+static int sc_class(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit: case DW_TAG_module: case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt: case DW_TAG_catch_block: case DW_TAG_try_block:
+	case DW_TAG_entry_point: case DW_TAG_inlined_subroutine: case DW_TAG_subprogram:
+	case DW_TAG_namespace: case DW_TAG_class_type: case DW_TAG_structure_type:
+		return 1;
+	case DW_TAG_imported_unit:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static int sc_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap + *cap / 2 : 256;
+	if (c < need)
+		c = need;
+	void *n = realloc(*p, c * elem);
+	if (!n)
+		return -1;
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
+/* A new node for die under parent (no ranges yet); SC_NONE on failure. */
+static uint32_t sc_node(scunit_t *u, Dwarf_Die *die, int tag, uint32_t parent)
+{
+	if (u->nn >= SC_NONE - 1 || sc_grow((void **)&u->n, &u->capn, u->nn + 1, sizeof(*u->n)))
+		return SC_NONE;
+	scnode_t *x = &u->n[u->nn];
+	x->off = dwarf_dieoffset(die);
+	x->parent = parent;
+	x->kids = x->next = SC_NONE;
+	x->r0 = (uint32_t)u->nr;
+	x->nr = 0;
+	x->tag = tag;
+	return (uint32_t)u->nn++;
+}
+
+/* Adds the DIE's code ranges, as dwarf_haspc reads them: 0, or -1. */
+static int sc_ranges(scunit_t *u, Dwarf_Die *die, uint32_t i)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	(void)dwarf_errno();   /* clears an older error */
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (u->nr >= SC_NONE || sc_grow((void **)&u->r, &u->capr, u->nr + 1, sizeof(*u->r)))
+			return -1;
+		u->r[u->nr][0] = lo;
+		u->r[u->nr][1] = hi;
+		u->nr++;
+		u->n[i].nr++;
+	}
+	/* -1 without an error: no ranges; any error (even those pc_match
+	 * reads as none) leaves the unit to dwarf_getscopes */
+	return off < 0 && dwarf_errno() != 0 ? -1 : 0;
+}
+
+static int sc_walk(scunit_t *u, Dwarf_Die *parent_die, uint32_t parent, int depth)
+{
+	Dwarf_Die child;
+	int rc = dwarf_child(parent_die, &child);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	if (depth > SC_DEPTH)
+		return -1;
+	uint32_t last = SC_NONE;
+	do {
+		int tag = dwarf_tag(&child);
+		int cls = sc_class(tag);
+		Dwarf_Attribute a;
+		if (!cls && !dwarf_hasattr(&child, DW_AT_low_pc) && !dwarf_hasattr(&child, DW_AT_ranges))
+			continue;   /* never a scope, never walked into */
+		uint32_t i = sc_node(u, &child, tag, parent);
+		if (i == SC_NONE || sc_ranges(u, &child, i))
+			return -1;
+		if (!cls && !u->n[i].nr) {
+			u->nn--;    /* no scope after all (a label, a call site) */
+			continue;
+		}
+		if (u->n[i].nr) {
+			/* a child that can contain pc, in order */
+			if (parent == SC_NONE) {
+				for (uint32_t k = 0; k < u->n[i].nr; k++) {
+					if (sc_grow((void **)&u->top, &u->captop, u->ntop + 1, sizeof(*u->top)))
+						return -1;
+					u->top[u->ntop].lo = u->r[u->n[i].r0 + k][0];
+					u->top[u->ntop].hi = u->r[u->n[i].r0 + k][1];
+					u->top[u->ntop++].node = i;
+				}
+			} else if (last == SC_NONE) {
+				u->n[parent].kids = i;
+			} else {
+				u->n[last].next = i;
+			}
+			if (parent != SC_NONE)
+				last = i;
+		}
+		if (cls == 1 && dwarf_haschildren(&child)) {
+			if (sc_walk(u, &child, i, depth + 1))
+				return -1;
+			/* a type or namespace with nothing that matters inside */
+			if (u->nn == (size_t)i + 1 && !u->n[i].nr && tag != DW_TAG_subprogram)
+				u->nn--;
+		} else if (cls == 2) {
+			/* another unit's DIEs, as children of that unit's DIE */
+			Dwarf_Die imp;
+			if (dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &a), &imp)) {
+				if (dwarf_cu_getdwarf(imp.cu) != u->dw)
+					return -1;
+				uint32_t j = sc_node(u, &imp, dwarf_tag(&imp), i);
+				if (j == SC_NONE || sc_walk(u, &imp, j, depth + 1))
+					return -1;
+			}
+		}
+	} while ((rc = dwarf_siblingof(&child, &child)) == 0);
+	return rc < 0 ? -1 : 0;
+}
+
+static int cmp_sctop(const void *a, const void *b)
+{
+	const sctop_t *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int cmp_scoff(const void *a, const void *b)
+{
+	const scoff_t *x = a, *y = b;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;   /* the first walked wins */
+}
+
+static void sc_unit_free(scunit_t *u)
+{
+	if (!u)
+		return;
+	free(u->n);
+	free(u->r);
+	free(u->top);
+	free(u->byoff);
+	free(u);
+}
+
+/* The index of the unit whose DIE is cudie, built at its first use. NULL
+ * when out of memory. */
+static scunit_t *sc_unit(sym_file_t *f, Dwarf_Die *cudie)
+{
+	Dwarf_Off off = dwarf_dieoffset(cudie);
+	size_t lo = 0, hi = f->n_units;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (f->units[m]->off < off)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (lo < f->n_units && f->units[lo]->off == off)
+		return f->units[lo];
+	if (sc_grow((void **)&f->units, &f->cap_units, f->n_units + 1, sizeof(*f->units)))
+		return NULL;
+	scunit_t *u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->off = off;
+	u->dw = dwarf_cu_getdwarf(cudie->cu);
+	if (sc_walk(u, cudie, SC_NONE, 0)) {
+		u->failed = 1;
+	} else {
+		qsort(u->top, u->ntop, sizeof(*u->top), cmp_sctop);
+		for (size_t i = 0; i < u->ntop; i++)
+			u->top[i].maxhi = i && u->top[i - 1].maxhi > u->top[i].hi ? u->top[i - 1].maxhi : u->top[i].hi;
+		size_t ns = 0;
+		for (size_t i = 0; i < u->nn; i++)
+			ns += u->n[i].tag == DW_TAG_subprogram;
+		u->byoff = malloc((ns ? ns : 1) * sizeof(*u->byoff));
+		if (!u->byoff) {
+			u->failed = 1;
+		} else {
+			for (size_t i = 0; i < u->nn; i++)
+				if (u->n[i].tag == DW_TAG_subprogram)
+					u->byoff[u->nbyoff++] = (scoff_t){ u->n[i].off, (uint32_t)i };
+			qsort(u->byoff, u->nbyoff, sizeof(*u->byoff), cmp_scoff);
+		}
+	}
+	if (u->failed) {
+		free(u->n); free(u->r); free(u->top); free(u->byoff);
+		u->n = NULL; u->r = NULL; u->top = NULL; u->byoff = NULL;
+		u->nn = u->nr = u->ntop = u->nbyoff = 0;
+	}
+	memmove(&f->units[lo + 1], &f->units[lo], (f->n_units - lo) * sizeof(*f->units));
+	f->units[lo] = u;
+	f->n_units++;
+	return u;
+}
+
+static int sc_has(const scunit_t *u, uint32_t i, uint64_t pc)
+{
+	for (uint32_t k = 0; k < u->n[i].nr; k++)
+		if (u->r[u->n[i].r0 + k][0] <= pc && pc < u->r[u->n[i].r0 + k][1])
+			return 1;
+	return 0;
+}
+
+/* The first top-level node (in DIE order) containing pc, SC_NONE if none. */
+static uint32_t sc_top(const scunit_t *u, uint64_t pc)
+{
+	size_t lo = 0, hi = u->ntop;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (u->top[m].lo <= pc)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	uint32_t best = SC_NONE;
+	for (size_t i = lo; i-- > 0 && u->top[i].maxhi > pc;)
+		if (pc < u->top[i].hi && u->top[i].node < best)
+			best = u->top[i].node;
+	return best;
+}
+
+/* Appends node i's DIE and its parents' up to the unit's DIE. */
+static int sc_chain(scunit_t *u, uint32_t i, Dwarf_Die *cudie, Dwarf_Die **sc, int *n, size_t *cap)
+{
+	for (;;) {
+		if (sc_grow((void **)sc, cap, (size_t)*n + 1, sizeof(**sc)))
+			return -1;
+		if (i == SC_NONE) {
+			(*sc)[(*n)++] = *cudie;
+			return 0;
+		}
+		if (!dwarf_offdie(u->dw, u->n[i].off, &(*sc)[*n]))
+			return -1;
+		(*n)++;
+		i = u->n[i].parent;
+	}
+}
+
+/* dwarf_getscopes(cudie, pc, scopes) from the index: the count (0: none),
+ * -1 on an error, -2: not indexed (ask dwarf_getscopes). */
+static int sc_getscopes(sym_file_t *f, Dwarf_Die *cudie, uint64_t pc, Dwarf_Die **scopes)
+{
+	scunit_t *u = sc_unit(f, cudie);
+	if (!u)
+		return -1;
+	if (u->failed)
+		return -2;
+	uint32_t t = sc_top(u, pc);
+	if (t == SC_NONE)
+		return 0;
+	for (;;) {
+		uint32_t k = u->n[t].kids;
+		while (k != SC_NONE && !sc_has(u, k, pc))
+			k = u->n[k].next;
+		if (k == SC_NONE)
+			break;
+		t = k;
+	}
+	/* the innermost inlined instance on the path, if any */
+	uint32_t inl = SC_NONE;
+	for (uint32_t i = t; i != SC_NONE && inl == SC_NONE; i = u->n[i].parent)
+		if (u->n[i].tag == DW_TAG_inlined_subroutine)
+			inl = i;
+	Dwarf_Die *sc = NULL;
+	size_t cap = 0;
+	int n = 0;
+	if (inl == SC_NONE) {
+		if (sc_chain(u, t, cudie, &sc, &n, &cap))
+			goto fail;
+		*scopes = sc;
+		return n;
+	}
+	for (uint32_t i = t;; i = u->n[i].parent) {
+		if (sc_grow((void **)&sc, &cap, (size_t)n + 1, sizeof(*sc)) ||
+		    !dwarf_offdie(u->dw, u->n[i].off, &sc[n]))
+			goto fail;
+		n++;
+		if (i == inl)
+			break;
+	}
+	/* then the scopes around the inlined function's abstract definition */
+	Dwarf_Attribute a;
+	Dwarf_Die origin, ocu;
+	if (!dwarf_formref_die(dwarf_attr(&sc[n - 1], DW_AT_abstract_origin, &a), &origin))
+		goto fail;
+	if (dwarf_cu_getdwarf(origin.cu) != u->dw || !dwarf_diecu(&origin, &ocu, NULL, NULL)) {
+		free(sc);
+		return -2;
+	}
+	scunit_t *ou = sc_unit(f, &ocu);
+	if (!ou)
+		goto fail;
+	if (ou->failed) {
+		free(sc);
+		return -2;
+	}
+	Dwarf_Off want = dwarf_dieoffset(&origin);
+	size_t lo = 0, hi = ou->nbyoff;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (ou->byoff[m].off < want)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (lo == ou->nbyoff || ou->byoff[lo].off != want) {
+		if (dwarf_tag(&origin) != DW_TAG_subprogram) {
+			free(sc);
+			return -2;      /* not indexed: an unusual origin */
+		}
+		free(sc);
+		return 0;               /* not found, as dwarf_getscopes */
+	}
+	if (sc_chain(ou, ou->n[ou->byoff[lo].node].parent, &ocu, &sc, &n, &cap))
+		goto fail;
+	*scopes = sc;
+	return n;
+fail:
+	free(sc);
+	return -1;
+}
+
 /* Fills s->frames from the module's symbols and DWARF at vaddr pc. */
 static int resolve(gmt_sym_t *s, sym_file_t *fl, uint64_t pc)
 {
@@ -452,7 +844,12 @@ static int resolve(gmt_sym_t *s, sym_file_t *fl, uint64_t pc)
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
 	Dwarf_Die *scopes = NULL;
-	int nsc = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+	int nsc = 0;
+	if (cu) {
+		nsc = fl->scopes_libdw ? -2 : sc_getscopes(fl, cu, pc - bias, &scopes);
+		if (nsc < 0)
+			nsc = dwarf_getscopes(cu, pc - bias, &scopes);
+	}
 	Dwarf_Files *files = NULL;
 	if (nsc > 0 && dwarf_getsrcfiles(cu, &files, NULL) != 0)
 		files = NULL;
