@@ -70,9 +70,12 @@ typedef struct dec {
 	unsigned minor;
 	int have_header;
 	/* EVENTS2's allocation ids, across the whole file: id -> the live
-	 * allocation, and the freed ids in the order the writer reuses them */
-	struct idrec { uint64_t addr; uint8_t live; } *ids;
-	size_t ids_cap;
+	 * allocation's address and a bit for live (12 bytes and a bit an id:
+	 * a trace holding millions of blocks at once), and the freed ids in
+	 * the order the writer reuses them */
+	uint64_t *id_addr;
+	uint64_t *id_live;
+	size_t ids_cap, id_live_cap;
 	uint32_t id_next;
 	uint32_t *id_free;
 	size_t id_nfree, id_free_cap;
@@ -703,16 +706,16 @@ static int rec_events2(dec_t *d, const msgpack_object *a)
 		if (t == GMT_EV_FREE && !(m & GMT_M_NOID)) {
 			UV(pr, e[GMT_C2_REF], v, GMT_C2_REF);
 			uint64_t id = ref + (uint64_t)gmt_unzigzag(v);
-			if (id == 0 || id > d->id_next || !d->ids[id].live) {
+			if (id == 0 || id > d->id_next || !(d->id_live[id >> 6] >> (id & 63) & 1)) {
 				why = "a free of an allocation id that is not live";
 				why_id = (uint32_t)id;
 				goto fail;
 			}
-			d->ids[id].live = 0;
+			d->id_live[id >> 6] &= ~(1ull << (id & 63));
 			d->id_free[d->id_nfree++] = (uint32_t)id;
 			ref = id;
 			x->alloc_id = (uint32_t)id;
-			x->addr = d->ids[id].addr;
+			x->addr = d->id_addr[id];
 			continue;
 		}
 		UV(pa, e[GMT_C2_ADDR], v, GMT_C2_ADDR);
@@ -728,13 +731,19 @@ static int rec_events2(dec_t *d, const msgpack_object *a)
 					goto fail;
 				}
 				id = ++d->id_next;
-				if (grow((void **)&d->ids, &d->ids_cap, (size_t)id + 1, sizeof(*d->ids)) ||
+				if (grow((void **)&d->id_addr, &d->ids_cap, (size_t)id + 1, sizeof(*d->id_addr)) ||
+				    grow((void **)&d->id_live, &d->id_live_cap, ((size_t)id >> 6) + 1,
+					 sizeof(*d->id_live)) ||
 				    grow((void **)&d->id_free, &d->id_free_cap, (size_t)id + 1,
 					 sizeof(*d->id_free)))
 					return oom(d);
+				/* ids are handed out in order: a new word of the
+				 * bitmap starts clear (ids start at 1) */
+				if ((id & 63) == 0 || id == 1)
+					d->id_live[id >> 6] = 0;
 			}
-			d->ids[id].addr = x->addr;
-			d->ids[id].live = 1;
+			d->id_addr[id] = x->addr;
+			d->id_live[id >> 6] |= 1ull << (id & 63);
 			ref = id;
 			x->alloc_id = id;
 		}
@@ -1185,7 +1194,8 @@ static int decode(dec_t *d)
 	free(d->sc);
 	free(d->ptrs);
 	free(d->kvs);
-	free(d->ids);
+	free(d->id_addr);
+	free(d->id_live);
 	free(d->id_free);
 	if (st == GMT_DECODE_OK)
 		d->res->message[0] = 0;

@@ -84,7 +84,8 @@ struct gmt_replay {
 	/* Blocks by allocation id (used = live; key = address), and once
 	 * needed the index address -> id of the live ones (a = id). */
 	rp_slot_t *dense;
-	size_t n_dense;              /* slots allocated */
+	size_t n_dense;              /* slots in use so far (initialised) */
+	size_t cap_dense;            /* slots allocated                   */
 	size_t dense_live;
 	rp_map_t ix;
 	int indexed;
@@ -513,15 +514,21 @@ static rp_slot_t *block_new(gmt_replay_t *r, uint64_t addr, uint32_t id)
 		return b;
 	}
 	if (id >= r->n_dense) {
-		size_t n = r->n_dense ? r->n_dense : 1024;
-		while (n <= id)
-			n *= 2;
-		rp_slot_t *nd = realloc(r->dense, n * sizeof(*nd));
-		if (!nd)
-			return NULL;
-		memset(nd + r->n_dense, 0, (n - r->n_dense) * sizeof(*nd));
-		r->dense = nd;
-		r->n_dense = n;
+		/* Grown by half (realloc moves a large array by remapping its
+		 * pages), and only the slots up to the highest id so far are
+		 * ever written: memory follows the most blocks live at once. */
+		if (id >= r->cap_dense) {
+			size_t n = r->cap_dense ? r->cap_dense : 1024;
+			while (n <= id)
+				n += n / 2;
+			rp_slot_t *nd = realloc(r->dense, n * sizeof(*nd));
+			if (!nd)
+				return NULL;
+			r->dense = nd;
+			r->cap_dense = n;
+		}
+		memset(r->dense + r->n_dense, 0, ((size_t)id + 1 - r->n_dense) * sizeof(*r->dense));
+		r->n_dense = (size_t)id + 1;
 	}
 	if (r->indexed) {
 		int existed;
