@@ -485,6 +485,24 @@ static inline int uv_long(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
 	const uint8_t *p = *pp;
 	if (GMT_LIKELY_DEC(end - p >= 10)) {
+		/* Up to 8 bytes without a branch on the length (mixed sizes
+		 * and addresses make it unpredictable): the first byte without
+		 * its high bit found in one little-endian word, the 7-bit
+		 * groups below it gathered by shifts. */
+		uint64_t w;
+		memcpy(&w, p, 8);
+		const uint64_t stop = ~w & 0x8080808080808080ull;
+		if (GMT_LIKELY_DEC(stop != 0)) {
+			const unsigned bits = (unsigned)__builtin_ctzll(stop) + 1;   /* 8 * len */
+			w &= bits >= 64 ? ~0ull : (1ull << bits) - 1;
+			uint64_t v = (w & 0x7full) | (w >> 1 & 0x7full << 7) | (w >> 2 & 0x7full << 14) |
+				     (w >> 3 & 0x7full << 21) | (w >> 4 & 0x7full << 28) |
+				     (w >> 5 & 0x7full << 35) | (w >> 6 & 0x7full << 42) |
+				     (w >> 7 & 0x7full << 49);
+			*pp = p + bits / 8;
+			*out = v;
+			return 0;
+		}
 		uint64_t v = p[0] & 0x7f, b;
 #define UV_STEP(i) \
 		b = p[i]; \
