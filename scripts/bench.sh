@@ -150,11 +150,19 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v ev="$((2 * BIG))" -v occ="$((BIG / 1000))" 'BEGIN { printf "phases, the same workload in %d phase occurrences: %.3f s, %.0f events/s (wall clock)\n", occ, b - a, ev / (b - a) }'
 
-# st CMD FILE: "SECONDS PEAK_RSS_KB EVENTS" from the analyzer's own --stats
+# st CMD FILE: "SECONDS PEAK_RSS_KB EVENTS CPU_SECONDS" from the analyzer's
+# own --stats (wall clock) and /usr/bin/time (user + system CPU: on a shared
+# machine the steadier figure)
 st() {
-	"$B/gpumemtrace-analyze" "$1" --stats --no-symbols "$2" 2>&1 >/dev/null |
-		sed -n 's/.* events=\([0-9]*\) seconds=\([0-9.]*\) .* peak_rss_bytes=\([0-9]*\).*/\2 \3 \1/p' |
-		awk '{ printf "%s %d %s\n", $1, $2 / 1024, $3 }'
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "cpu %U %S" -o "$W/st.time" "$B/gpumemtrace-analyze" "$1" --stats --no-symbols "$2" 2>"$W/st.err" >/dev/null || true
+	else
+		"$B/gpumemtrace-analyze" "$1" --stats --no-symbols "$2" 2>"$W/st.err" >/dev/null || true
+		echo "cpu 0 0" > "$W/st.time"
+	fi
+	cpu=$(awk '/^cpu/ { print $2 + $3 }' "$W/st.time")
+	sed -n 's/.* events=\([0-9]*\) seconds=\([0-9.]*\) .* peak_rss_bytes=\([0-9]*\).*/\2 \3 \1/p' "$W/st.err" |
+		awk -v cpu="$cpu" '{ printf "%s %d %s %s\n", $1, $2 / 1024, $3, cpu }'
 }
 # Every command on the mixed trace (wall clock, start-up included, one run
 # each; curves writes every row as CSV to /dev/null), target 25 M events/s.
@@ -163,10 +171,10 @@ rm -rf "$W/out"; mkdir -p "$W/out"
 big=$(ls "$W"/out/*.gmt)
 echo
 echo "every analyzer command on the $((2 * BIG))-event mixed trace (--stats: its own seconds and peak RSS, one run each):"
-printf "\n| command | seconds | events/s | peak RSS | target | ratio |\n|---|---|---|---|---|---|\n"
+printf "\n| command | seconds | events/s | CPU seconds | events per CPU second | peak RSS | target | ratio (CPU) |\n|---|---|---|---|---|---|---|---|\n"
 for c in summary phases sites curves oom; do
 	st "$c" "$big" | awk -v c="$c" \
-		'{ printf "| `%s` | %.2f | %.1f M | %.1f MB | >= 25 M/s | %.2f |\n", c, $1, $3 / $1 / 1e6, $2 / 1024, $3 / $1 / 25e6 }'
+		'{ cps = $4 > 0 ? $3 / $4 : 0; printf "| `%s` | %.2f | %.1f M | %.2f | %.1f M | %.1f MB | >= 25 M/s | %.2f |\n", c, $1, $3 / $1 / 1e6, $4, cps / 1e6, $2 / 1024, cps / 25e6 }'
 done
 # BIG blocks all live at once, then all freed: gpumemtrace's commands
 # against heaptrack_print on heaptrack's trace of the same pattern (malloc),
@@ -176,20 +184,21 @@ rm -rf "$W/out"; mkdir -p "$W/out"
 live=$(ls "$W"/out/*.gmt)
 echo
 echo "$BIG live blocks ($((2 * BIG)) events: all allocated, then all freed; one run each; the peer by /usr/bin/time, wall clock):"
-printf "\n| command | seconds | events/s | peak RSS | bytes per live block | rate vs heaptrack_print (>= 1: faster) |\n|---|---|---|---|---|---|\n"
+printf "\n| command | seconds | events/s | CPU seconds | peak RSS | bytes per live block | rate vs heaptrack_print (>= 1: faster) | CPU rate vs heaptrack_print |\n|---|---|---|---|---|---|---|---|\n"
 hp=""
 if [ -n "$HT" ] && command -v heaptrack_print >/dev/null 2>&1 && [ -x /usr/bin/time ]; then
 	heaptrack -o "$W/htlive" "$B/tests/bench_malloc" "$BIG" 4 live >/dev/null 2>&1 || true
 	htf=$(ls "$W"/htlive* 2>/dev/null | head -n 1)
 	if [ -n "$htf" ]; then
-		hp=$(/usr/bin/time -f "%e %M" heaptrack_print "$htf" 2>&1 >/dev/null | tail -n 1)
+		hp=$(/usr/bin/time -f "%e %M %U %S" heaptrack_print "$htf" 2>&1 >/dev/null | tail -n 1)
 		echo "$hp" | awk -v ev="$((2 * BIG))" -v n="$BIG" \
-			'{ printf "| heaptrack_print (peer) | %.2f | %.1f M | %.1f MB | %.0f | 1.00 |\n", $1, ev / $1 / 1e6, $2 / 1024, $2 * 1024 / n }'
+			'{ printf "| heaptrack_print (peer) | %.2f | %.1f M | %.2f | %.1f MB | %.0f | 1.00 | 1.00 |\n", $1, ev / $1 / 1e6, $3 + $4, $2 / 1024, $2 * 1024 / n }'
 	fi
 fi
+hpc=$(echo "$hp" | awk '{ if (NF >= 4) print $3 + $4 }')
 for c in summary phases sites curves; do
-	st "$c" "$live" | awk -v c="$c" -v n="$BIG" -v hp="${hp%% *}" -v hev="$((2 * BIG))" \
-		'{ printf "| `%s` | %.2f | %.1f M | %.1f MB | %.0f | %s |\n", c, $1, $3 / $1 / 1e6, $2 / 1024, $2 * 1024 / n, hp ? sprintf("%.2f", ($3 / $1) / (hev / hp)) : "" }'
+	st "$c" "$live" | awk -v c="$c" -v n="$BIG" -v hp="${hp%% *}" -v hpc="$hpc" -v hev="$((2 * BIG))" \
+		'{ printf "| `%s` | %.2f | %.1f M | %.2f | %.1f MB | %.0f | %s | %s |\n", c, $1, $3 / $1 / 1e6, $4, $2 / 1024, $2 * 1024 / n, hp ? sprintf("%.2f", ($3 / $1) / (hev / hp)) : "", (hpc && $4 > 0) ? sprintf("%.2f", ($3 / $4) / (hev / hpc)) : "" }'
 done
 
 # ---- stacks and symbolisation (issue 4) ------------------------------------
@@ -198,7 +207,8 @@ done
 # time `sites` reports for symbolisation, on the demo's trace and on a
 # synthetic trace (tests/tools/gen-bigstacks.c) of BENCH_STACKS (10000)
 # distinct stacks of depth 20 through large libraries (BENCH_LIBS: the CUDA
-# libraries present, cuBLASLt, cuDNN, NCCL).
+# libraries present, cuBLASLt, cuDNN, NCCL), and a million addresses through
+# a library with full DWARF (below).
 SDEEP=64
 echo
 echo "stack capture by GPUMEMTRACE_STACK_DEPTH, $PAIRS pairs at call depth $SDEEP, median of $RUNS runs (programs built with frame pointers):"
@@ -261,4 +271,26 @@ if [ -n "$libs" ]; then
 	symtime "$W/big.gmt"
 else
 	echo "  (no large libraries found: set BENCH_LIBS)"
+fi
+# Symbolisation at libtorch scale: BENCH_DWARF_STACKS (50000) stacks of depth
+# 20 = about a million distinct addresses through one large C++ library with
+# full symbols and DWARF (BENCH_DWARF_LIB; by default libjvm, whose DWARF
+# Debian's openjdk-17-dbg installs under /usr/lib/debug/.build-id). Skipped
+# when the library or its debug file is not installed.
+DWLIB=${BENCH_DWARF_LIB:-/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so}
+dwid=$( [ -f "$DWLIB" ] && readelf -n "$DWLIB" 2>/dev/null | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p' | head -n 1)
+dwdbg=/usr/lib/debug/.build-id/$(echo "$dwid" | cut -c1-2)/$(echo "$dwid" | cut -c3-).debug
+if [ -n "$dwid" ] && [ -f "$dwdbg" ]; then
+	"$B/tests/tools/gen-bigstacks" "$W/dwarf.gmt" "${BENCH_DWARF_STACKS:-50000}" 20 "$DWLIB"
+	printf "  %s stacks of depth 20 through %s (%s MB, DWARF %s MB): " "${BENCH_DWARF_STACKS:-50000}" \
+		"$(basename "$DWLIB")" "$(du -m "$DWLIB" | cut -f1)" "$(du -m "$dwdbg" | cut -f1)"
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "%U %S %M" -o "$W/dwarf.time" sh -c 'exec "$0" sites --json --top 5 "$1" > "$2" 2>/dev/null' \
+			"$B/gpumemtrace-analyze" "$W/dwarf.gmt" "$W/sites.json" || true
+		python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["symbolisation"]; u,k,m=open(sys.argv[2]).read().split()[:3]; print("%d distinct addresses: symbolisation %.3f s (wall clock), sites %.2f s CPU, peak RSS %.0f MB" % (s["addresses"], s["seconds"], float(u) + float(k), int(m) / 1024))' "$W/sites.json" "$W/dwarf.time"
+	else
+		symtime "$W/dwarf.gmt"
+	fi
+else
+	echo "  (no large library with DWARF: install openjdk-17-dbg, or set BENCH_DWARF_LIB to a library whose debug file is under /usr/lib/debug/.build-id)"
 fi

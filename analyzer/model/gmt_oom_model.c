@@ -16,6 +16,12 @@
  *  2. The live set engine (gmt_liveset.h) gives the driver-level blocks live
  *     after each failure's instant, by stack; sites are merged by
  *     symbolised stack (gmt_stacks.h) and listed largest first.
+ *
+ * Most traces have no failure, and then only the replay's summary is
+ * reported (pid, rank, how the process ended, completeness): pass 1 runs
+ * just the replay, as `summary` does, and stops at the first failure
+ * (ALLOC_FAIL or FW_OOM); only then is the time line run again with the
+ * phase engine and the state above (what a failure needs from before it).
  */
 #include "model/gmt_oom_model.h"
 
@@ -76,6 +82,9 @@ struct gmt_oom_model_priv {
 	work_t *work; size_t cap_work;
 	size_t cap_failures;
 	int oom;
+	/* the pass without a failure: the replay alone */
+	int lite, lite_hit;
+	gmt_replay_t *rp;
 };
 
 /* ---- small helpers ----------------------------------------------------------- */
@@ -624,6 +633,16 @@ static int s_reset(void *ctx, int pass)
 	gmt_oom_model_priv_t *p = m->priv;
 	(void)pass;
 	state_clear(m);
+	if (p->lite) {
+		gmt_replay_free(p->rp);
+		if (!(p->rp = gmt_replay_new(m->file)))
+			return -ENOMEM;
+		/* the metadata the phase engine hands its replay, no more */
+		gmt_replay_visitor(p->rp, &p->phv);
+		p->phv.events = NULL;
+		p->phv.string = NULL;
+		return 0;
+	}
 	gmt_phases_free(p->ph);
 	gmt_phase_opts_t po = phase_opts(p->o);
 	if (!(p->ph = gmt_phases_new(m->file, &po)))
@@ -636,6 +655,21 @@ static int s_event(void *ctx, const gmt_devent_t *e, int side)
 {
 	gmt_oom_model_t *m = ctx;
 	gmt_oom_model_priv_t *p = m->priv;
+	if (p->lite) {
+		if (e->type == GMT_EV_ALLOC_FAIL || e->type == GMT_EV_FW_OOM) {
+			p->lite_hit = 1;
+			return 1;   /* stops the pass: the full one follows */
+		}
+		/* as the phase engine's levels feed their replay */
+		if (side)
+			gmt_replay_note_side(p->rp, 1);
+		int rc = gmt_replay_event(p->rp, e);
+		if (!side) {
+			p->seq++;
+			p->last_type = e->type;
+		}
+		return rc;
+	}
 	if (side)
 		gmt_replay_note_side(gmt_levels_replay(gmt_phases_levels(p->ph)), 1);
 	int rc = gmt_phases_event_from(p->ph, e, side);
@@ -757,7 +791,7 @@ static int holders(gmt_oom_model_t *m)
 static int derive(gmt_oom_model_t *m)
 {
 	gmt_oom_model_priv_t *p = m->priv;
-	const gmt_summary_t *s = gmt_phases_summary(p->ph);
+	const gmt_summary_t *s = p->ph ? gmt_phases_summary(p->ph) : gmt_replay_summary(p->rp);
 	for (size_t i = 0; i < m->n_failures; i++) {
 		gmt_oom_failure_t *f = &m->failures[i];
 #define SINCE(t) (s->have_ts && (t) >= s->first_ts ? (double)((t) - s->first_ts) / 1e9 : 0.0)
@@ -832,14 +866,28 @@ gmt_oom_model_t *gmt_oom_model_build(const char *file, const gmt_oom_model_opts_
 				  .stack = s_stack, .text_stack = s_text_stack },
 		};
 		gmt_timeline_stats_t ts;
+		p->lite = 1;
 		gmt_timeline_run(file, &sink, &m->res, &ts);
-		if (!p->ph || m->res.status == GMT_DECODE_STOPPED)
+		if (p->lite_hit) {
+			/* a failure: everything, from the start */
+			p->lite = 0;
+			gmt_replay_free(p->rp);
+			p->rp = NULL;
+			gmt_timeline_run(file, &sink, &m->res, &ts);
+		}
+		if (p->lite) {
+			if (!p->rp || m->res.status == GMT_DECODE_STOPPED)
+				rc = -ENOMEM;
+			else
+				gmt_replay_finish(p->rp, &m->res);
+		} else if (!p->ph || m->res.status == GMT_DECODE_STOPPED) {
 			rc = -ENOMEM;
-		else if (gmt_phases_finish(p->ph, &m->res))
+		} else if (gmt_phases_finish(p->ph, &m->res)) {
 			rc = -ENOMEM;
+		}
 		if (!rc) {
 			m->events = ts.main_events + ts.side_events;
-			m->gaps = gmt_phases_summary(p->ph)->gaps;
+			m->gaps = (p->lite ? gmt_replay_summary(p->rp) : gmt_phases_summary(p->ph))->gaps;
 		}
 	}
 	if (!rc)
@@ -863,6 +911,7 @@ void gmt_oom_model_free(gmt_oom_model_t *m)
 		state_clear(m);
 		free(p->work);
 		gmt_phases_free(p->ph);
+		gmt_replay_free(p->rp);
 		gmt_stacks_free(p->cat);
 		free(p);
 	}
