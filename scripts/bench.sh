@@ -150,14 +150,14 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v ev="$((2 * BIG))" -v occ="$((BIG / 1000))" 'BEGIN { printf "phases, the same workload in %d phase occurrences: %.3f s, %.0f events/s (wall clock)\n", occ, b - a, ev / (b - a) }'
 
-# st CMD FILE: "SECONDS PEAK_RSS_KB EVENTS CPU_SECONDS" from the analyzer's
+# st CMD FILE [OPTIONS]: "SECONDS PEAK_RSS_KB EVENTS CPU_SECONDS" from the analyzer's
 # own --stats (wall clock) and /usr/bin/time (user + system CPU: on a shared
 # machine the steadier figure)
 st() {
 	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f "cpu %U %S" -o "$W/st.time" "$B/gpumemtrace-analyze" "$1" --stats --no-symbols "$2" 2>"$W/st.err" >/dev/null || true
+		/usr/bin/time -f "cpu %U %S" -o "$W/st.time" "$B/gpumemtrace-analyze" "$1" --stats --no-symbols ${3:-} "$2" 2>"$W/st.err" >/dev/null || true
 	else
-		"$B/gpumemtrace-analyze" "$1" --stats --no-symbols "$2" 2>"$W/st.err" >/dev/null || true
+		"$B/gpumemtrace-analyze" "$1" --stats --no-symbols ${3:-} "$2" 2>"$W/st.err" >/dev/null || true
 		echo "cpu 0 0" > "$W/st.time"
 	fi
 	cpu=$(awk '/^cpu/ { print $2 + $3 }' "$W/st.time")
@@ -176,6 +176,12 @@ for c in summary phases sites curves oom; do
 	st "$c" "$big" | awk -v c="$c" \
 		'{ cps = $4 > 0 ? $3 / $4 : 0; printf "| `%s` | %.2f | %.1f M | %.2f | %.1f M | %.1f MB | >= 25 M/s | %.2f |\n", c, $1, $3 / $1 / 1e6, $4, cps / 1e6, $2 / 1024, cps / 25e6 }'
 done
+# curves' engine apart from its text: every row computed and kept in its
+# temporary file, 1000 per device formatted
+st curves "$big" "--max-rows 1000" | awk \
+	'{ cps = $4 > 0 ? $3 / $4 : 0; printf "| `curves --max-rows 1000` (the engine; 1000 rows written) | %.2f | %.1f M | %.2f | %.1f M | %.1f MB | >= 25 M/s | %.2f |\n", $1, $3 / $1 / 1e6, $4, cps / 1e6, $2 / 1024, cps / 25e6 }'
+"$B/gpumemtrace-analyze" curves --no-symbols "$big" 2>/dev/null | wc -c | awk -v ev="$((2 * BIG))" \
+	'{ printf "curves CSV: %d bytes for %d events (%.1f bytes an event: 25 M events/s would be %.2f GB/s of text)\n", $1, ev, $1 / ev, $1 / ev * 25e6 / 1e9 }'
 # BIG blocks all live at once, then all freed: gpumemtrace's commands
 # against heaptrack_print on heaptrack's trace of the same pattern (malloc),
 # and the memory per live block (peak RSS / BIG; target <= 64 B).
