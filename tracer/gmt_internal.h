@@ -115,6 +115,7 @@ typedef struct gmt_global {
 	_Atomic size_t names_used;
 	size_t names_cap;
 	_Atomic uint64_t round_gen;       /* bumped by every writer round      */
+	_Atomic uint64_t frames_fast;     /* frames compressed at the fast level */
 	_Atomic uint64_t names_dropped;   /* names given the overflow id       */
 
 	/* the file: fd is ours only while it is still the file we created

@@ -195,6 +195,8 @@ typedef struct gmt_tracer_stats {
 	                              throughput estimate                  */
 	uint64_t writer_held_max;  /* the most events the writer held at once
 	                              (about a frame, 1 MiB encoded)      */
+	uint64_t frames_fast;      /* frames compressed at the fast level
+	                              because the writer was behind        */
 } gmt_tracer_stats_t;
 void gmt_tracer_get_stats(gmt_tracer_stats_t *st);
 

@@ -19,7 +19,9 @@
  *   6. Frame = pending metadata, DROPS, then EVENTS records (a STACK record
  *      ahead of the first event using each stack id); compress; write.
  *      Each frame also samples the writer's throughput, which sets the
- *      buffer's limit (buffer_limit_update).
+ *      buffer's limit (buffer_limit_update); a frame begun while the
+ *      buffer is over half its limit is compressed at a fast level
+ *      (frame_level): the writer catches up instead of the buffer dropping.
  *
  * Why the file is in time order. An event that this round did not see
  * published either was time-stamped after T0 - 1 ms (its clock read came
@@ -72,6 +74,11 @@
 #define MARGIN_NS     1000000ull   /* store-visibility margin of W          */
 #define STUCK_NS      1000000000ull
 #define PREAMBLE_LEN  20u
+/* The level of frames compressed while the writer is behind (see
+ * frame_level): no entropy coding of literals; on a stream of mixed sizes
+ * and addresses a third fewer writer instructions than level 1, 15% more
+ * bytes (docs/performance.md). */
+#define FAST_LEVEL    (-3)
 
 extern char **environ;
 
@@ -96,6 +103,7 @@ typedef struct idmap {
 	uint64_t *key;                 /* 0 = empty                              */
 	uint32_t *val;
 	uint32_t cap, n;               /* slots (a power of two), live entries   */
+	unsigned shift;                /* 64 - log2(cap): a slot is the product's top bits */
 	uint32_t *free_ids;            /* LIFO of freed ids                      */
 	uint32_t n_free, next;         /* ids 1..next handed out so far          */
 	int reset;                     /* the next main record carries IDS_RESET */
@@ -135,6 +143,9 @@ static struct writer {
 	uint64_t rate_since;           /* start of the work the next sample covers */
 
 	evrec_t rec, late;
+	int level;                     /* the zstd level the context is set to */
+	int frame_behind;              /* the buffer was over half its limit
+					  when this frame began              */
 	idmap_t ids;
 	uint8_t *stack_bits;
 	size_t stack_bits_len;
@@ -408,7 +419,7 @@ static int evrec_alloc(evrec_t *r)
 
 static inline uint32_t id_slot(const idmap_t *m, uint64_t addr)
 {
-	return (uint32_t)((addr * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
+	return (uint32_t)((addr * 0x9E3779B97F4A7C15ull) >> m->shift);
 }
 
 static int id_grow(idmap_t *m)
@@ -429,6 +440,7 @@ static int id_grow(idmap_t *m)
 	m->key = k;
 	m->val = v;
 	m->cap = cap;
+	m->shift = 64u - (unsigned)__builtin_ctz(cap);
 	for (uint32_t i = 0; i < oldcap; i++) {
 		if (!ok[i])
 			continue;
@@ -468,7 +480,9 @@ static uint32_t id_alloc(idmap_t *m, uint64_t addr)
 {
 	if (!addr)
 		return 0;
-	if ((m->n + 1) * 2 > m->cap && (m->cap >= 2 * IDS_MAX || id_grow(m) < 0))
+	/* at most a quarter full: a free's backward shift then moves over about
+	 * one slot (at a half, three: 60 instructions a free, 8% of the writer) */
+	if ((m->n + 1) * 4 > m->cap && (m->cap >= 4 * IDS_MAX || id_grow(m) < 0))
 		return 0;
 	uint32_t j = id_slot(m, addr);
 	while (m->key[j] && m->key[j] != addr)
@@ -561,7 +575,7 @@ static void stack_mark(uint32_t id, int on)
 		w.stack_bits[byte] &= (uint8_t)~(1u << (id & 7));
 }
 
-static int stack_written(uint32_t id)
+static inline int stack_written(uint32_t id)
 {
 	size_t byte = id / 8;
 	return byte < w.stack_bits_len && (w.stack_bits[byte] >> (id & 7) & 1);
@@ -602,6 +616,8 @@ static void need_stack(uint32_t id)
 static void frame_begin(void)
 {
 	w.sb.size = 0;
+	w.frame_behind = atomic_load_explicit(&gmt_g.buf_used, memory_order_relaxed) * 2 >
+			 atomic_load_explicit(&gmt_g.buf_limit, memory_order_relaxed);
 	w.frame_events = w.frame_late = w.frame_first = w.frame_last = 0;
 	w.n_frame_stacks = 0;
 	if (w.pending) {
@@ -738,7 +754,25 @@ void gmt_buffer_setup(size_t bytes, int ms)
 	atomic_store(&gmt_g.buf_limit_max, 0);
 	atomic_store(&gmt_g.rate_max, 0);
 	atomic_store(&gmt_g.held_max, 0);
+	atomic_store(&gmt_g.frames_fast, 0);
 	w.rate = 0;
+}
+
+/* The writer behind (the buffer more than half its limit when the frame
+ * began: what is left to write would take over half the backlog window at
+ * the rate measured): frames go out at FAST_LEVEL until it has caught up,
+ * a larger trace rather than drops. Otherwise the configured level. */
+static void frame_level(void)
+{
+	int level = w.frame_behind ? FAST_LEVEL : gmt_g.cfg.zstd_level;
+	if (level > gmt_g.cfg.zstd_level)
+		level = gmt_g.cfg.zstd_level;   /* configured faster still */
+	if (level != w.level) {
+		ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, level);
+		w.level = level;
+	}
+	if (level != gmt_g.cfg.zstd_level)
+		atomic_fetch_add_explicit(&gmt_g.frames_fast, 1, memory_order_relaxed);
 }
 
 /* Compresses and writes the frame; accounts for its events either way. */
@@ -763,6 +797,7 @@ static void frame_end(void)
 			preamble(w.zbuf);
 			off = PREAMBLE_LEN;
 		}
+		frame_level();
 		size_t z = ZSTD_compress2(w.cctx, w.zbuf + off, w.zcap - off, w.sb.data, w.sb.size);
 		err = ZSTD_isError(z) ? EIO : -file_write(w.zbuf, off + z);
 		progress();
@@ -967,28 +1002,37 @@ static void encode_events(const gmt_event_t *ev, uint32_t n, uint32_t thread)
 			w.rec.flags = w.ids.reset ? GMT_EVENTS_IDS_RESET : 0;
 			w.ids.reset = 0;
 		}
-		uint32_t room = REC_EVENTS - w.rec.n, k = 0;
+		uint32_t room = REC_EVENTS - w.rec.n, lim = n - i < room ? n - i : room, k = 0;
 		uint64_t last = w.last_ts;
-		for (; i + k < n && k < room; k++) {
-			const gmt_event_t *e = &ev[i + k];
-			if (GMT_UNLIKELY(e->ts < last || e->type >= GMT_EVREC2_TYPES))
+		const gmt_event_t *e = ev + i;
+		for (; k < lim; k++, e++) {
+			const uint64_t ts = e->ts;
+			const unsigned t = e->type;
+			if (GMT_UNLIKELY(ts < last || t >= GMT_EVREC2_TYPES))
 				break;
-			last = e->ts;
-			if (e->stack)
+			last = ts;
+			if (e->stack && GMT_UNLIKELY(!stack_written(e->stack)))
 				need_stack(e->stack);
-			ids[k] = e->type == GMT_EV_ALLOC ? id_alloc(&w.ids, e->addr)
-			       : e->type == GMT_EV_FREE ? id_free(&w.ids, e->addr) : 0;
+			uint32_t id = 0;
+			if (t == GMT_EV_ALLOC)
+				id = id_alloc(&w.ids, e->addr);
+			else if (t == GMT_EV_FREE)
+				id = id_free(&w.ids, e->addr);
+			ids[k] = id;
 		}
 		gmt_evrec2_add_n(&w.rec, ev + i, k, thread, ids);
 		w.last_ts = last;
 		i += k;
-		if (i < n && k < room)
+		if (k < lim)   /* stopped at an event that cannot join */
 			encode_odd(&ev[i++], thread);
 	}
 	/* what the writer holds, read from the buffer and not yet written */
 	uint64_t held = w.frame_events + w.rec.n + w.late.n;
 	if (held > atomic_load_explicit(&gmt_g.held_max, memory_order_relaxed))
 		atomic_store_explicit(&gmt_g.held_max, held, memory_order_relaxed);
+	/* A frame of 1 MiB takes long to encode on a starved writer (a loaded
+	 * machine, a sanitizer): gmt_writer_stop's wait sees it moving. */
+	progress();
 	/* The frame size check costs 24 loads: once a batch is enough (at
 	 * most ~80 KiB over the soft cap). */
 	if (w.sb.size + gmt_evrec2_bytes(&w.rec) + gmt_evrec2_bytes(&w.late) >= FRAME_CAP) {
@@ -1256,6 +1300,7 @@ int gmt_writer_start(void)
 	}
 	ZSTD_CCtx_reset(w.cctx, ZSTD_reset_session_and_parameters);
 	ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, gmt_g.cfg.zstd_level);
+	w.level = gmt_g.cfg.zstd_level;
 	ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
 	if (evrec_alloc(&w.rec) < 0 || evrec_alloc(&w.late) < 0)
 		return -ENOMEM;
