@@ -4,7 +4,9 @@
 # ratios, not absolute numbers (they drift from machine to machine).
 #   BENCH_PAIRS (default 1000000), BENCH_DEPTH (20), BENCH_RUNS (3),
 #   BENCH_BIG_PAIRS (5000000: the 10,000,000-event analyzer traces, and the
-#   live blocks of the trace that holds them all at once)
+#   live blocks of the trace that holds them all at once),
+#   BENCH_RATE_THREADS (8), BENCH_RATE (2000000: events/s per thread),
+#   BENCH_TRACER_ONLY (set: stop after the tracer's sections)
 set -eu
 BUILD=${1:-build}
 PAIRS=${BENCH_PAIRS:-1000000}
@@ -104,6 +106,59 @@ awk -v nb="$nostk_bytes" -v sb="$stk_bytes" -v ev="$events" -v drops="$stk_drops
 	printf "| mixed sizes and addresses, stacks on | %.2f | <= 6 |\n", msb / ev
 	printf "events dropped in the traced runs with stacks: %s\n", drops
 }'
+
+# Is the writer ever the bottleneck? BENCH_RATE_THREADS (8) threads, each
+# making pairs at BENCH_RATE (2,000,000) events a second for 2 s
+# (tests/routes/bench_rate.c), default buffer; offered = what the program
+# made (a thread that cannot keep its schedule on a loaded machine offers
+# less: the achieved rate is printed), written and dropped from the trace.
+RT=${BENCH_RATE_THREADS:-8}; RR=${BENCH_RATE:-2000000}
+rate_run() { # STACK_DEPTH: appends "offered rate written dropped" to $W/rate.$1
+	rm -rf "$W/out"; mkdir -p "$W/out"
+	line=$( (cd "$W/out" && traced env GPUMEMTRACE_STACK_DEPTH="$1" "$B/tests/bench_rate" "$RT" "$RR" 2) ) || exit 1
+	"$B/gpumemtrace-analyze" summary --json "$W"/out/*.gmt 2>/dev/null | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["traces"][0]; b = t["events"]["by_type"]
+f = dict(kv.split("=") for kv in sys.argv[1].split())
+print(f["offered"], f["offered_per_s"], b["alloc"] + b["free"], t["drops"]["events"])' "$line" >> "$W/rate.$1"
+}
+: > "$W/rate.0"; : > "$W/rate.$DEPTH"
+i=0; while [ $i -lt "$RUNS" ]; do rate_run 0; rate_run "$DEPTH"; i=$((i + 1)); done
+printf "\noffered rate: %s threads x %s events/s, 2 s, default buffer\n\n" "$RT" "$RR"
+printf "| stacks | each run: offered, achieved M events/s, written, dropped | dropped, median | offered = written + dropped |\n|---|---|---|---|\n"
+for d in 0 "$DEPTH"; do
+	runs=$(awk '{ printf "%s%d, %.1f, %d, %d", (NR > 1 ? "; " : ""), $1, $2 / 1e6, $3, $4 }' "$W/rate.$d")
+	pct=$(awk '{ printf "%.2f\n", 100 * $4 / $1 }' "$W/rate.$d" | median)
+	exact=$(awk '$1 != $3 + $4 { bad++ } END { print bad ? "NO" : "yes" }' "$W/rate.$d")
+	printf "| %s | %s | %s%% | %s |\n" "$([ "$d" = 0 ] && echo off || echo "depth $d")" "$runs" "$pct" "$exact"
+done
+
+# Instructions per event (callgrind: the same on a loaded machine as on an
+# idle one), 200,000 pairs, no drop (a large buffer, no backlog window):
+# the allocating thread's overhead (traced minus plain) and the writer's.
+if command -v valgrind >/dev/null 2>&1; then
+	IP=200000
+	cgtot() { [ -n "$1" ] && [ -f "$1" ] && callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }' || echo 0; }
+	icount() { # PRELOAD STACK_DEPTH MODE: "thread writer events" (instructions; events of the trace)
+		rm -rf "$W/cg" "$W/out"; mkdir -p "$W/cg" "$W/out"
+		(cd "$W/out" && env GPUMEMTRACE_BUFFER_MS=0 GPUMEMTRACE_BUFFER_MB=2048 GPUMEMTRACE_STACK_DEPTH="$2" \
+			LD_PRELOAD="$1" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg/cg.%p" \
+			"$B/tests/bench_cuda_fp" $IP "$DEPTH" $3 >/dev/null 2>&1) || exit 1
+		ev=0; [ -n "$1" ] && ev=$("$B/gpumemtrace-analyze" summary --json "$W"/out/*.gmt 2>/dev/null |
+			python3 -c 'import json,sys; print(json.load(sys.stdin)["traces"][0]["events"]["total"])')
+		echo "$(cgtot "$(ls "$W"/cg/cg.*-01 2>/dev/null | head -1)") $(cgtot "$(ls "$W"/cg/cg.*-02 2>/dev/null | head -1)") $ev"
+	}
+	printf "\ninstructions per event (callgrind, %s pairs; overhead = traced - plain, per event of the trace)\n\n" "$IP"
+	printf "| configuration | allocating thread, overhead | writer thread |\n|---|---|---|\n"
+	for cfg in "0 same" "0 mixed" "$DEPTH mixed"; do
+		set -- $cfg; d=$1; m=$2; [ "$m" = same ] && m=""
+		base=$(icount "" 0 "$m" | cut -d' ' -f1)
+		set -- $(icount "$B/libgpumemtrace.so" "$d" "$m")
+		awk -v t="$1" -v w="$2" -v e="$3" -v p="$base" -v d="$d" -v m="${m:-same few sizes}" 'BEGIN {
+			printf "| stacks %s, %s | %.0f | %.0f |\n", (d == 0 ? "off" : "at depth " d), m, (t - p) / e, w / e }'
+	done
+fi
+[ -n "${BENCH_TRACER_ONLY:-}" ] && exit 0
 
 echo
 echo "analyzer on a $((2 * BIG))-event trace (stacks off):"
