@@ -49,8 +49,9 @@ static const gmt_cmd_opt_t common_opts[N_COMMON + 1] = {
 	[C_NO_SYMBOLS] = { "no-symbols", NULL, "stacks as modules and offsets only (no function, file, line)\n" },
 	[C_DEBUG_DIR] = { "debug-dir", "DIR", "separate debug files by build id (DIR/.build-id/xx/rest.debug;\n"
 					      "repeatable; /usr/lib/debug is searched too)\n" },
-	[C_DOMAIN] = { "domain", "NAME", "ranges of that NVTX domain are phases too, at any depth\n"
-					 "(repeatable; '*': every named domain)\n" },
+	[C_DOMAIN] = { "domain", "NAME", "only the ranges of the domains named are phases (repeatable):\n"
+					 "an NVTX domain (any depth), 'gpumemtrace' (our API and domain),\n"
+					 "'default' (NVTX's default domain), '*' (all of them)\n" },
 	[C_PATTERN] = { "pattern", "GLOB", "only phases whose name matches (fnmatch; repeatable)\n" },
 	[C_ALL_DEPTHS] = { "all-depths", NULL, "nested ranges of the default domain are phases too\n"
 					       "(per-operator ranges)\n" },
@@ -60,9 +61,10 @@ static const gmt_cmd_opt_t common_opts[N_COMMON + 1] = {
 static const char selection_note[] =
 	"The phase selection (--domain, --pattern, --all-depths) chooses which ranges are\n"
 	"phases; by default our API's phases, the NVTX domain \"gpumemtrace\" and the\n"
-	"outermost ranges of NVTX's default domain. Every command takes every option\n"
-	"above; those a command has no use for change nothing in its report (summary\n"
-	"has no phases; only sites and flamegraph print stacks).\n";
+	"outermost ranges of NVTX's default domain (as --domain gpumemtrace --domain\n"
+	"default would). Every command takes every option above; those a command has\n"
+	"no use for change nothing in its report (summary has no phases; only sites\n"
+	"and flamegraph print stacks).\n";
 
 static const char exit_text[] =
 	"Exit status:\n"

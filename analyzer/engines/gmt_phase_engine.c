@@ -509,20 +509,38 @@ static gmt_phase_name_t *name_get(gmt_phases_t *ph, uint32_t name_id)
 	return n;
 }
 
+/* Whether a range is in one domain of --domain: "gpumemtrace" (our API and
+ * our NVTX domain), "default" (NVTX's default domain: its outermost ranges,
+ * nested ones too with --all-depths), "*" (all of those and every named
+ * domain) or a named NVTX domain (at any depth). */
+static int in_domain(const char *want, unsigned source, const char *dom, uint32_t domain_id,
+		     uint64_t depth, int all_depths)
+{
+	const int ours = source == GMT_RANGE_API || (dom && !strcmp(dom, "gpumemtrace"));
+	const int deflt = !ours && domain_id == 0;
+	if (!strcmp(want, "*"))
+		return !deflt || depth == 0 || all_depths;
+	if (!strcmp(want, "gpumemtrace"))
+		return ours;
+	if (!strcmp(want, "default"))
+		return deflt && (depth == 0 || all_depths);
+	return !ours && !deflt && dom && !strcmp(want, dom);
+}
+
+/* The phase selection, the one rule every command applies (docs/analyzer.md,
+ * "Which ranges are phases"): without --domain, our API's and our domain's
+ * ranges and the default domain's outermost ones; with --domain, only the
+ * ranges of the domains named; then --pattern on the name. */
 static int selected(const gmt_phases_t *ph, unsigned source, uint32_t name_id,
 		    uint32_t domain_id, uint64_t depth)
 {
 	const char *dom = str_of(ph, domain_id);
 	int yes = 0;
-	if (source == GMT_RANGE_API)
-		yes = 1;
-	else if (domain_id == 0)
-		yes = depth == 0 || ph->o.all_depths;
-	else if (dom && !strcmp(dom, "gpumemtrace"))
-		yes = 1;
-	else
-		for (size_t i = 0; i < ph->o.n_domains && !yes; i++)
-			yes = !strcmp(ph->o.domains[i], "*") || (dom && !strcmp(ph->o.domains[i], dom));
+	if (!ph->o.n_domains)
+		yes = in_domain("gpumemtrace", source, dom, domain_id, depth, 0) ||
+		      in_domain("default", source, dom, domain_id, depth, ph->o.all_depths);
+	for (size_t i = 0; i < ph->o.n_domains && !yes; i++)
+		yes = in_domain(ph->o.domains[i], source, dom, domain_id, depth, ph->o.all_depths);
 	if (!yes || !ph->o.n_patterns)
 		return yes;
 	const char *name = str_of(ph, name_id);

@@ -16,8 +16,10 @@
 #include "engines/gmt_levels.h"
 
 typedef struct gmt_phase_opts {
-	const char *const *domains;  /* NVTX domains whose ranges are phases at
-					any depth; "*" every named domain */
+	const char *const *domains;  /* only these domains' ranges are phases:
+					NVTX names (any depth), "gpumemtrace",
+					"default", "*"; none: the default set
+					(gmt_phase_engine.c, selected) */
 	size_t n_domains;
 	const char *const *patterns; /* fnmatch globs on the name; none: all */
 	size_t n_patterns;

@@ -61,7 +61,7 @@ while read -r c ops <&3; do
 	"$ANALYZE" $c --json --no-symbols "$@" > $c.nosym.json < /dev/null || fail "$c --json --no-symbols exited $?"
 	"$ANALYZE" $c --domain mylib "$@" > $c.dom 2> /dev/null < /dev/null || fail "$c --domain exited $?"
 	"$ANALYZE" $c --pattern 'l*' --all-depths "$@" > $c.pat 2> /dev/null < /dev/null || fail "$c --pattern exited $?"
-	"$ANALYZE" $c --json --domain mylib --pattern 'l*' --pattern 'i*' --all-depths "$@" > $c.sel.json < /dev/null ||
+	"$ANALYZE" $c --json --domain mylib --domain gpumemtrace --pattern 'l*' --pattern 'i*' --all-depths "$@" > $c.sel.json < /dev/null ||
 		fail "$c --json with a selection exited $?"
 	"$ANALYZE" $c "$@" --json -- > $c.after.json 2> /dev/null < /dev/null || fail "$c with options after the trace exited $?"
 	same $c.json $c.after.json || fail "$c: options after the trace"
@@ -111,9 +111,9 @@ def names(f):
 assert names("phases.json") == ["load", "step"], names("phases.json")
 assert names("phases.sel.json") == ["load", "inner"], names("phases.sel.json")
 s = load("phases.sel.json")["selection"]
-assert s == {"all_depths": True, "domains": ["mylib"], "patterns": ["l*", "i*"]}, s
+assert s == {"all_depths": True, "domains": ["mylib", "gpumemtrace"], "patterns": ["l*", "i*"]}, s
 s = load("curves.sel.json")["selection"]
-assert s == {"all_depths": True, "domains": ["mylib"], "patterns": ["l*", "i*"]}, s
+assert s == {"all_depths": True, "domains": ["mylib", "gpumemtrace"], "patterns": ["l*", "i*"]}, s
 rows = load("curves.sel.json")["traces"][0]["rows"]
 assert {r[3] for r in rows} == {None, "load", "inner"}, {r[3] for r in rows}
 def frames(d):

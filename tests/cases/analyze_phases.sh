@@ -23,7 +23,7 @@ diff -u "$ROOT/tests/expected/analyze_phases.txt" got.txt || fail "text differs 
 [ -s err.txt ] && { cat err.txt; fail "stderr not empty"; }
 
 "$ANALYZE" phases --json -o report.json "$t" "$t" || fail "phases --json exited $?"
-"$ANALYZE" phases --json --domain mylib --all-depths "$t" > all.json || fail "phases --domain exited $?"
+"$ANALYZE" phases --json --domain gpumemtrace --domain default --domain mylib --all-depths "$t" > all.json || fail "phases --domain exited $?"
 "$ANALYZE" phases --json --pattern 'st*' --pattern eval "$t" > pat.json || fail "phases --pattern exited $?"
 "$ANALYZE" summary --json "$t" > summary.json || fail "summary exited $?"
 python3 - "$ROOT/schemas/report.schema.json" report.json all.json pat.json summary.json <<'PY' || fail "JSON checks"
@@ -44,7 +44,7 @@ eq(64, t["events"]["total"], "events"); eq(16, t["events"]["side"], "side events
 eq(T(0), t["events"]["first_ts_ns"], "first ts")
 eq(["load", "train", "step", "prefetch", "sync_point", "eval"], [p["name"] for p in t["phases"]], "default phases")
 eq(["load", "train", "io", "step", "aten::mm", "prefetch", "sync_point", "eval"],
-   [p["name"] for p in alld["traces"][0]["phases"]], "--domain mylib --all-depths")
+   [p["name"] for p in alld["traces"][0]["phases"]], "--domain gpumemtrace --domain default --domain mylib --all-depths")
 eq(["step", "eval"], [p["name"] for p in pat["traces"][0]["phases"]], "--pattern")
 eq(16, summ["traces"][0]["events"]["side"], "summary counts side events")
 eq(64, summ["traces"][0]["events"]["total"], "summary total")

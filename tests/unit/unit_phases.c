@@ -283,14 +283,24 @@ static void test_pairing_selection(void)
 	CHECK_EQ_U64(2, a->unmatched_ends);
 	gmt_phases_free(P);
 
-	const char *doms[] = { "mylib" };
-	gmt_phase_opts_t o = { .domains = doms, .n_domains = 1, .all_depths = 1 };
+	/* --domain selects: the default set named, plus mylib */
+	const char *doms[] = { "mylib", "gpumemtrace", "default" };
+	gmt_phase_opts_t o = { .domains = doms, .n_domains = 3, .all_depths = 1 };
 	start(&o);
 	scenario_ranges();
 	CHECK(name("io") != NULL);
 	CHECK(name("op") && name("op")->occurrences == 2);
 	gmt_phases_names(P, &n);
 	CHECK_EQ_U64(5, n);
+	gmt_phases_free(P);
+
+	/* mylib alone: only io */
+	o.n_domains = 1;
+	start(&o);
+	scenario_ranges();
+	gmt_phases_names(P, &n);
+	CHECK_EQ_U64(1, n);
+	CHECK(name("io") != NULL && name("phase") == NULL && name("op") == NULL);
 	gmt_phases_free(P);
 
 	const char *star[] = { "*" };
