@@ -1513,6 +1513,7 @@ const gmt_summary_t *gmt_replay_finish(gmt_replay_t *r, const gmt_decode_result_
 	s->frames = res->frames;
 	s->records = res->records;
 	s->missing = res->dropped > res->end_dropped ? res->dropped : res->end_dropped;
+	s->missing_timed = res->dropped;
 	if (res->dropped) {
 		s->missing_first_ts = res->drop_first_ts;
 		s->missing_last_ts = res->drop_last_ts;

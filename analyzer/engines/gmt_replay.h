@@ -180,6 +180,7 @@ typedef struct gmt_summary {
 	/* events the tracer dropped: the larger of the DROPS records' sum and
 	 * END's count, and the DROPS records' time range (0 0: none known) */
 	uint64_t missing, missing_first_ts, missing_last_ts;
+	uint64_t missing_timed;          /* of missing: the DROPS records' sum */
 	char message[512];
 
 	/* process (valid when has_header) */

@@ -196,6 +196,7 @@ int gmt_curves_json(gmt_json_t *j, gmt_curves_t *c, gmt_phases_t *ph)
 	gmt_json_obj_begin(j);
 	gmt_json_kv_str(j, "file", s->file);
 	gmt_json_kv_str(j, "status", gmt_status_key(s));
+	gmt_missing_json(j, s->missing, s->missing_timed, s->missing_first_ts, s->missing_last_ts);
 	gmt_json_kv_obj_begin(j, "decode");
 	gmt_json_kv_u64(j, "bytes_ok", s->bytes_ok);
 	gmt_json_kv_u64(j, "file_size", s->file_size);

@@ -159,6 +159,8 @@ void gmt_diff_json(gmt_json_t *j, const gmt_diff_model_t *m)
 	gmt_report_gaps_json_as(j, "a", &m->gaps_a);
 	gmt_report_gaps_json_as(j, "b", &m->gaps_b);
 	gmt_json_obj_end(j);
+	gmt_missing_json_res(j, "missing_events_a", &m->res_a);
+	gmt_missing_json_res(j, "missing_events_b", &m->res_b);
 	gmt_json_kv_arr_begin(j, "environment");
 	for (size_t i = 0; i < m->n_env; i++) {
 		gmt_json_obj_begin(j);

@@ -420,6 +420,7 @@ void gmt_oom_json(gmt_json_t *j, const gmt_oom_model_t *m)
 	gmt_json_kv_str(j, "file", m->file);
 	gmt_json_kv_str(j, "status", m->status_key);
 	gmt_report_gaps_json_read(j, &m->gaps, &m->res);
+	gmt_missing_json_res(j, NULL, &m->res);
 	gmt_json_kv_u64(j, "pid", m->pid);
 	gmt_json_kv_u64(j, "ppid", m->ppid);
 	gmt_json_kv_str(j, "rank", m->rank);

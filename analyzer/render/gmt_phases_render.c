@@ -703,6 +703,7 @@ void gmt_phases_report_json(gmt_json_t *j, gmt_phases_t *ph)
 	gmt_json_obj_begin(j);
 	gmt_json_kv_str(j, "file", s->file);
 	gmt_json_kv_str(j, "status", gmt_status_key(s));
+	gmt_missing_json(j, s->missing, s->missing_timed, s->missing_first_ts, s->missing_last_ts);
 	gmt_json_key(j, "decode");
 	{
 		gmt_json_obj_begin(j);

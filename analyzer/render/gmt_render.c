@@ -4,6 +4,7 @@
  * (gmt_render.h).
  */
 #include "render/gmt_render.h"
+#include "gmt_decode.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -90,4 +91,33 @@ void gmt_render_json_head(gmt_json_t *j, const char *command)
 	gmt_json_kv_str(j, "tool", "gpumemtrace-analyze");
 	gmt_json_kv_str(j, "tool_version", GMT_VERSION);
 	gmt_json_kv_str(j, "command", command);
+}
+
+static void missing_json(gmt_json_t *j, const char *key, uint64_t count, uint64_t timed,
+			 uint64_t first_ts, uint64_t last_ts)
+{
+	gmt_json_kv_obj_begin(j, key);
+	gmt_json_kv_u64(j, "count", count);
+	if (timed) {
+		gmt_json_kv_u64(j, "first_ts_ns", first_ts);
+		gmt_json_kv_u64(j, "last_ts_ns", last_ts);
+	} else {
+		gmt_json_kv_null(j, "first_ts_ns");
+		gmt_json_kv_null(j, "last_ts_ns");
+	}
+	gmt_json_kv_u64(j, "without_time", count > timed ? count - timed : 0);
+	gmt_json_obj_end(j);
+}
+
+void gmt_missing_json(gmt_json_t *j, uint64_t count, uint64_t timed, uint64_t first_ts,
+		      uint64_t last_ts)
+{
+	missing_json(j, "missing_events", count, timed, first_ts, last_ts);
+}
+
+void gmt_missing_json_res(gmt_json_t *j, const char *key, const gmt_decode_result_t *res)
+{
+	uint64_t n = res->dropped > res->end_dropped ? res->dropped : res->end_dropped;
+	missing_json(j, key ? key : "missing_events", n, res->dropped, res->drop_first_ts,
+		     res->drop_last_ts);
 }

@@ -33,6 +33,17 @@ const char *gmt_fmt_utc(char *buf, size_t len, uint64_t realtime_ns);
  * '?'). */
 void gmt_text_str(FILE *f, const char *str);
 
+/* The drops caveat of a trace object, in every command's JSON (the same
+ * numbers as the stderr line of cli/gmt_cli.c, gmt_cli_outcome):
+ * "missing_events": {count (the larger of the DROPS records' sum, timed,
+ * and END's total), first_ts_ns, last_ts_ns (the DROPS records' range;
+ * null when none), without_time (count - timed: counted by END alone)}. */
+void gmt_missing_json(gmt_json_t *j, uint64_t count, uint64_t timed, uint64_t first_ts,
+		      uint64_t last_ts);
+struct gmt_decode_result;
+/* The same from a decode result, under key (NULL: "missing_events"). */
+void gmt_missing_json_res(gmt_json_t *j, const char *key, const struct gmt_decode_result *res);
+
 /* One frame of a stack view (model/gmt_stacks.h): JSON, an object of its
  * address, status, module, offset, function, file, line, inlined, label
  * (gmt_sites_json.c); text, one line "          function at file:line

@@ -126,6 +126,7 @@ int gmt_report_chrome(FILE *out, gmt_json_t *j, const gmt_report_model_t *m, siz
 			gmt_json_kv_str(j, "file", m->traces[i].file);
 			gmt_json_kv_str(j, "status", m->traces[i].status_key);
 			gmt_report_gaps_json_read(j, &m->traces[i].s->gaps, &m->traces[i].res);
+			gmt_missing_json_res(j, NULL, &m->traces[i].res);
 			gmt_json_kv_u64(j, "pid", m->traces[i].s->pid);
 			gmt_json_obj_end(j);
 		}

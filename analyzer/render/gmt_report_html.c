@@ -345,9 +345,39 @@ static void trace_section(FILE *f, const gmt_report_model_t *m, size_t i)
 			 "what it did after the last frame is missing");
 	else
 		snprintf(st, sizeof(st), "%s: %s", t->status_key, t->res.message);
+	if (s->missing && (!strcmp(t->status_key, "clean") || !strcmp(t->status_key, "cut") ||
+			   !strcmp(t->status_key, "damaged"))) {
+		size_t n = strlen(st);
+		n += (size_t)snprintf(st + n, sizeof(st) - n, "%s %" PRIu64 " events are missing (dropped by the tracer)",
+				      !strcmp(t->status_key, "clean") ? ", but" : "; and", s->missing);
+		if (s->missing_timed && n < sizeof(st)) {
+			uint64_t a = s->missing_first_ts >= s->first_ts ? s->missing_first_ts - s->first_ts : 0;
+			uint64_t b = s->missing_last_ts >= s->first_ts ? s->missing_last_ts - s->first_ts : 0;
+			n += (size_t)snprintf(st + n, sizeof(st) - n, " from +%.3f s to +%.3f s after the first event",
+					      (double)a / 1e9, (double)b / 1e9);
+		}
+		if (n < sizeof(st))
+			snprintf(st + n, sizeof(st) - n, ": the numbers on this page that cover that time are lower bounds");
+	}
 	fprintf(f, "<td data-status=\"%s\">", t->status_key);
 	gmt_web_text(f, st);
 	fputs("</td></tr>\n", f);
+	/* the drops caveat (the same numbers as "missing_events" of report
+	 * --json and the stderr line): data-ts = CLOCK_MONOTONIC ns */
+	fprintf(f, "<tr data-key=\"missing_events\" id=\"t%zu-missing\"><th>events missing (results covering "
+		"their time are lower bounds)</th>", i);
+	td_count(f, s->missing);
+	if (s->missing_timed) {
+		for (int k = 0; k < 2; k++) {
+			uint64_t ts = k ? s->missing_last_ts : s->missing_first_ts;
+			uint64_t d = ts >= s->first_ts ? ts - s->first_ts : 0;
+			fprintf(f, "<td class=\"num\" data-ts=\"%" PRIu64 "\">%s+%" PRIu64 ".%09" PRIu64 " s</td>", ts,
+				k ? "to " : "from ", d / 1000000000u, d % 1000000000u);
+		}
+	} else {
+		fprintf(f, "<td>%s</td>", s->missing ? "when is not recorded (at the end)" : "none");
+	}
+	fputs("</tr>\n", f);
 	row_count(f, "dropped_events", "events dropped (buffer full, write errors)", s->drops_total);
 	for (size_t k = 0; k < s->n_drops; k++) {
 		char what[128];

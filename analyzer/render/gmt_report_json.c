@@ -23,6 +23,7 @@ static void trace_json(gmt_json_t *j, const gmt_rm_trace_t *t)
 	gmt_json_obj_begin(j);
 	gmt_json_kv_str(j, "file", t->file);
 	gmt_json_kv_str(j, "status", t->status_key);
+	gmt_missing_json_res(j, NULL, &t->res);
 	if (t->res.status != GMT_DECODE_OK)
 		gmt_json_kv_str(j, "message", t->res.message);
 	gmt_report_gaps_json_read(j, &s->gaps, &t->res);

@@ -20,6 +20,7 @@ void gmt_sites_folded_json(gmt_json_t *j, const gmt_sites_model_t *m)
 	gmt_json_kv_str(j, "file", m->file);
 	gmt_json_kv_str(j, "status", m->status_key);
 	gmt_report_gaps_json_read(j, &m->gaps, &m->res);
+	gmt_missing_json_res(j, NULL, &m->res);
 	gmt_json_kv_arr_begin(j, "stacks");
 	for (size_t i = 0; i < m->n_folded; i++) {
 		gmt_json_obj_begin(j);

@@ -136,6 +136,7 @@ void gmt_sites_json(gmt_json_t *j, const gmt_sites_model_t *m)
 	gmt_json_kv_str(j, "file", m->file);
 	gmt_json_kv_str(j, "status", m->status_key);
 	gmt_report_gaps_json_read(j, &m->gaps, &m->res);
+	gmt_missing_json_res(j, NULL, &m->res);
 	gmt_json_kv_bool(j, "phases_looked_up", m->phases_looked_up);
 	gmt_json_kv_arr_begin(j, "devices");
 	for (size_t k = 0; k < m->n_devs; k++) {

@@ -687,6 +687,7 @@ void gmt_report_json(gmt_json_t *j, const gmt_summary_t *s, const gmt_summary_ph
 	gmt_json_obj_begin(j);
 	gmt_json_kv_str(j, "file", s->file);
 	gmt_json_kv_str(j, "status", status_key(s));
+	gmt_missing_json(j, s->missing, s->missing_timed, s->missing_first_ts, s->missing_last_ts);
 	gmt_json_kv_obj_begin(j, "decode");
 	gmt_json_kv_u64(j, "bytes_ok", s->bytes_ok);
 	gmt_json_kv_u64(j, "file_size", s->file_size);

@@ -19,9 +19,10 @@
 # - the demo's failure is the 64 GiB request it makes;
 # - the times of the tables (data-ns: each process's own peak, phase begin
 #   and end, failures; the peak's time in its heading), the capacity, the
-#   bound of the own peaks, and what each trace could not see (dropped,
-#   late, untraced entry points, unmatched frees, devices left out) equal
-#   the JSON report's;
+#   bound of the own peaks, and what each trace could not see (missing,
+#   dropped, late, untraced entry points, unmatched frees, devices left
+#   out) equal the JSON report's (tests/cases/drops_json.sh: a trace with
+#   drops);
 # - the call sites at the peak: the first process's rows are those of
 #   `sites --json` (bytes, blocks), every one of them;
 # - two demos run one after the other (one device, two processes): the
@@ -170,6 +171,7 @@ for i, t in enumerate(rep["traces"]):
     for k in ("dropped_events", "late_events", "entry_points_untraced", "unmatched_frees", "devices_left_out"):
         check(L.get(k) == t["unseen"][k], "t%d %s: %s != %s" % (i, k, L.get(k), t["unseen"][k]))
     check(sum(v for k, v in L.items() if k.startswith("drop.")) == t["unseen"]["dropped_events"], "t%d drops by reason" % i)
+    check(L.get("missing_events") == t["missing_events"]["count"], "t%d missing_events: %s != %s" % (i, L.get("missing_events"), t["missing_events"]))
 check(len(limits) == len(rep["traces"]), "trace sections %s" % list(limits))
 if w == "both":
     dv = rep["devices"][0]

@@ -76,7 +76,10 @@ static gmt_replay_t *known_replay(void)
 	gmt_end_t end = { .ts = T0 + 7000000000ull, .written = 15, .dropped = 12, .late = 0 };
 	CHECK(V.end(V.ctx, &end) == 0);
 	gmt_decode_result_t res = { .status = GMT_DECODE_OK, .ended_cleanly = 1, .bytes_ok = 4321,
-				    .file_size = 4321, .frames = 3, .records = 9, .events = 15 };
+				    .file_size = 4321, .frames = 3, .records = 9, .events = 15,
+				    /* the decoder's totals of the DROPS and END above */
+				    .dropped = 12, .drop_first_ts = T0 + 5500000000ull,
+				    .drop_last_ts = T0 + 5600000000ull, .end_dropped = 12 };
 	gmt_replay_finish(r, &res);
 	return r;
 }
