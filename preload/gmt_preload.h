@@ -47,7 +47,7 @@ static inline void gmt_errno_restore(const int *saved)
 	errno = *saved;
 }
 #define GMT_KEEP_ERRNO \
-	const int gmt_saved_errno_ __attribute__((cleanup(gmt_errno_restore))) = errno
+	const int gmt_saved_errno_ __attribute__((cleanup(gmt_errno_restore), unused)) = errno
 
 /* ---- the hook table ------------------------------------------------------ */
 
