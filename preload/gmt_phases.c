@@ -26,7 +26,10 @@ static __thread uint32_t range_depth __attribute__((tls_model("initial-exec")));
 /* Direct-mapped on the text's hash. A slot is filled once and never
  * replaced, so a reader needs no lock and a node is never freed under it;
  * a name whose slot is taken goes to the tracer's table every time (still
- * correct, only slower). The ids stay valid across fork: the tracer keeps
+ * correct, only slower). Its memory is fixed: at most NAME_CACHE_SLOTS
+ * nodes of at most NAME_CACHE_MAX_LEN + 1 bytes of text (about 290 KiB),
+ * beside the tracer's names' budget (gmt_tracer.h). Names the tracer
+ * writes by value are never cached. The ids stay valid across fork: the tracer keeps
  * its string table and writes it again into the child's file. */
 #define NAME_CACHE_SLOTS 1024u
 #define NAME_CACHE_MAX_LEN 256u
@@ -61,9 +64,10 @@ uint32_t gmt_phase_string(const char *text)
 	if (n && n->hash == h && !strcmp(n->text, text))
 		return n->id;
 
-	const uint32_t id = gmt_tracer_string(text);
-	if (id == 0 || n || len > NAME_CACHE_MAX_LEN)
-		return id;
+	int kept;
+	const uint32_t id = gmt_tracer_name(text, &kept);
+	if (id == 0 || !kept || n || len > NAME_CACHE_MAX_LEN)
+		return id;   /* a name by value is written again at each use */
 	name_node_t *fresh = malloc(sizeof(*fresh) + len + 1);
 	if (!fresh)
 		return id;

@@ -77,6 +77,8 @@ typedef struct gmt_tstate {
 typedef struct gmt_mrec {
 	struct gmt_mrec *next;
 	size_t len;
+	size_t charged;   /* bytes it holds of buf_used (a name by value),
+			     given back by gmt_mrec_free */
 	unsigned char data[];
 } gmt_mrec_t;
 
@@ -117,6 +119,10 @@ typedef struct gmt_global {
 	_Atomic uint64_t round_gen;       /* bumped by every writer round      */
 	_Atomic uint64_t frames_fast;     /* frames compressed at the fast level */
 	_Atomic uint64_t names_dropped;   /* names given the overflow id       */
+	_Atomic uint64_t names_by_value;  /* names beyond the budget, written
+					     with each use (not kept)        */
+	_Atomic size_t names_inflight_max; /* the most buf_used seen when a
+					     name by value was charged       */
 
 	/* the file: fd is ours only while it is still the file we created
 	 * (file_dev, file_ino), see gmt_fd.c; abs_path reopens it */
@@ -181,6 +187,8 @@ void gmt_chunk_free(gmt_chunk_t *c);
  * persist: also kept for replay into a forked child's new file. */
 void gmt_meta_push(gmt_mrec_t *r, int persist);
 gmt_mrec_t *gmt_mrec_new(const void *data, size_t len);
+/* Frees a record the writer is done with (its charge leaves buf_used). */
+void gmt_mrec_free(gmt_mrec_t *r);
 /* The calling thread's index (registers it, starts the tracer if needed);
  * -1 when tracing is off. */
 int64_t gmt_thread_index(void);

@@ -195,8 +195,16 @@ gmt_mrec_t *gmt_mrec_new(const void *data, size_t len)
 		return NULL;
 	r->next = NULL;
 	r->len = len;
+	r->charged = 0;
 	memcpy(r->data, data, len);
 	return r;
+}
+
+void gmt_mrec_free(gmt_mrec_t *r)
+{
+	if (r && r->charged)
+		atomic_fetch_sub_explicit(&gmt_g.buf_used, r->charged, memory_order_relaxed);
+	free(r);
 }
 
 static void meta_push_locked(gmt_mrec_t *r, int persist)
@@ -680,6 +688,14 @@ void gmt_tracer_end(const char *how, int value, int join)
 		pthread_cond_broadcast(&gmt_g.wait_cond);
 		pthread_mutex_unlock(&gmt_g.wait_lock);
 	}
+	/* When the names' budget bit, what it cost and what was lost (not
+	 * from a signal handler: join = 0 there). */
+	uint64_t byval = atomic_load(&gmt_g.names_by_value), lost = atomic_load(&gmt_g.names_dropped);
+	if (join && (byval || lost))
+		gmt_log(1, "names: %zu bytes of the names' budget of %zu kept, %llu written by value, "
+			"%llu lost (the buffer was full); at most %zu bytes buffered when one was queued",
+			atomic_load(&gmt_g.names_used), gmt_g.names_cap, (unsigned long long)byval,
+			(unsigned long long)lost, atomic_load(&gmt_g.names_inflight_max));
 }
 
 /* Waits until the writer has done a write-everything round asked for after
@@ -799,6 +815,7 @@ typedef struct istr {
 } istr_t;
 static istr_t *strtab;
 static size_t strtab_cap, strtab_n;
+static uint32_t str_ids;   /* the last id given (kept names and names by value) */
 
 static uint64_t str_hash(const char *s)
 {
@@ -837,50 +854,93 @@ static size_t name_cost(size_t len)
 
 /* Takes cost bytes of the names' budget (under gmt_g.lock); 0 when the
  * budget (an eighth of the buffer cap) would be exceeded: the caller then
- * uses the overflow name, counted, with one warning. */
-static _Atomic int warned_names;
+ * writes the name by value (one warning). */
+static _Atomic int warned_names, warned_names_lost;
 static int names_take(size_t cost)
 {
 	size_t used = atomic_load_explicit(&gmt_g.names_used, memory_order_relaxed);
 	if (used + cost > gmt_g.names_cap) {
-		atomic_fetch_add_explicit(&gmt_g.names_dropped, 1, memory_order_relaxed);
 		gmt_warn_once(&warned_names, "more distinct names than the trace buffer keeps "
-			      "(GPUMEMTRACE_BUFFER_MB / 8): further new names are recorded as \"%s\"",
-			      GMT_NAME_OVERFLOW);
+			      "(GPUMEMTRACE_BUFFER_MB / 8): further new names are written with each use");
 		return 0;
 	}
 	atomic_store_explicit(&gmt_g.names_used, used + cost, memory_order_relaxed);
 	return 1;
 }
 
-/* The id of text (interned if new; under gmt_g.lock). budgeted: a new name
- * takes from the names' budget, else it becomes GMT_NAME_OVERFLOW's. */
-static uint32_t string_locked(const char *text, int budgeted)
+/* Charges a name by value's record to the events' buffer (buf_used, within
+ * buf_limit, as a chunk is) until the writer has written it; 0 when the
+ * buffer is full: the name is lost (the overflow name, counted). */
+static int by_value_charge(gmt_mrec_t *r)
+{
+	size_t cost = sizeof(*r) + r->len;
+	size_t used = atomic_load_explicit(&gmt_g.buf_used, memory_order_relaxed);
+	do {
+		if (used + cost > atomic_load_explicit(&gmt_g.buf_limit, memory_order_relaxed))
+			return 0;
+	} while (!atomic_compare_exchange_weak_explicit(&gmt_g.buf_used, &used, used + cost,
+							 memory_order_relaxed, memory_order_relaxed));
+	r->charged = cost;
+	if (used + cost > atomic_load_explicit(&gmt_g.names_inflight_max, memory_order_relaxed))
+		atomic_store_explicit(&gmt_g.names_inflight_max, used + cost, memory_order_relaxed);
+	return 1;
+}
+
+static rec_builder_t *string_record(rec_builder_t *b, uint32_t id, const char *text)
+{
+	rb_init(b);
+	msgpack_pack_array(&b->pk, 3);
+	msgpack_pack_uint8(&b->pk, GMT_REC_STRING);
+	msgpack_pack_uint32(&b->pk, id);
+	pack_str(&b->pk, text);
+	return b;
+}
+
+/* The id of text (under gmt_g.lock). A name in the table keeps its id. A
+ * new one is kept while the names' budget lasts (budgeted; its STRING is
+ * also written again into a fork child's file); beyond it, it is written by
+ * value: a STRING with a fresh id at each use, not kept (*kept = 0), held
+ * in the events' buffer until written; when that is full too, the name is
+ * lost and becomes GMT_NAME_OVERFLOW's (counted). */
+static uint32_t string_locked(const char *text, int budgeted, int *kept)
 {
 	uint64_t h = str_hash(text);
+	if (kept)
+		*kept = 1;
 	if ((strtab_n + 1) * 2 > strtab_cap && strtab_grow() < 0)
 		return 0;
 	size_t j = h & (strtab_cap - 1);
 	for (; strtab[j].hash; j = (j + 1) & (strtab_cap - 1))
 		if (strtab[j].hash == h && !strcmp(strtab[j].text, text))
 			return strtab[j].id;
-	if (budgeted && !names_take(name_cost(strlen(text))))
-		return string_locked(GMT_NAME_OVERFLOW, 0);
+	rec_builder_t b;
+	if (budgeted && !names_take(name_cost(strlen(text)))) {
+		gmt_mrec_t *r = rb_finish(string_record(&b, str_ids + 1, text));
+		if (!r)
+			return 0;
+		if (!by_value_charge(r)) {
+			free(r);
+			atomic_fetch_add_explicit(&gmt_g.names_dropped, 1, memory_order_relaxed);
+			gmt_warn_once(&warned_names_lost, "the trace buffer is full: new names beyond "
+				      "the names' budget are recorded as \"%s\"", GMT_NAME_OVERFLOW);
+			return string_locked(GMT_NAME_OVERFLOW, 0, kept);
+		}
+		atomic_fetch_add_explicit(&gmt_g.names_by_value, 1, memory_order_relaxed);
+		if (kept)
+			*kept = 0;
+		meta_push_locked(r, 0);
+		return ++str_ids;
+	}
 	char *copy = strdup(text);
 	if (!copy)
 		return 0;
-	rec_builder_t b;
-	rb_init(&b);
-	msgpack_pack_array(&b.pk, 3);
-	msgpack_pack_uint8(&b.pk, GMT_REC_STRING);
-	msgpack_pack_uint32(&b.pk, (uint32_t)strtab_n + 1);
-	pack_str(&b.pk, text);
-	gmt_mrec_t *r = rb_finish(&b);
+	gmt_mrec_t *r = rb_finish(string_record(&b, str_ids + 1, text));
 	if (!r) {
 		free(copy);
 		return 0;
 	}
-	uint32_t id = (uint32_t)++strtab_n;
+	strtab_n++;
+	uint32_t id = ++str_ids;
 	strtab[j].hash = h;
 	strtab[j].id = id;
 	strtab[j].text = copy;
@@ -888,15 +948,22 @@ static uint32_t string_locked(const char *text, int budgeted)
 	return id;
 }
 
-uint32_t gmt_tracer_string(const char *text)
+uint32_t gmt_tracer_name(const char *text, int *kept)
 {
+	if (kept)
+		*kept = 0;
 	if (!text)
 		return 0;
 	ensure_init();
 	pthread_mutex_lock(&gmt_g.lock);
-	uint32_t id = string_locked(text, 1);
+	uint32_t id = string_locked(text, 1, kept);
 	pthread_mutex_unlock(&gmt_g.lock);
 	return id;
+}
+
+uint32_t gmt_tracer_string(const char *text)
+{
+	return gmt_tracer_name(text, NULL);
 }
 
 /* Text stacks: a second table like the strings' one, keyed by the frames
@@ -1035,6 +1102,10 @@ void gmt_tracer_get_stats(gmt_tracer_stats_t *st)
 	gmt_stack_get_stats(&ss);
 	st->stacks_unwound = ss.unwound;
 	st->names_overflow = atomic_load(&gmt_g.names_dropped);
+	st->names_by_value = atomic_load(&gmt_g.names_by_value);
+	st->names_kept_bytes = atomic_load(&gmt_g.names_used);
+	st->names_budget = gmt_g.names_cap;
+	st->names_inflight_max = atomic_load(&gmt_g.names_inflight_max);
 	st->buffered = atomic_load(&gmt_g.buf_used);
 	st->buffer_limit = atomic_load(&gmt_g.buf_limit);
 	st->buffer_limit_max = atomic_load(&gmt_g.buf_limit_max);

@@ -152,11 +152,18 @@ typedef struct gmt_device_info {
 void gmt_tracer_device(const gmt_device_info_t *dev);
 
 /* Interns a string (phase names, domains, messages) and returns its id (>0),
- * written as a STRING record before any event that can refer to it; the same
- * text returns the same id. 0 on failure. Names take memory in the traced
- * process: at most an eighth of the buffer cap; beyond it a new name gets
- * the id of GMT_NAME_OVERFLOW (counted, one warning). */
+ * written as a STRING record before any event that can refer to it. 0 on
+ * failure. Kept names take memory in the traced process, at most an eighth
+ * of the buffer cap (the names' budget); the same text returns the same id.
+ * Beyond the budget a new name is written BY VALUE: a STRING record with a
+ * fresh id at each call (*kept = 0: the caller must not cache the id), held
+ * in the events' buffer (within its cap) until written, so the trace still
+ * names it (the analyzer merges ids by text). Only when the buffer is full
+ * too does the name get the id of GMT_NAME_OVERFLOW (counted in
+ * names_overflow, one warning). gmt_tracer_string = gmt_tracer_name(text,
+ * NULL). */
 #define GMT_NAME_OVERFLOW "[more names than the trace buffer keeps]"
+uint32_t gmt_tracer_name(const char *text, int *kept);
 uint32_t gmt_tracer_string(const char *text);
 
 /* Interns a stack of text frames (innermost first; a framework's own
@@ -180,7 +187,14 @@ typedef struct gmt_tracer_stats {
 	uint64_t stacks;      /* distinct stacks                   */
 	uint64_t stacks_unwound; /* captures libunwind answered (the rest: the
 	                            frame-pointer walk)             */
-	uint64_t names_overflow; /* new names beyond the names' budget */
+	uint64_t names_overflow; /* names lost: beyond the names' budget
+	                            with the buffer full (GMT_NAME_OVERFLOW) */
+	uint64_t names_by_value; /* names written by value (beyond the budget) */
+	uint64_t names_kept_bytes; /* of the names' budget, used (name_cost) */
+	uint64_t names_budget;   /* the names' budget: buffer cap / 8, bytes */
+	uint64_t names_inflight_max; /* the most buffered bytes (chunks and
+	                            names by value) when one was queued: at
+	                            most the buffer's limit */
 	/* the buffer (GPUMEMTRACE_BUFFER_MS): what a SIGKILL can lose is the
 	 * events in the buffer, at most buffer_limit_max bytes of chunks
 	 * once the backlog has come within the limit, and those the writer

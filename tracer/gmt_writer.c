@@ -808,7 +808,7 @@ static void frame_end(void)
 	if (!err) {
 		for (gmt_mrec_t *r = w.inflight, *n; r; r = n) {
 			n = r->next;
-			free(r);
+			gmt_mrec_free(r);
 		}
 		w.inflight = NULL;
 		atomic_fetch_add(&gmt_g.written, w.frame_events);

@@ -58,7 +58,10 @@ struct gmt_phases {
 	gmt_phase_opts_t o;
 	gmt_levels_t *lv;
 	gmt_phases_hook_t hook;
-	gmt_u64map_t strings;    /* id -> a: the text (a char *)              */
+	gmt_u64map_t strings;    /* id -> a: the text (a char *), b: the id
+				    of the same text's first STRING (0: this
+				    one, which owns the text)              */
+	gmt_u64map_t by_text;    /* a text's hash -> a: its first id          */
 	gmt_u64map_t names_by_id;  /* name id + 1 -> a: index in names + 1  */
 	gmt_phase_name_t *names;
 	size_t n_names, cap_names;
@@ -92,23 +95,60 @@ static const char *str_of(const gmt_phases_t *ph, uint32_t id)
 	return x ? (const char *)(uintptr_t)x->a : NULL;
 }
 
+static uint64_t text_hash(const char *text, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
+	return h == UINT64_MAX ? 0 : h;
+}
+
+/* The id names are keyed by: a text defined again under a new id (the
+ * tracer writes names beyond its names' budget by value, a STRING with
+ * each use, docs/configuration.md GPUMEMTRACE_BUFFER_MB) is its first id. */
+static uint32_t canon(const gmt_phases_t *ph, uint32_t id)
+{
+	const gmt_u64map_slot_t *x = id ? gmt_u64map_find(&ph->strings, id) : NULL;
+	return x && x->b ? (uint32_t)x->b : id;
+}
+
 static int ph_string(void *ctx, uint32_t id, const char *text, size_t len)
 {
 	gmt_phases_t *ph = ctx;
 	if (!id || gmt_u64map_find(&ph->strings, id))
 		return 0;   /* ids are never reused; a repeat changes nothing */
+	int existed;
+	const uint64_t h = text_hash(text, len);
+	gmt_u64map_slot_t *t = gmt_u64map_put(&ph->by_text, h, &existed);
+	if (!t)
+		return -ENOMEM;
+	if (existed) {
+		const char *first = str_of(ph, (uint32_t)t->a);
+		if (first && strlen(first) == len && !memcmp(first, text, len)) {
+			/* the same text again: shares the first one's (a hash
+			 * collision of two texts keeps them apart, unmerged) */
+			gmt_u64map_slot_t *x = gmt_u64map_put(&ph->strings, id, &existed);
+			if (!x)
+				return -ENOMEM;
+			x->a = (uintptr_t)first;
+			x->b = t->a;
+			return 0;
+		}
+	} else {
+		t->a = id;
+	}
 	char *s = malloc(len + 1);
 	if (!s)
 		return -ENOMEM;
 	memcpy(s, text, len);
 	s[len] = 0;
-	int existed;
 	gmt_u64map_slot_t *x = gmt_u64map_put(&ph->strings, id, &existed);
 	if (!x) {
 		free(s);
 		return -ENOMEM;
 	}
 	x->a = (uintptr_t)s;
+	x->b = 0;
 	if (!ph->gmt_domain_id && !strcmp(s, "gpumemtrace"))
 		ph->gmt_domain_id = id;
 	return 0;
@@ -150,9 +190,10 @@ void gmt_phases_free(gmt_phases_t *ph)
 		return;
 	gmt_levels_free(ph->lv);
 	for (size_t i = 0; i < ph->strings.cap; i++)
-		if (ph->strings.s[i].key != UINT64_MAX)
+		if (ph->strings.s[i].key != UINT64_MAX && !ph->strings.s[i].b)
 			free((char *)(uintptr_t)ph->strings.s[i].a);
 	gmt_u64map_clear(&ph->strings);
+	gmt_u64map_clear(&ph->by_text);
 	gmt_u64map_clear(&ph->names_by_id);
 	for (size_t i = 0; i < ph->n_names; i++) {
 		for (size_t j = 0; j < ph->names[i].n_listed; j++)
@@ -716,7 +757,7 @@ static int hook_instant(gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n
 
 static int range_begin(gmt_phases_t *ph, const gmt_devent_t *e)
 {
-	uint32_t name_id = (uint32_t)e->aux, domain_id = (uint32_t)(e->aux >> 32);
+	uint32_t name_id = canon(ph, (uint32_t)e->aux), domain_id = canon(ph, (uint32_t)(e->aux >> 32));
 	unsigned source = (unsigned)e->stream;
 	open_range_t r = { .id = e->addr, .name_id = name_id, .occ = NULL };
 	tstack_t *st = NULL;
@@ -778,7 +819,7 @@ static int range_begin(gmt_phases_t *ph, const gmt_devent_t *e)
 
 static int range_end(gmt_phases_t *ph, const gmt_devent_t *e)
 {
-	uint32_t name_id = (uint32_t)e->aux;
+	uint32_t name_id = canon(ph, (uint32_t)e->aux);
 	open_range_t r;
 	if ((unsigned)e->stream == GMT_RANGE_NVTX_STARTEND) {
 		size_t i = 0;

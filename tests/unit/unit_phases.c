@@ -258,6 +258,33 @@ static void scenario_ranges(void)
 	CHECK(gmt_phases_finish(P, NULL) == 0);
 }
 
+/* A name the tracer wrote by value comes under a new id at each use: ids
+ * of the same text are one phase (and a text seen once is its own). */
+static void test_names_by_value(void)
+{
+	start(NULL);
+	str(1, "gpumemtrace");
+	str(2, "dup");
+	begin(10, GMT_RANGE_API, 0, 0, 2, 1);
+	str(3, "dup");
+	end(11, GMT_RANGE_API, 0, 0, 3, 1);      /* names it by its second id */
+	str(4, "dup");
+	begin(12, GMT_RANGE_API, 0, 0, 4, 1);
+	str(5, "dupe");
+	end(13, GMT_RANGE_API, 0, 0, 5, 1);      /* another text: a mismatch */
+	str(6, "dupe");
+	begin(14, GMT_RANGE_API, 0, 0, 6, 1);
+	end(15, GMT_RANGE_API, 0, 0, 0, 1);
+	CHECK(gmt_phases_finish(P, NULL) == 0);
+	size_t n;
+	gmt_phases_names(P, &n);
+	CHECK_EQ_U64(2, n);
+	CHECK(name("dup") && name("dup")->occurrences == 2);
+	CHECK(name("dupe") && name("dupe")->occurrences == 1);
+	CHECK_EQ_U64(1, gmt_phases_anomalies(P)->name_mismatches);
+	gmt_phases_free(P);
+}
+
 static void test_pairing_selection(void)
 {
 	start(NULL);
@@ -784,6 +811,7 @@ int main(void)
 	test_containment();
 	test_views();
 	test_pairing_selection();
+	test_names_by_value();
 	test_figures();
 	test_new_allocations_wait();
 	test_checkpoints();
