@@ -545,7 +545,10 @@ check_train() {
 
 # 17: the memory viewer snapshot of export/gmt_memviz.c (its fixture, a run
 # known by construction: tests/tools/gmt-memviz-fixture) as pickles of
-# protocols 4 and 2 and as JSON, through PyTorch's own torch.cuda._memory_viz
+# protocols 4 and 2 and as JSON, and the export of a real PyTorch run (the
+# memviz mode traced: D/real, with torch's own snapshot of the same process
+# in D/real/torch.pickle) as pickle 4 and JSON, all through PyTorch's own
+# torch.cuda._memory_viz
 check_memviz() {
 	D=$WORK/memviz
 	mkdir -p "$D"
@@ -555,8 +558,24 @@ check_memviz() {
 	else
 		"$fx" 4 "$D/ours-4.pickle" && "$fx" 2 "$D/ours-2.pickle" && "$fx" json "$D/ours.json" ||
 			echo "$fx failed" > "$D/fixture.log"
-		torch_skip "$D" || torch_run "$D" result memviz plain \
-			GMT_MEMVIZ_OURS="$D/ours-4.pickle $D/ours-2.pickle $D/ours.json"
+		torch_skip "$D" || {
+			torch_run "$D/real" result memviz traced
+			: > "$D/export.rc"
+			set -- "$D"/real/traces/*.gmt
+			if [ -f "$1" ]; then
+				step 120 "$BUILD/gpumemtrace-analyze" export --format memory-viz \
+					-o "$D/real-4.pickle" "$1" > "$D/export.log" 2>&1
+				echo $? >> "$D/export.rc"
+				step 120 "$BUILD/gpumemtrace-analyze" export --format memory-viz --encoding json \
+					-o "$D/real.json" "$1" >> "$D/export.log" 2>&1
+				echo $? >> "$D/export.rc"
+			else
+				echo "the traced run left no trace: $*" > "$D/export.log"
+			fi
+			say "memory-viz export of the real run -> $(tr '\n' ' ' < "$D/export.rc")"
+			torch_run "$D" result memviz plain \
+				GMT_MEMVIZ_OURS="$D/ours-4.pickle $D/ours-2.pickle $D/ours.json $D/real-4.pickle $D/real.json"
+		}
 	fi
 	evaluate memviz
 }

@@ -1204,6 +1204,51 @@ def check_oom_phase(work, build):
     return row
 
 
+def memviz_real(row, d, ours):
+    """17, a real run: the memviz mode traced (d/real), exported by
+    `export --format memory-viz` (pickle 4 and JSON: both read by torch's
+    tools above, the same segsum totals); its framework segments at the
+    end are torch's own snapshot of the same process (d/real/torch.pickle,
+    taken after the last allocation: nothing is allocated or freed after
+    it), segment by segment: address, total_size, and the blocks' sizes
+    and states."""
+    import pickle
+    rd = os.path.join(d, "real")
+    torch_run(rd)
+    rcs = read(os.path.join(d, "export.rc")).split()
+    row.eq("export --format memory-viz of the real run (pickle, json): exit", ["0", "0"], rcs, show=str)
+    a, b = ours.get("real-4.pickle", {}), ours.get("real.json", {})
+    if a.get("segsum", {}).get("ok") and b.get("segsum", {}).get("ok"):
+        row.eq("segsum's totals, real run: pickle = json", a["segsum"].get("totals"), b["segsum"].get("totals"), show=str)
+    try:
+        with open(os.path.join(rd, "torch.pickle"), "rb") as f:
+            theirs = pickle.load(f)
+        with open(os.path.join(d, "real.json")) as f:
+            mine = json.load(f)
+    except Exception as e:  # noqa: BLE001 - what could not be read is the result
+        row.true("the real run's snapshots read", False, "%s: %s" % (type(e).__name__, e))
+        return
+
+    def outside(seg):
+        fr = seg.get("frames") or []
+        return bool(fr) and fr[0].get("filename") == "<gpumemtrace>"
+
+    def shape(segs):
+        return sorted((s["address"], s["total_size"],
+                       tuple((x["size"], x["state"]) for x in s["blocks"])) for s in segs)
+    fw = [s for s in mine.get("segments", []) if not outside(s)]
+    row.eq("framework segments at the end = torch's snapshot (address, size, blocks)",
+           shape(theirs.get("segments", [])), shape(fw), show=lambda v: "%d segments, %d B" % (
+               len(v), sum(x[1] for x in v)))
+    row.eq("framework blocks' requested sizes = torch's",
+           sorted(x.get("requested_size") for s in theirs.get("segments", []) for x in s["blocks"]
+                  if x["state"] == "active_allocated"),
+           sorted(x.get("requested_size") for s in fw for x in s["blocks"] if x["state"] == "active_allocated"),
+           show=str)
+    row.note("real run: %d framework segments, %d outside (labelled by owner)" % (
+        len(fw), len(mine.get("segments", [])) - len(fw)))
+
+
 def check_memviz(work, build):
     """17: export/gmt_memviz.c's snapshot of tests/tools/gmt-memviz-fixture
     (reserved 20 MiB + 6 MiB outside, requested 1000000 + 512 B + 6 MiB live)
@@ -1219,13 +1264,15 @@ def check_memviz(work, build):
     for tool, t in sorted(r.get("torch", {}).items()):
         row.true("%s on torch's own snapshot" % tool, t.get("ok"), t.get("error", ""))
     ours = r.get("ours", {})
-    row.eq("snapshots of ours read", ["ours-2.pickle", "ours-4.pickle", "ours.json"], sorted(ours), show=str)
+    row.eq("snapshots of ours read", ["ours-2.pickle", "ours-4.pickle", "ours.json", "real-4.pickle", "real.json"],
+           sorted(ours), show=str)
     for name, tools in sorted(ours.items()):
         for tool in ("segsum", "trace", "trace_plot"):
             t = tools.get(tool, {})
             row.true("%s on %s" % (tool, name), t.get("ok"), t.get("error", ""))
-        if tools.get("segsum", {}).get("ok"):
+        if tools.get("segsum", {}).get("ok") and name.startswith("ours"):
             row.eq("segsum's totals of %s" % name, want, tools["segsum"].get("totals"), show=str)
+    memviz_real(row, d, ours)
     fields = r.get("fields", {})
     import json as _json
     snap = _json.load(open(os.path.join(d, "ours.json")))

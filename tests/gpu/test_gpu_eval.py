@@ -520,5 +520,53 @@ class Versions(unittest.TestCase):
         self.assertEqual(["MODULE records of libcudart"], failed(r))
 
 
+class MemvizReal(unittest.TestCase):
+    """17's real run (memviz_real): the framework segments of our export at
+    the end against torch's own snapshot of the same process."""
+
+    def setUp(self):
+        import pickle
+        self.d = tempfile.mkdtemp()
+        os.makedirs(os.path.join(self.d, "real"))
+        with open(os.path.join(self.d, "real", "result.json"), "w") as f:
+            json.dump({"ok": True}, f)
+        blocks = [{"size": 2 * MiB, "requested_size": 1000000, "state": "active_allocated"},
+                  {"size": 18 * MiB, "requested_size": 0, "state": "inactive"}]
+        self.theirs = {"segments": [{"address": 1 << 40, "total_size": 20 * MiB, "blocks": blocks}]}
+        with open(os.path.join(self.d, "real", "torch.pickle"), "wb") as f:
+            pickle.dump(self.theirs, f, protocol=4)
+        outside = {"address": 5, "total_size": 6 * MiB, "frames": [{"filename": "<gpumemtrace>", "name": "x", "line": 0}],
+                   "blocks": [{"size": 6 * MiB, "requested_size": 6 * MiB, "state": "active_allocated"}]}
+        self.mine = {"segments": [dict(self.theirs["segments"][0], frames=[]), outside]}
+        with open(os.path.join(self.d, "export.rc"), "w") as f:
+            f.write("0\n0\n")
+        tools = {"segsum": {"ok": True, "totals": ["total_reserved: 26.0MiB"]}}
+        self.ours = {"real-4.pickle": tools, "real.json": tools}
+
+    def tearDown(self):
+        shutil.rmtree(self.d)
+
+    def run_it(self):
+        with open(os.path.join(self.d, "real.json"), "w") as f:
+            json.dump(self.mine, f)
+        r = row()
+        ge.memviz_real(r, self.d, self.ours)
+        return failed(r)
+
+    def test_same_segments_pass(self):
+        self.assertEqual([], self.run_it())
+
+    def test_another_block_fails(self):
+        self.mine["segments"][0] = copy.deepcopy(self.mine["segments"][0])
+        self.mine["segments"][0]["blocks"][0]["size"] = 4 * MiB
+        self.mine["segments"][0]["blocks"][1]["size"] = 16 * MiB
+        self.assertEqual(["framework segments at the end = torch's snapshot (address, size, blocks)"], self.run_it())
+
+    def test_failed_export_fails(self):
+        with open(os.path.join(self.d, "export.rc"), "w") as f:
+            f.write("0\n1\n")
+        self.assertEqual(["export --format memory-viz of the real run (pickle, json): exit"], self.run_it())
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
