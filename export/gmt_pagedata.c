@@ -213,33 +213,77 @@ int gmt_page_dev_failure(gmt_page_dev_t *d, const char *label, uint64_t t_ns, ui
 
 /* ---- writing */
 
-static void delta_u64(gmt_json_t *j, const uint64_t *v, size_t n)
+/* The elements of v at the listed buckets (keep NULL: all), delta-coded. */
+static void delta_u64(gmt_json_t *j, const uint64_t *v, size_t n, const uint8_t *keep)
 {
 	uint64_t prev = 0;
 	gmt_json_arr_begin(j);
 	for (size_t i = 0; i < n; i++) {
+		if (keep && !keep[i])
+			continue;
 		gmt_json_i64(j, (int64_t)(v[i] - prev));
 		prev = v[i];
 	}
 	gmt_json_arr_end(j);
 }
 
-static void write_level(gmt_json_t *j, const gmt_page_dev_t *d, const gmt_bucket_level_t *l)
+/* Bucket i says what bucket i - 1 says, in every array written (where a
+   series is known is "known_from", over all the buckets). */
+static int same_as_before(const gmt_page_dev_t *d, const gmt_bucket_level_t *l, size_t i)
 {
+	if (l->at[i] != l->at[i - 1] || l->top[i] != l->top[i - 1] || l->low[i] != l->low[i - 1])
+		return 0;
+	for (unsigned s = 0; s < d->n_series; s++) {
+		const gmt_bucket_series_t *x = &l->series[s];
+		if (d->series[s].role == GMT_PAGE_STACK) {
+			if (x->value[i] != x->value[i - 1])
+				return 0;
+		} else if (x->max[i] != x->max[i - 1] || x->min[i] != x->min[i - 1]) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* A level; runs of buckets that repeat the one before them (a stretch
+   where nothing happened: each holds the state since before) are written
+   once, with "b" listing the buckets written. Returns 0 or -ENOMEM. */
+static int write_level(gmt_json_t *j, const gmt_page_dev_t *d, const gmt_bucket_level_t *l)
+{
+	uint8_t *keep = malloc(l->count ? l->count : 1);
+	if (!keep)
+		return -ENOMEM;
+	size_t listed = 0;
+	for (size_t i = 0; i < l->count; i++)
+		listed += keep[i] = i == 0 || !same_as_before(d, l, i);
+	/* sparse only where it saves: "b" costs about one number a bucket */
+	const uint8_t *k = listed * 10 < l->count * 9 ? keep : NULL;
 	gmt_json_obj_begin(j);
 	gmt_json_key(j, "bucket_ns");
 	gmt_json_u64(j, l->bucket_ns);
 	gmt_json_key(j, "count");
 	gmt_json_u64(j, l->count);
+	if (k) {
+		gmt_json_key(j, "b");
+		gmt_json_arr_begin(j);
+		size_t prev = 0;
+		for (size_t i = 0; i < l->count; i++)
+			if (k[i]) {
+				gmt_json_u64(j, i - prev);
+				prev = i;
+			}
+		gmt_json_arr_end(j);
+	}
 	gmt_json_key(j, "at");
 	gmt_json_arr_begin(j);
 	for (size_t i = 0; i < l->count; i++)
-		gmt_json_i64(j, l->at[i]);
+		if (!k || k[i])
+			gmt_json_i64(j, l->at[i]);
 	gmt_json_arr_end(j);
 	gmt_json_key(j, "top");
-	delta_u64(j, l->top, l->count);
+	delta_u64(j, l->top, l->count, k);
 	gmt_json_key(j, "low");
-	delta_u64(j, l->low, l->count);
+	delta_u64(j, l->low, l->count, k);
 	static const char *const groups[] = { "stack", "line_max", "line_min" };
 	for (int g = 0; g < 3; g++) {
 		gmt_json_key(j, groups[g]);
@@ -249,7 +293,7 @@ static void write_level(gmt_json_t *j, const gmt_page_dev_t *d, const gmt_bucket
 				continue;
 			const gmt_bucket_series_t *x = &l->series[s];
 			gmt_json_key(j, d->series[s].key);
-			delta_u64(j, g == 0 ? x->value : g == 1 ? x->max : x->min, l->count);
+			delta_u64(j, g == 0 ? x->value : g == 1 ? x->max : x->min, l->count, k);
 		}
 		gmt_json_obj_end(j);
 	}
@@ -258,9 +302,9 @@ static void write_level(gmt_json_t *j, const gmt_page_dev_t *d, const gmt_bucket
 	gmt_json_key(j, "known_from");
 	gmt_json_obj_begin(j);
 	for (unsigned s = 0; s < d->n_series; s++) {
-		const uint8_t *k = d->series[s].role == GMT_PAGE_STACK ? l->series[s].known : l->series[s].has;
+		const uint8_t *kn = d->series[s].role == GMT_PAGE_STACK ? l->series[s].known : l->series[s].has;
 		size_t i = 0;
-		while (i < l->count && !k[i])
+		while (i < l->count && !kn[i])
 			i++;
 		if (i == 0)
 			continue;
@@ -272,6 +316,8 @@ static void write_level(gmt_json_t *j, const gmt_page_dev_t *d, const gmt_bucket
 	}
 	gmt_json_obj_end(j);
 	gmt_json_obj_end(j);
+	free(keep);
+	return 0;
 }
 
 static void write_marks(gmt_json_t *j, const struct mark *m, size_t n, int with_parts)
@@ -357,8 +403,10 @@ static int write_device(gmt_json_t *j, gmt_page_dev_t *d)
 	gmt_json_arr_end(j);
 	gmt_json_key(j, "levels");
 	gmt_json_arr_begin(j);
-	for (size_t i = 0; i < gmt_buckets_levels(d->buckets); i++)
-		write_level(j, d, gmt_buckets_level(d->buckets, i));
+	for (size_t i = 0; i < gmt_buckets_levels(d->buckets); i++) {
+		int r = write_level(j, d, gmt_buckets_level(d->buckets, i));
+		rc = rc ? rc : r;
+	}
 	gmt_json_arr_end(j);
 	gmt_json_key(j, "phases");
 	gmt_json_arr_begin(j);
@@ -427,7 +475,7 @@ int gmt_page_data_write(FILE *out, const char *title, gmt_page_dev_t *const *dev
 	gmt_json_key(&j, "format");
 	gmt_json_str(&j, "gpumemtrace-report-page");
 	gmt_json_key(&j, "version");
-	gmt_json_u64(&j, 1);
+	gmt_json_u64(&j, 2);  /* 2: sparse levels ("b") */
 	gmt_json_key(&j, "title");
 	gmt_json_str(&j, title ? title : "");
 	gmt_json_key(&j, "devices");

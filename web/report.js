@@ -97,10 +97,23 @@
     const stack = dev.series.filter(s => s.role === 'stack');
     const lines = dev.series.filter(s => s.role === 'line');
     const levels = dev.levels.map(l => {
-      const dec = o => { const r = {}; for (const k in o || {}) r[k] = undelta(o[k]); return r; };
+      // "b": only the buckets listed are written (delta-coded indices);
+      // one not listed repeats the bucket before it
+      const idx = l.b ? undelta(l.b) : null;
+      const full = (v, A) => {
+        if (!idx) return v;
+        const out = new A(l.count);
+        for (let j = 0; j < idx.length; j++) {
+          const end = j + 1 < idx.length ? idx[j + 1] : l.count;
+          for (let i = idx[j]; i < end; i++) out[i] = v[j];
+        }
+        return out;
+      };
+      const num = a => full(undelta(a), Float64Array);
+      const dec = o => { const r = {}; for (const k in o || {}) r[k] = num(o[k]); return r; };
       return {
-        bucket_ns: l.bucket_ns, count: l.count, at: l.at,
-        top: undelta(l.top), low: undelta(l.low),
+        bucket_ns: l.bucket_ns, count: l.count, at: full(l.at, Array),
+        top: num(l.top), low: num(l.low),
         stack: dec(l.stack), line_max: dec(l.line_max), line_min: dec(l.line_min),
         known_from: l.known_from || {},
       };

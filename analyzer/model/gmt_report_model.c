@@ -6,12 +6,14 @@
  * process's stream when the time moves on and they differ from the row
  * before (or a synchronisation fell on that nanosecond). A row is: the
  * time since the previous row (uvarint), a mask of what changed (uvarint),
- * each changed value as a zigzag delta, the flags when they changed, the
- * synchronisations when any. A trace with an END record gets a last row of
- * zeros there (the process ended: it holds nothing after). Reading a
- * device merges its members' streams
- * by time (all rows of one nanosecond applied before the instant is made)
- * and sums them (combine()).
+ * the main-stream events since the previous row (uvarint: the row is the
+ * state after event number seq, as gmt_liveset.h counts them, so that the
+ * live set at any row can be taken), each changed value as a zigzag delta,
+ * the flags when they changed, the synchronisations when any. A trace with
+ * an END record gets a last row of zeros there (the process ended: it
+ * holds nothing after). Reading a device merges its members' streams by
+ * time (all rows of one nanosecond applied before the instant is made) and
+ * sums them (combine()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +34,8 @@ enum { HAS_ALLOC = 1, HAS_RES = 2, HAS_USED = 4 };
 typedef struct mvals {
 	uint64_t f[NF];
 	uint8_t flags;
+	uint64_t seq;            /* main-stream events applied (gmt_liveset.h's
+				    numbering): the state is after event seq */
 } mvals_t;
 
 /* A trace's ordinal while the trace runs. */
@@ -69,6 +73,7 @@ struct gmt_report_priv {
 	/* the trace being run */
 	int running;
 	gmt_phases_t *ph;        /* synthetic input: the engine made by begin */
+	uint64_t seq;            /* main-stream events of the trace so far     */
 	pdev_t dev[GMT_RM_MAX_ORDINALS];
 	int due[GMT_RM_MAX_ORDINALS];
 	size_t n_due;
@@ -127,11 +132,12 @@ static int write_row(gmt_report_priv_t *p, pdev_t *d)
 	if (d->syncs)
 		mask |= M_SYNCS;
 	if (!mask && d->written)
-		return 0;
+		return 0;  /* the same values: the row before stands for them */
 	if (d->written && d->due_ts < d->last_ts)
 		d->due_ts = d->last_ts;  /* never back in time */
 	n += gmt_uvarint_put(buf + n, d->due_ts - (d->written ? d->last_ts : 0));
 	n += gmt_uvarint_put(buf + n, mask);
+	n += gmt_uvarint_put(buf + n, d->cur.seq - prev->seq);
 	for (unsigned i = 0; i < NF; i++)
 		if (mask & (1u << i))
 			n += gmt_uvarint_put(buf + n, zz(d->cur.f[i], prev->f[i]));
@@ -214,6 +220,7 @@ static int h_reset(void *ctx)
 		d->open = open;
 	}
 	p->n_due = 0;
+	p->seq = 0;
 	gmt_rm_trace_t *t = cur_trace(m);
 	t->entry_points_untraced = t->entry_points_identified = t->syncs = 0;
 	t->devices_left_out = 0;
@@ -264,9 +271,23 @@ static int h_instant(void *ctx, gmt_phases_t *ph, uint64_t ts, const int *devs, 
 	return 0;
 }
 
-static int h_event(void *ctx, const gmt_devent_t *e, int side)
+/* A main-stream event has been applied: the rows due at its time are the
+   state after it (the event numbers of gmt_liveset.h). */
+static void count_event(gmt_report_priv_t *p, const gmt_devent_t *e, int side)
 {
-	gmt_report_model_t *m = ctx;
+	if (side)
+		return;
+	p->seq++;
+	uint64_t floor = last_seen_ts(p), ts = e->ts < floor ? floor : e->ts;
+	for (size_t i = 0; i < p->n_due; i++) {
+		pdev_t *d = &p->dev[p->due[i]];
+		if (d->due_ts == ts)
+			d->cur.seq = p->seq;
+	}
+}
+
+static int h_event_apply(gmt_report_model_t *m, const gmt_devent_t *e, int side)
+{
 	gmt_report_priv_t *p = m->priv;
 	gmt_rm_trace_t *t = cur_trace(m);
 	(void)side;
@@ -291,6 +312,16 @@ static int h_event(void *ctx, const gmt_devent_t *e, int side)
 	d->syncs++;
 	t->syncs++;
 	return 0;
+}
+
+static int h_event(void *ctx, const gmt_devent_t *e, int side)
+{
+	gmt_report_model_t *m = ctx;
+	gmt_report_priv_t *p = m->priv;
+	int rc = h_event_apply(m, e, side);
+	if (!rc)
+		count_event(p, e, side);
+	return rc;
 }
 
 /* ---- traces ------------------------------------------------------------------ */
@@ -363,6 +394,7 @@ static int trace_new(gmt_report_model_t *m, const char *file)
 	m->n_traces++;
 	memset(p->dev, 0, sizeof(p->dev));
 	p->n_due = 0;
+	p->seq = 0;
 	p->err = 0;
 	p->running = 1;
 	return 0;
@@ -428,6 +460,7 @@ static int trace_end(gmt_report_model_t *m, gmt_phases_t *ph, const gmt_decode_r
 			d->cur.f[F_USED] = keep.f[F_USED];
 			d->cur.f[F_USED_TS] = keep.f[F_USED_TS];
 			d->cur.flags = keep.flags;
+			d->cur.seq = p->seq;
 			d->due_ts = t->s->end.ts > d->last_ts ? t->s->end.ts : d->last_ts + 1;
 			d->syncs = 0;
 			rc = write_row(p, d);
@@ -471,15 +504,7 @@ int gmt_report_model_add(gmt_report_model_t *m, const char *path)
 	memset(&res, 0, sizeof(res));
 	int st = gmt_phases_run(path, &m->priv->po, &h, &ph, &res);
 	rc = trace_end(m, ph, &res);
-	const gmt_report_opts_t *ro = &m->priv->ro;
-	if (!rc && ro->sites) {
-		gmt_sites_model_opts_t so = {
-			.what = GMT_SITES_REPORT, .top = ro->sites_top ? ro->sites_top : 20,
-			.symbols = ro->symbols, .debug_dirs = ro->debug_dirs, .n_debug_dirs = ro->n_debug_dirs,
-		};
-		if (!(cur_trace(m)->sites = gmt_sites_model_build(path, &so)))
-			rc = -ENOMEM;
-	}
+	cur_trace(m)->from_file = 1;
 	return rc ? rc : st;
 }
 
@@ -548,8 +573,9 @@ static int mrd_next(mrd_t *d)
 		return d->r.err;
 	uint64_t dt, mask, x;
 	int rc;
-	if ((rc = get_uv(&d->r, &dt)) || (rc = get_uv(&d->r, &mask)))
+	if ((rc = get_uv(&d->r, &dt)) || (rc = get_uv(&d->r, &mask)) || (rc = get_uv(&d->r, &x)))
 		return rc;
+	d->next.seq += x;
 	for (unsigned i = 0; i < NF; i++)
 		if (mask & (1u << i)) {
 			if ((rc = get_uv(&d->r, &x)))
@@ -798,6 +824,9 @@ static int dev_peak(gmt_report_model_t *m, gmt_rm_device_t *dv)
 				break;
 			}
 			dv->peak = in;
+			/* each member's state then: after its event number */
+			for (size_t i = 0; i < n; i++)
+				dv->members[i].at_peak_seq = g.rd[i].started ? g.rd[i].state.seq : 0;
 		}
 	}
 	merge_close(&g);
@@ -852,6 +881,7 @@ static int add_member(gmt_report_model_t *m, size_t ti, const tmem_t *tm)
 	mb->last_ts = tm->last_ts;
 	mb->syncs = tm->syncs;
 	mb->stream = tm->stream;
+	mb->site_at = SIZE_MAX;
 	gmt_lv_dev_info_t info;
 	if (!gmt_levels_dev_info(gmt_phases_levels(m->priv->t[ti].ph), tm->ordinal, &info))
 		mb->fw_lost = info.fw_lost;
@@ -930,6 +960,39 @@ static int dev_lists(gmt_report_model_t *m, gmt_rm_device_t *dv)
 	return 0;
 }
 
+/* opts.sites: each trace's sites model, with the live set of each of its
+   devices at that device's coinciding peak (after the event number its
+   row then carried). */
+static int trace_sites(gmt_report_model_t *m, size_t ti)
+{
+	const gmt_report_opts_t *ro = &m->priv->ro;
+	gmt_rm_trace_t *t = &m->traces[ti];
+	size_t n = 0;
+	for (size_t i = 0; i < m->n_devices; i++)
+		for (size_t k = 0; k < m->devices[i].n_members; k++)
+			n += m->devices[i].members[k].trace == ti && m->devices[i].has_peak;
+	gmt_sites_at_t *at = calloc(n ? n : 1, sizeof(*at));
+	if (!at)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < m->n_devices; i++)
+		for (size_t k = 0; k < m->devices[i].n_members; k++) {
+			gmt_rm_member_t *mb = &m->devices[i].members[k];
+			if (mb->trace != ti || !m->devices[i].has_peak)
+				continue;
+			mb->site_at = n;
+			at[n++] = (gmt_sites_at_t){ mb->ordinal, mb->at_peak_seq };
+		}
+	gmt_sites_model_opts_t so = {
+		.what = GMT_SITES_REPORT, .top = ro->sites_top ? ro->sites_top : 20,
+		.symbols = ro->symbols, .debug_dirs = ro->debug_dirs, .n_debug_dirs = ro->n_debug_dirs,
+		.at = at, .n_at = n,
+	};
+	t->sites = gmt_sites_model_build(t->file, &so);
+	free(at);
+	return t->sites ? 0 : -ENOMEM;
+}
+
 int gmt_report_model_finish(gmt_report_model_t *m)
 {
 	int rc = 0;
@@ -950,6 +1013,9 @@ int gmt_report_model_finish(gmt_report_model_t *m)
 		if (!(rc = dev_peak(m, dv)))
 			rc = dev_lists(m, dv);
 	}
+	for (size_t ti = 0; ti < m->n_traces && !rc && m->priv->ro.sites; ti++)
+		if (m->traces[ti].from_file)
+			rc = trace_sites(m, ti);
 	m->spool_bytes = gmt_spool_file_bytes(m->priv->sp);
 	m->spool_raw_bytes = gmt_spool_raw_bytes(m->priv->sp);
 	return rc;

@@ -81,8 +81,12 @@ typedef struct gmt_rm_trace {
 	uint64_t syncs;               /* SYNC events naming a device            */
 	uint64_t devices_left_out;    /* ordinals >= GMT_RM_MAX_ORDINALS        */
 	uint64_t instants;            /* rows recorded over its devices         */
-	struct gmt_sites_model *sites;  /* opts.sites: its `sites` report, NULL
-					   otherwise (and for synthetic input) */
+	int from_file;                /* added by gmt_report_model_add         */
+	struct gmt_sites_model *sites;  /* opts.sites: its `sites` model, with
+					   the live set of each of its devices
+					   at the device's coinciding peak
+					   (members' site_at); NULL otherwise
+					   (and for synthetic input)           */
 } gmt_rm_trace_t;
 
 /* One process on one physical device. */
@@ -94,6 +98,11 @@ typedef struct gmt_rm_member {
 	uint64_t first_ts, last_ts;   /* of those (rows > 0)                    */
 	uint64_t own_peak, own_peak_ts;   /* its highest held, the first instant */
 	uint64_t at_peak;             /* its held at the device's coinciding peak */
+	uint64_t at_peak_seq;         /* its state then: after its main-stream
+					 event number at_peak_seq (0: before
+					 any; gmt_liveset.h's numbering)       */
+	size_t site_at;               /* its live set then: the trace's
+					 sites->ats[site_at] (SIZE_MAX: none)  */
 	uint64_t fw_lost;             /* framework events lost (FW_LOST)        */
 	uint64_t syncs;
 	size_t stream;                /* private: its values' stream            */

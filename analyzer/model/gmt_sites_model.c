@@ -491,7 +491,7 @@ static int pass1(gmt_sites_model_t *m)
 static int pass2(gmt_sites_model_t *m)
 {
 	gmt_sites_model_priv_t *p = m->priv;
-	size_t n = m->n_devs;
+	size_t n = m->n_devs + p->o->n_at;
 	for (size_t i = 0; i < m->n_occs; i++) {
 		if (p->ow[i].n_devs)
 			qsort(p->ow[i].devs, p->ow[i].n_devs, sizeof(dev_work_t), cmp_dev);
@@ -500,13 +500,20 @@ static int pass2(gmt_sites_model_t *m)
 	if (!n)
 		return 0;
 	gmt_instant_t *whole = calloc(m->n_devs ? m->n_devs : 1, sizeof(*whole));
+	gmt_instant_t *asked = calloc(p->o->n_at ? p->o->n_at : 1, sizeof(*asked));
 	gmt_instant_t **at = calloc(n, sizeof(*at));
-	int rc = (!whole || !at) ? -ENOMEM : 0;
+	m->ats = calloc(p->o->n_at ? p->o->n_at : 1, sizeof(*m->ats));
+	int rc = (!whole || !asked || !at || !m->ats) ? -ENOMEM : 0;
 	size_t k = 0;
 	for (size_t i = 0; !rc && i < m->n_devs; i++) {
 		whole[i] = (gmt_instant_t){ .kind = GMT_AT_PEAK, .ordinal = m->devs[i].ordinal,
 					    .bytes = m->devs[i].peak };
 		at[k++] = &whole[i];
+	}
+	for (size_t i = 0; !rc && i < p->o->n_at; i++) {
+		asked[i] = (gmt_instant_t){ .kind = GMT_AT_EVENT, .ordinal = p->o->at[i].ordinal,
+					    .seq = p->o->at[i].seq };
+		at[k++] = &asked[i];
 	}
 	for (size_t i = 0; !rc && i < m->n_occs; i++)
 		for (size_t q = 0; q < p->ow[i].n_devs; q++) {
@@ -522,6 +529,16 @@ static int pass2(gmt_sites_model_t *m)
 		rc = gmt_site_list_of(&m->devs[i].live, whole[i].groups, whole[i].n_groups);
 		if (!rc)
 			rc = gmt_stacks_group(p->cat, m->devs[i].live.sites, &m->devs[i].live.n);
+	}
+	for (size_t i = 0; !rc && i < p->o->n_at; i++) {
+		gmt_sites_dev_t *d = &m->ats[m->n_ats++];
+		d->ordinal = asked[i].ordinal;
+		d->peak_ts = asked[i].at_ts;
+		for (size_t g = 0; g < asked[i].n_groups; g++)
+			d->peak += asked[i].groups[g].bytes;
+		rc = gmt_site_list_of(&d->live, asked[i].groups, asked[i].n_groups);
+		if (!rc)
+			rc = gmt_stacks_group(p->cat, d->live.sites, &d->live.n);
 	}
 	/* the occurrences' devices, moved into the model */
 	for (size_t i = 0; !rc && i < m->n_occs; i++) {
@@ -542,7 +559,10 @@ static int pass2(gmt_sites_model_t *m)
 	}
 	for (size_t i = 0; whole && i < m->n_devs; i++)
 		gmt_instant_clear(&whole[i]);
+	for (size_t i = 0; asked && i < p->o->n_at; i++)
+		gmt_instant_clear(&asked[i]);
 	free(whole);
+	free(asked);
 	free(at);
 	return rc;
 }
@@ -605,6 +625,9 @@ static int listing(gmt_sites_model_t *m)
 	int rc = 0;
 	for (size_t k = 0; k < m->n_fwdevs && !rc; k++)
 		rc = gmt_stacks_list(p->cat, &m->fwdevs[k].live, m->fwdevs[k].peak, top, 1,
+				     (p->o->what & GMT_SITES_REPORT) != 0);
+	for (size_t k = 0; k < m->n_ats && !rc; k++)
+		rc = gmt_stacks_list(p->cat, &m->ats[k].live, m->ats[k].peak, top, 0,
 				     (p->o->what & GMT_SITES_REPORT) != 0);
 	for (size_t k = 0; k < m->n_devs && !rc; k++) {
 		rc = gmt_stacks_list(p->cat, &m->devs[k].live, m->devs[k].peak, top, 0,
@@ -784,6 +807,7 @@ void gmt_sites_model_free(gmt_sites_model_t *m)
 	gmt_sites_model_priv_t *p = m->priv;
 	devs_free(m->devs, m->n_devs);
 	devs_free(m->fwdevs, m->n_fwdevs);
+	devs_free(m->ats, m->n_ats);
 	for (size_t i = 0; i < m->n_occs; i++) {
 		devs_free(m->occs[i].devs, m->occs[i].n_devs);
 		devs_free(m->occs[i].fwdevs, m->occs[i].n_fwdevs);

@@ -81,6 +81,13 @@ enum {
 	GMT_SITES_FOLDED = 2       /* the folded lines                        */
 };
 
+/* An instant asked for by the caller: device ordinal after main-stream
+ * event number seq (gmt_liveset.h's numbering; 0: before any event). */
+typedef struct gmt_sites_at {
+	int ordinal;
+	uint64_t seq;
+} gmt_sites_at_t;
+
 typedef struct gmt_sites_model_opts {
 	unsigned what;             /* GMT_SITES_REPORT and/or GMT_SITES_FOLDED */
 	unsigned top;              /* sites listed per device and list        */
@@ -92,6 +99,9 @@ typedef struct gmt_sites_model_opts {
 	const char *const *domains; size_t n_domains;
 	const char *const *patterns; size_t n_patterns;
 	int all_depths;
+	/* more instants (the report's coinciding peaks): their live sets in
+	   the model's ats, in this order */
+	const gmt_sites_at_t *at; size_t n_at;
 } gmt_sites_model_opts_t;
 
 typedef struct gmt_sites_model_priv gmt_sites_model_priv_t;
@@ -107,6 +117,10 @@ typedef struct gmt_sites_model {
 	gmt_sites_dev_t *devs; size_t n_devs;      /* devices with a peak     */
 	gmt_sites_dev_t *fwdevs; size_t n_fwdevs;  /* --framework             */
 	gmt_sites_occ_t *occs; size_t n_occs;      /* --phase: listed ones    */
+	/* the opts' instants: ordinal, peak = the bytes live then (the
+	   share's base), peak_ts = the time of the event it was taken after
+	   (0: before any), live (n_ats = n_at; top empty) */
+	gmt_sites_dev_t *ats; size_t n_ats;
 	uint64_t occ_total;                        /* all of them             */
 	/* --phase: the phases the trace has (under the selection; a name in
 	 * two domains counts twice), for the error when NAME is none of them:

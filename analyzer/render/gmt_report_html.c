@@ -28,10 +28,18 @@
 /* docs/report-page.md, "Styles" */
 static const int series_style[GMT_RM_SERIES] = { 0, 1, 2, 3, 4, 5, 7, 8, 9 };
 
+/* "N B (X MiB)": a narrow table may wrap it before the parenthesis only */
 static void td_bytes(FILE *f, uint64_t b)
 {
 	char buf[64];
-	fprintf(f, "<td class=\"bytes\" data-bytes=\"%" PRIu64 "\">%s</td>", b, gmt_fmt_bytes(buf, sizeof(buf), b));
+	gmt_fmt_bytes(buf, sizeof(buf), b);
+	fprintf(f, "<td class=\"bytes\" data-bytes=\"%" PRIu64 "\">", b);
+	for (const char *c = buf; *c; c++)
+		if (*c == ' ' && c[1] != '(')
+			fputs("&nbsp;", f);
+		else
+			fputc(*c, f);
+	fputs("</td>", f);
 }
 
 static void td_text(FILE *f, const char *s)
@@ -58,19 +66,37 @@ static const gmt_summary_t *msum(const gmt_report_model_t *m, const gmt_rm_devic
 	return m->traces[d->members[k].trace].s;
 }
 
-/* "python3 (pid 1234)" */
-static void process_name(FILE *f, const gmt_report_model_t *m, size_t trace)
+/* The executable's path (else the trace's). */
+static const char *process_path(const gmt_report_model_t *m, size_t trace)
 {
 	const gmt_rm_trace_t *t = &m->traces[trace];
-	gmt_web_text(f, t->s->exe && *t->s->exe ? t->s->exe : t->file);
-	fprintf(f, " (pid %" PRIu64 ")", t->s->pid);
+	return t->s->exe && *t->s->exe ? t->s->exe : t->file;
+}
+
+/* "python3 (pid 1234)": the path's last name (the whole path is in the
+   links' title and the trace's environment table) */
+static void process_name(FILE *f, const gmt_report_model_t *m, size_t trace)
+{
+	const char *path = process_path(m, trace), *base = strrchr(path, '/');
+	gmt_web_text(f, base && base[1] ? base + 1 : path);
+	fprintf(f, " (pid %" PRIu64 ")", m->traces[trace].s->pid);
+}
+
+/* A link to the trace's section, titled with the whole path. */
+static void process_link(FILE *f, const gmt_report_model_t *m, size_t trace)
+{
+	fprintf(f, "<a href=\"#t%zu\" title=\"", trace);
+	gmt_web_text(f, process_path(m, trace));
+	fputs("\">", f);
+	process_name(f, m, trace);
+	fputs("</a>", f);
 }
 
 static void td_process(FILE *f, const gmt_report_model_t *m, size_t trace)
 {
-	fprintf(f, "<td><a href=\"#t%zu\">", trace);
-	process_name(f, m, trace);
-	fputs("</a></td>", f);
+	fputs("<td class=\"process\">", f);
+	process_link(f, m, trace);
+	fputs("</td>", f);
 }
 
 static void peak_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_device_t *d)
@@ -156,8 +182,8 @@ static void processes_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_d
 	      "order.</p>\n", f);
 }
 
-/* Each process's call sites at its driver-level peak on this device: the
-   `sites` model's list, as `sites` prints it. */
+/* Each process's call sites at the device's coinciding peak (the live set
+   after the process's event of that instant, listed as `sites` lists). */
 static void sites_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_device_t *d)
 {
 	int any = 0;
@@ -166,17 +192,25 @@ static void sites_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_devic
 	if (!any)
 		return;
 	fputs("<h3>Call sites at the peak</h3>\n<table class=\"sites\"><thead><tr><th>process</th><th>#</th>"
-	      "<th>live bytes</th><th>blocks</th><th>share of its peak</th><th>owner</th>"
+	      "<th>live bytes</th><th>blocks</th><th>share of its live bytes then</th><th>owner</th>"
 	      "<th>call stack (innermost first)</th></tr></thead><tbody>\n", f);
 	size_t rows = 0;
 	for (size_t k = 0; k < d->n_members; k++) {
 		const gmt_sites_model_t *sm = m->traces[d->members[k].trace].sites;
-		const gmt_sites_dev_t *sd = NULL;
-		for (size_t i = 0; sm && i < sm->n_devs && !sd; i++)
-			if (sm->devs[i].ordinal == d->members[k].ordinal)
-				sd = &sm->devs[i];
+		size_t a = d->members[k].site_at;
+		const gmt_sites_dev_t *sd = sm && a < sm->n_ats ? &sm->ats[a] : NULL;
 		if (!sd)
 			continue;
+		fprintf(f, "<tr id=\"%s-m%zu-live\" class=\"total\">", d->id, k);
+		td_process(f, m, d->members[k].trace);
+		td_text(f, "all");
+		td_bytes(f, sd->peak);
+		uint64_t blocks = 0;
+		for (size_t j = 0; j < sd->live.n; j++)
+			blocks += sd->live.sites[j].count;
+		td_count(f, blocks);
+		fputs("<td colspan=\"3\">every driver-level allocation of the process live on this device "
+		      "then</td></tr>\n", f);
 		for (size_t j = 0; j < sd->live.n_listed; j++) {
 			const gmt_site_t *x = &sd->live.sites[j];
 			fprintf(f, "<tr id=\"%s-m%zu-site-%zu\">", d->id, k, j);
@@ -212,10 +246,10 @@ static void sites_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_devic
 	}
 	if (!rows)
 		fputs("<tr><td colspan=\"7\">no call site held bytes</td></tr>\n", f);
-	fputs("</tbody></table>\n<p class=\"note\">What <code>gpumemtrace-analyze sites</code> reports: "
-	      "the driver-level allocations live at each process's own driver-level peak on this device "
-	      "(summary's peak, in the processes table), grouped by call site; an instant of each process, "
-	      "not the coinciding peak taken above.</p>\n", f);
+	fputs("</tbody></table>\n<p class=\"note\">The driver-level allocations of each process live "
+	      "on this device at the coinciding peak taken above (after the process's last event of that "
+	      "instant), grouped by call site as <code>gpumemtrace-analyze sites</code> groups them; "
+	      "<code>sites</code> itself lists them at each process's own driver-level peak.</p>\n", f);
 }
 
 static void phases_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_device_t *d)
@@ -333,7 +367,7 @@ static void trace_section(FILE *f, const gmt_report_model_t *m, size_t i)
 	const gmt_summary_t *s = t->s;
 	fprintf(f, "<section class=\"trace\" id=\"t%zu\"><h2>Process ", i);
 	process_name(f, m, i);
-	fputs("</h2>\n<p class=\"meta\">trace ", f);
+	fputs("</h2>\n<p class=\"meta path\">trace ", f);
 	gmt_web_text(f, t->file);
 	fputs("</p>\n<h3>What this trace could not see</h3>\n<table class=\"limits\"><tbody>\n<tr><th>status</th>", f);
 	char st[700];
@@ -395,7 +429,7 @@ static void trace_section(FILE *f, const gmt_report_model_t *m, size_t i)
 	      "keeps appear only in cuMemGetInfo samples (the rest of device used, an estimate)</td></tr>\n"
 	      "</tbody></table>\n", f);
 
-	fputs("<h3>Environment</h3>\n<table class=\"env\"><tbody>\n<tr><th>command</th><td><code>", f);
+	fputs("<h3>Environment</h3>\n<table class=\"env\"><tbody>\n<tr><th>command</th><td class=\"path\"><code>", f);
 	for (size_t k = 0; k < s->n_cmdline; k++) {
 		if (k)
 			fputc(' ', f);
@@ -406,8 +440,9 @@ static void trace_section(FILE *f, const gmt_report_model_t *m, size_t i)
 	fprintf(f, "<tr><th>parent pid</th><td class=\"num\">%" PRIu64 "</td></tr>\n", s->ppid);
 	fputs("<tr><th>host</th>", f);
 	td_text(f, s->host);
-	fputs("</tr>\n<tr><th>executable</th>", f);
-	td_text(f, s->exe);
+	fputs("</tr>\n<tr><th>executable</th><td class=\"path\">", f);
+	gmt_web_text(f, s->exe ? s->exe : "");
+	fputs("</td>", f);
 	fputs("</tr>\n<tr><th>traced by</th>", f);
 	td_text(f, s->tool_version);
 	fprintf(f, "</tr>\n<tr><th>trace format</th><td>%u.%u</td></tr>\n", s->format_major, s->format_minor);
@@ -439,9 +474,9 @@ static int body(FILE *f, void *arg)
 	      "device and all the processes that used it, every number in bytes (binary units: KiB = "
 	      "2^10 B, MiB = 2^20 B, GiB = 2^30 B).</p>\n<ul class=\"traces\">\n", f);
 	for (size_t i = 0; i < m->n_traces; i++) {
-		fprintf(f, "<li><a href=\"#t%zu\">", i);
-		process_name(f, m, i);
-		fputs("</a>: ", f);
+		fputs("<li>", f);
+		process_link(f, m, i);
+		fputs(": ", f);
 		gmt_web_text(f, m->traces[i].file);
 		fprintf(f, " (%s)</li>\n", m->traces[i].status_key);
 	}

@@ -11,27 +11,24 @@ cd "$TESTDIR"
 FX="$BUILD/tests/tools/gmt-page-fixture"
 "$FX" fixed.json || fail "gmt-page-fixture exited $?"
 "$FX" --grow grown.json || fail "gmt-page-fixture --grow exited $?"
-python3 - <<'PY' || fail "grown levels"
-import json
+ROOT="$ROOT" python3 - <<'PY' || fail "grown levels"
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["ROOT"], "tests", "tools"))
+from pagedata import level, undelta
 a = json.load(open("fixed.json"))["devices"][0]
 b = json.load(open("grown.json"))["devices"][0]
 assert (a["duration_ns"], b["duration_ns"]) == (1000000000, 700000000), (a["duration_ns"], b["duration_ns"])
-def undelta(x):
-    out, v = [], 0
-    for d in x:
-        v += d
-        out.append(v)
-    return out
 la, lb = a["levels"][0], b["levels"][0]
 assert la["bucket_ns"] == lb["bucket_ns"] == 262144, (la["bucket_ns"], lb["bucket_ns"])
 n = lb["count"]
 assert n == 700000000 // 262144 + 1, n
-assert la["at"][:n] == lb["at"][:n]
+xa, xb = level(la), level(lb)
+assert xa["at"][:n] == xb["at"][:n]
 for k in ("top", "low"):
-    assert undelta(la[k])[:n] == undelta(lb[k])[:n], k
+    assert xa[k][:n] == xb[k][:n], k
 for g in ("stack", "line_max", "line_min"):
-    for k in la[g]:
-        assert undelta(la[g][k])[:n] == undelta(lb[g][k])[:n], (g, k)
+    for k in xa[g]:
+        assert xa[g][k][:n] == xb[g][k][:n], (g, k)
 for d in (a, b):
     s = d["syncs"]
     assert s["bucket_ns"] == 262144 and undelta(s["b"]) == [100000000 // 262144, 600000000 // 262144] \

@@ -23,8 +23,9 @@
 #   dropped, late, untraced entry points, unmatched frees, devices left
 #   out) equal the JSON report's (tests/cases/drops_json.sh: a trace with
 #   drops);
-# - the call sites at the peak: the first process's rows are those of
-#   `sites --json` (bytes, blocks), every one of them;
+# - the call sites at the peak: each process's live set at the coinciding
+#   peak; its sites add up to it, and (one process) those of each owner to
+#   that owner's part of the peak;
 # - two demos run one after the other (one device, two processes): the
 #   peak is one demo's own, not their sum (the bound says the sum).
 # GMT_UPDATE_SCREENSHOT=1 writes the demo's screenshot to
@@ -54,7 +55,8 @@ cat > steps.json <<'EOF'
  {"eval": "Object.fromEntries([...document.querySelectorAll('tr[id]')].map(r => [r.id, [...r.querySelectorAll('td[data-ns]')].map(td => +td.dataset.ns)]))", "as": "times"},
  {"eval": "Object.fromEntries([...document.querySelectorAll('section.device')].map(s => [s.id, Object.fromEntries([...s.querySelectorAll('p span[data-bytes]')].map(x => [x.id || 'capacity', +x.dataset.bytes]))]))", "as": "spans"},
  {"eval": "Object.fromEntries([...document.querySelectorAll('tr[id$=\"-peak\"]')].map(r => [r.id, r.querySelector('th').textContent]))", "as": "peak_th"},
- {"eval": "Object.fromEntries([...document.querySelectorAll('tr[id*=\"-site-\"]')].map(r => [r.id, r.children[4].textContent]))", "as": "site_share"}]
+ {"eval": "Object.fromEntries([...document.querySelectorAll('tr[id*=\"-site-\"]')].map(r => [r.id, r.children[4].textContent]))", "as": "site_share"},
+ {"eval": "Object.fromEntries([...document.querySelectorAll('tr[id*=\"-site-\"]')].map(r => [r.id, r.children[5].textContent]))", "as": "site_owner"}]
 EOF
 echo '[{"eval": "Object.fromEntries([...document.querySelectorAll(\"tr[id]\")].map(r => [r.id, [...r.querySelectorAll(\"td[data-bytes], td[data-count]\")].map(td => +(td.dataset.bytes ?? td.dataset.count))]))", "as": "rows"}]' > nojs.json
 for w in demo phases both; do
@@ -70,8 +72,10 @@ for w in demo phases both; do
 	"$PY" "$CHECK" "$w.html" steps.json "$w.out.json" || fail "browser_check $w exited $?"
 	"$PY" "$CHECK" --no-js "$w.html" nojs.json "$w.nojs.json" || fail "browser_check --no-js $w exited $?"
 	"$PY" - "$w" <<'PY' || fail "report $w"
-import json, sys
+import json, os, sys
 from PIL import Image
+sys.path.insert(0, os.path.join(os.environ["ROOT"], "tests", "tools"))
+from pagedata import level, listed
 w = sys.argv[1]
 out, nojs = json.load(open(w + ".out.json")), json.load(open(w + ".nojs.json"))
 rep = json.load(open(w + ".report.json"))
@@ -97,6 +101,7 @@ share = sum(1 for q in px if q in LAYERS) / len(px)
 check(share > (0.02 if w == "both" else 0.2), "plot area only %.1f%% layer colours" % (100 * share))
 
 # the DOM's numbers are the JSON report's
+n_listed = n_numbers = 0
 check(len(rep["devices"]) >= 1, "no device")
 cols = {k: i for i, k in enumerate(c["columns"])}
 for dv in rep["devices"]:
@@ -142,28 +147,63 @@ for dv in rep["devices"]:
           "%s syncs %s, model %s" % (d, pd["syncs"], dv["syncs"]))
     keys = [x["key"] for x in pd["series"] if x["role"] == "stack" and x["key"] != "rest"]
     for L in pd["levels"]:
-        acc = {k: 0 for k in keys}
-        tops = 0
-        for i in range(L["count"]):
-            held = 0
-            for k in keys:
-                acc[k] += L["stack"][k][i]
-                held += acc[k]
-            tops = max(tops, held)
+        X = level(L)
+        tops = max(sum(X["stack"][k][i] for k in keys) for i in range(L["count"]))
         check(tops == pk["taken_bytes"], "%s level %d: held stacks to %d, the peak says %d" % (d, L["bucket_ns"], tops, pk["taken_bytes"]))
+        # sparse: a bucket is written when it differs from the one before
+        # (the first always), so a level writes at most two buckets per
+        # instant (the one it lies in, the one after) and one more
+        arrs = [X["at"], X["top"], X["low"]] + [X[g][k] for g in ("stack", "line_max", "line_min") for k in X[g]]
+        changes = 1 + sum(1 for i in range(1, L["count"]) if any(c[i] != c[i - 1] for c in arrs))
+        check(listed(L) <= changes * 10 // 9 + 1 and (listed(L) == changes or "b" not in L),
+              "%s level %d writes %d buckets, %d differ from the one before" % (d, L["bucket_ns"], listed(L), changes))
+        check(listed(L) <= 2 * dv["instants"] + 1 or "b" not in L,
+              "%s level %d writes %d buckets for %d instants" % (d, L["bucket_ns"], listed(L), dv["instants"]))
+        n_listed += listed(L)
+        n_numbers += listed(L) * (3 + len(X["stack"]) + len(X["line_max"]) + len(X["line_min"]))
 
-# the sites at the peak: the first process's are `sites --json`'s, row by row
+# the page's size is set by the buckets written: the data holds at most 21
+# bytes per number written (20 digits and a comma) besides its marks, phases
+# and labels (a few KiB here); a small trace makes a small page (the demo:
+# about 50 KiB, scripts and styles included)
+data_len = len(json.dumps(data, separators=(",", ":")))
+check(data_len <= 21 * n_numbers + 16384, "data %d bytes for %d numbers" % (data_len, n_numbers))
+if w != "both":
+    check(os.path.getsize(w + ".html") < 128 * 1024, "%s.html is %d bytes" % (w, os.path.getsize(w + ".html")))
+# the sites at the peak: each process's live set at the coinciding peak.
+# One process: the sites of each owner but the application add up to that
+# owner's part of the peak; the application's are its part plus the
+# framework's segments then (at most reserved); the shares are of the
+# process's live bytes then. `sites` (the process's own
+# driver-level peak, another instant here) lists the same stacks.
 sj = json.load(open(w + ".sites.json"))["traces"][0]
+site_owner = out["results"]["site_owner"]
 n_sites = 0
-for sd in sj["devices"]:
-    dvs = [x for x in rep["devices"] if x["members"][0]["ordinal"] == sd["ordinal"]]
-    for J, site in enumerate(sd["live_sites"]):
-        rid = "%s-m0-site-%d" % (dvs[0]["id"], J)
-        check(rows.get(rid) == [site["bytes"], site["count"]], "%s: %s != sites %s" % (rid, rows.get(rid), (site["bytes"], site["count"])))
-        share = out["results"]["site_share"].get(rid)
-        check(share == "%.2f%%" % (100 * site["share"]), "%s share %s != %s" % (rid, share, site["share"]))
-        n_sites += 1
-check(n_sites == len([r for r in rows if "-m0-site-" in r]), "%d sites in sites --json, %d rows" % (n_sites, len([r for r in rows if "-m0-site-" in r])))
+for dv in rep["devices"]:
+    d = dv["id"]
+    for k, m in enumerate(dv["members"]):
+        live = rows.get("%s-m%d-live" % (d, k))
+        check(live is not None, "%s-m%d-live missing" % (d, k))
+        if live is None:
+            continue
+        sid = ["%s-m%d-site-%d" % (d, k, j) for j in range(1000) if "%s-m%d-site-%d" % (d, k, j) in rows]
+        check(sum(rows[r][0] for r in sid) == live[0] and sum(rows[r][1] for r in sid) == live[1],
+              "%s-m%d: sites %s do not add up to %s" % (d, k, [rows[r] for r in sid], live))
+        for r in sid:
+            share = out["results"]["site_share"].get(r)
+            check(share == "%.2f%%" % (100 * rows[r][0] / live[0]), "%s share %s" % (r, share))
+        if len(dv["members"]) == 1:
+            by = {}
+            for r in sid:
+                by[site_owner[r]] = by.get(site_owner[r], 0) + rows[r][0]
+            want = {o[len("outside_"):]: v for o, v in dv["peak"]["parts"].items()
+                    if o.startswith("outside_") and o != "outside_application" and v}
+            app = by.pop("application", 0)
+            check(by == want, "%s sites by owner %s != the peak's outside parts %s" % (d, by, want))
+            lo = dv["peak"]["parts"]["outside_application"]
+            check(lo <= app <= lo + (dv["peak"]["reserved_bytes"] or 0),
+                  "%s application sites %d: not the application's outside %d plus at most the framework's segments" % (d, app, lo))
+        n_sites += len(sid)
 check(n_sites >= 2, "only %d sites compared" % n_sites)
 # what each trace could not see: the JSON report's counts
 for i, t in enumerate(rep["traces"]):

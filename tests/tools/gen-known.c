@@ -5,6 +5,8 @@
  *   gen-known known    the scenario below, flushed in several frames, exit
  *   gen-known cut      the same, then SIGKILL itself (no END record)
  *   gen-known many N   N/2 allocation/free pairs (benchmark input)
+ *   gen-known shared a|b  two processes on one device at the same time
+ *                      (run both: tests/cases/report_shared.sh)
  *
  * The trace goes where GPUMEMTRACE_OUTPUT says. Times are explicit (first
  * event at 1 s of CLOCK_MONOTONIC) so that the report is reproducible.
@@ -15,6 +17,14 @@
  * so the sum of the independent maxima (4 GiB + 1 MiB) is no moment. One
  * out-of-memory at +5 s with 2 GiB + 1 MiB live. Host pinned 64 MiB and an
  * 8 GiB address reservation never reach the device totals.
+ *
+ * shared, on the same device 0 (plain cudaMalloc, application):
+ *   a: +1 s 64 MiB (a1), +2 s 64 MiB (a2), +3 s frees a1, +6 s frees a2
+ *   b: +2.5 s 32 MiB (b1), +4 s 256 MiB (b2), +5 s frees both
+ * Held together: 64, 128, 160, 96, 352 (at +4 s: a2 and b1 + b2), 64, 0.
+ * The coinciding peak is 352 MiB at +4 s: a holds 64 MiB in 1 block then
+ * (its own peak, 128 MiB in 2 blocks at +2 s, is another instant), b
+ * 288 MiB in 2 blocks.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -66,6 +76,29 @@ static void known(void)
 	gmt_tracer_flush(2000);
 }
 
+static void shared(int b)
+{
+	gmt_device_info_t d0 = { .ordinal = 0, .name = "Fake GPU 0", .pci_bus_id = "0000:19:00.0",
+				 .uuid = { 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0,
+					   1, 2, 3, 4, 5, 6, 7, 8 },
+				 .total_bytes = 150754820096ull, .cc_major = 9, .cc_minor = 0,
+				 .driver_version = 13000 };
+	gmt_tracer_device(&d0);
+	const uint64_t plain = GMT_AUX(1, GMT_API_CUDA_MALLOC, 0), fr = GMT_AUX(1, GMT_API_CUDA_FREE, 0);
+	if (!b) {
+		ev(GMT_EV_ALLOC, 1000000000ull, 0, 0x7f0000000000ull, 64 * MiB, 0, plain);
+		ev(GMT_EV_ALLOC, 2000000000ull, 0, 0x7f0100000000ull, 64 * MiB, 0, plain);
+		ev(GMT_EV_FREE, 3000000000ull, 0, 0x7f0000000000ull, 0, 0, fr);
+		ev(GMT_EV_FREE, 6000000000ull, 0, 0x7f0100000000ull, 0, 0, fr);
+	} else {
+		ev(GMT_EV_ALLOC, 2500000000ull, 0, 0x7f0200000000ull, 32 * MiB, 0, plain);
+		ev(GMT_EV_ALLOC, 4000000000ull, 0, 0x7f0300000000ull, 256 * MiB, 0, plain);
+		ev(GMT_EV_FREE, 5000000000ull, 0, 0x7f0200000000ull, 0, 0, fr);
+		ev(GMT_EV_FREE, 5000000000ull, 0, 0x7f0300000000ull, 0, 0, fr);
+	}
+	gmt_tracer_flush(2000);
+}
+
 static void many(long n)
 {
 	gmt_event_t a = { .type = GMT_EV_ALLOC, .device = 0, .size = 4096,
@@ -92,10 +125,12 @@ int main(int argc, char **argv)
 	} else if (argc >= 2 && !strcmp(argv[1], "cut")) {
 		known();
 		raise(SIGKILL);
+	} else if (argc >= 3 && !strcmp(argv[1], "shared")) {
+		shared(!strcmp(argv[2], "b"));
 	} else if (argc >= 3 && !strcmp(argv[1], "many")) {
 		many(atol(argv[2]));
 	} else {
-		fprintf(stderr, "usage: gen-known known|cut|many N\n");
+		fprintf(stderr, "usage: gen-known known|cut|shared a|b|many N\n");
 		return 2;
 	}
 	gmt_tracer_shutdown();

@@ -151,6 +151,10 @@ static void known(void)
 	CHECK_EQ_U64(64 * MiB, d->peak.reserved);
 	CHECK_EQ_U64(64 * MiB, d->members[0].at_peak);
 	CHECK_EQ_U64(110 * MiB, d->members[1].at_peak);
+	/* their states then: A's row at t50 (after its 6th event, the
+	   MEMINFO), B's at t55 (after its 2nd) */
+	CHECK_EQ_U64(6, d->members[0].at_peak_seq);
+	CHECK_EQ_U64(2, d->members[1].at_peak_seq);
 	CHECK_EQ_U64(64 * MiB, d->members[0].own_peak);
 	CHECK_EQ_U64(10, d->members[0].own_peak_ts);
 	CHECK_EQ_U64(160 * MiB, d->members[1].own_peak);
