@@ -6,7 +6,9 @@
 #   BENCH_BIG_PAIRS (5000000: the 10,000,000-event analyzer traces, and the
 #   live blocks of the trace that holds them all at once),
 #   BENCH_RATE_THREADS (8), BENCH_RATE (2000000: events/s per thread),
-#   BENCH_TRACER_ONLY (set: stop after the tracer's sections)
+#   BENCH_TRACER_ONLY (set: stop after the tracer's sections),
+#   BENCH_REPORT_PAIRS (unset: skipped; 50000000: the report of a
+#   100M-event trace, scripts/bench_report.sh)
 set -eu
 BUILD=${1:-build}
 PAIRS=${BENCH_PAIRS:-1000000}
@@ -354,4 +356,9 @@ if [ -n "$dwid" ] && [ -f "$dwdbg" ]; then
 	fi
 else
 	echo "  (no large library with DWARF: install openjdk-17-dbg, or set BENCH_DWARF_LIB to a library whose debug file is under /usr/lib/debug/.build-id)"
+fi
+
+if [ -n "${BENCH_REPORT_PAIRS:-}" ]; then
+	echo
+	sh "$(cd "$(dirname "$0")" && pwd)/bench_report.sh" "$BUILD" "$BENCH_REPORT_PAIRS"
 fi

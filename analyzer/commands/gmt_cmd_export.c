@@ -21,6 +21,8 @@ typedef struct export_opts {
 	const char *format;
 	unsigned long long max_events;
 	int encoding;   /* memory-viz: GMT_MEMVIZ_JSON or the pickle protocol */
+	int temp_max_set;
+	unsigned long long temp_max;
 } export_opts_t;
 
 static const gmt_cmd_opt_t opts[] = {
@@ -31,6 +33,7 @@ static const gmt_cmd_opt_t opts[] = {
 	{ "max-events", "N", "chrome: counter events in all, at most (default 1000000), shared by\n"
 			     "the devices; beyond, each device's counters keep every lowest, highest\n"
 			     "and last value per time bucket (the file says so)\n" },
+	{ "temp-max", "BYTES", "chrome: " GMT_CMD_TEMP_MAX_HELP },
 	{ NULL, NULL, NULL },
 };
 
@@ -65,6 +68,10 @@ static int option(void *st, size_t i, const char *value)
 			return -1;
 		}
 		return 0;
+	}
+	if (i == 3) {
+		o->temp_max_set = 1;
+		return gmt_cmd_temp_max(&gmt_cmd_export, value, &o->temp_max);
 	}
 	if (gmt_cli_number(&gmt_cmd_export, "--max-events", value, 1ull << 40, &o->max_events))
 		return -1;
@@ -118,7 +125,8 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 	if (!strcmp(x->format, "memory-viz"))
 		return memviz(x, c, out);
 	int rc;
-	gmt_report_model_t *m = gmt_cmd_report_model(&gmt_cmd_export, c, out, &rc);
+	gmt_report_model_t *m = gmt_cmd_report_model(&gmt_cmd_export, c, out, &rc,
+						     x->temp_max_set ? &x->temp_max : NULL);
 	if (!m)
 		return rc;
 	int r = gmt_report_chrome(out->f, out->json, m, (size_t)x->max_events);

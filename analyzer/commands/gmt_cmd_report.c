@@ -15,18 +15,24 @@
 
 typedef struct report_opts {
 	unsigned long long buckets;
+	int temp_max_set;
+	unsigned long long temp_max;
 } report_opts_t;
 
 static const gmt_cmd_opt_t opts[] = {
 	{ "buckets", "N", "the finest zoom level's buckets per device (default: 65536 shared by\n"
 			  "the devices, 4096 to 32768 each)\n" },
+	{ "temp-max", "BYTES", GMT_CMD_TEMP_MAX_HELP },
 	{ NULL, NULL, NULL },
 };
 
 static int option(void *st, size_t i, const char *value)
 {
 	report_opts_t *o = st;
-	(void)i;
+	if (i == 1) {
+		o->temp_max_set = 1;
+		return gmt_cmd_temp_max(&gmt_cmd_report, value, &o->temp_max);
+	}
 	if (gmt_cli_number(&gmt_cmd_report, "--buckets", value, 1u << 24, &o->buckets))
 		return -1;
 	if (!o->buckets) {
@@ -37,8 +43,13 @@ static int option(void *st, size_t i, const char *value)
 }
 
 /* The model of c's traces, or NULL (said on stderr); *rc the worst outcome. */
+int gmt_cmd_temp_max(const gmt_cmd_t *cmd, const char *value, unsigned long long *out)
+{
+	return gmt_cli_number(cmd, "--temp-max", value, 1ull << 50, out) ? -1 : 0;
+}
+
 gmt_report_model_t *gmt_cmd_report_model(const gmt_cmd_t *cmd, const gmt_common_t *c, gmt_out_t *out,
-					 int *rc)
+					 int *rc, const unsigned long long *temp_max)
 {
 	gmt_report_opts_t ro = {
 		.domains = c->domains, .n_domains = c->n_domains,
@@ -48,6 +59,7 @@ gmt_report_model_t *gmt_cmd_report_model(const gmt_cmd_t *cmd, const gmt_common_
 		   `sites` has them, symbolised the same) */
 		.sites = cmd == &gmt_cmd_report && !c->json, .sites_top = 20,
 		.symbols = c->symbols, .debug_dirs = c->debug_dirs, .n_debug_dirs = c->n_debug_dirs,
+		.temp_max_set = temp_max != NULL, .temp_max = temp_max ? *temp_max : 0,
 	};
 	gmt_report_model_t *m = gmt_report_model_new(&ro);
 	*rc = GMT_EXIT_OK;
@@ -88,7 +100,8 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 {
 	const report_opts_t *o = st;
 	int rc;
-	gmt_report_model_t *m = gmt_cmd_report_model(&gmt_cmd_report, c, out, &rc);
+	gmt_report_model_t *m = gmt_cmd_report_model(&gmt_cmd_report, c, out, &rc,
+						     o->temp_max_set ? &o->temp_max : NULL);
 	if (!m)
 		return rc;
 	if (out->json) {

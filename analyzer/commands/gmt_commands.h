@@ -20,9 +20,17 @@ extern const gmt_cmd_t gmt_cmd_diff;        /* gmt_cmd_diff.c     */
 
 /* The report model (model/gmt_report_model.h) of c's traces, finished, for
  * `report` and `export`; NULL after saying why on stderr. *rc gets the
- * worst of the traces' exit statuses (gmt_cli_outcome). gmt_cmd_report.c. */
+ * worst of the traces' exit statuses (gmt_cli_outcome). temp_max: the
+ * temporary file's budget (--temp-max; NULL: the default).
+ * gmt_cmd_report.c. */
 struct gmt_report_model;
 struct gmt_report_model *gmt_cmd_report_model(const gmt_cmd_t *cmd, const gmt_common_t *c,
-					      gmt_out_t *out, int *rc);
+					      gmt_out_t *out, int *rc, const unsigned long long *temp_max);
+
+/* --temp-max's help line and value (report, export). */
+#define GMT_CMD_TEMP_MAX_HELP "the report model's temporary file, at most (default 268435456); beyond,\n" \
+	"the streams still growing are given up and their traces read again\n" \
+	"when drawn (0: never use the file)\n"
+int gmt_cmd_temp_max(const gmt_cmd_t *cmd, const char *value, unsigned long long *out);
 
 #endif /* GMT_COMMANDS_H */

@@ -14,6 +14,14 @@
  * holds nothing after). Reading a device merges its members' streams by
  * time (all rows of one nanosecond applied before the instant is made) and
  * sums them (combine()).
+ *
+ * Where rows go (pdev_t.route): the stream (R_SPOOL) until the file passes
+ * its budget, then nowhere (R_COUNT: the stream is given up); when a trace
+ * runs again (rerun()), into a device's merge (R_MERGE: pmerge_t, the
+ * other members' streams read alongside), a new stream (R_SPOOL) or
+ * nowhere (R_SKIP). A run again must give the rows of the first run
+ * (-EIO otherwise). A trace whose time line took two passes (a side
+ * stream) delivers rows to a merge only in its second.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,9 +46,24 @@ typedef struct mvals {
 				    numbering): the state is after event seq */
 } mvals_t;
 
+struct pmerge;
+static int pmerge_row(struct pmerge *pm, const mvals_t *cur, uint64_t ts, uint64_t syncs);
+
+/* Where an ordinal's rows go while its trace runs. */
+enum {
+	R_SPOOL = 0,             /* its stream in the temporary file           */
+	R_COUNT,                 /* counted only: the temporary file reached its
+				    budget (the stream was given up)           */
+	R_MERGE,                 /* a re-run: straight into a device's merge   */
+	R_SKIP                   /* a re-run: not wanted                       */
+};
+
 /* A trace's ordinal while the trace runs. */
 typedef struct pdev {
-	int open;
+	int route;               /* R_*                                        */
+	int abandoned;           /* R_SPOOL given up for R_COUNT               */
+	struct pmerge *pm;       /* R_MERGE                                    */
+	int open;                /* seen (R_SPOOL: stream is open)             */
 	size_t stream;
 	mvals_t cur;             /* the latest values                          */
 	int due;                 /* a row may be due at due_ts                 */
@@ -54,14 +77,17 @@ typedef struct pdev {
 /* A trace's ordinal once the trace has run. */
 typedef struct tmem {
 	int ordinal;
-	size_t stream;           /* SIZE_MAX: no rows */
+	size_t stream;           /* SIZE_MAX: no rows, or given up             */
 	uint64_t rows, first_ts, last_ts, syncs;
+	int abandoned;           /* rows counted, not kept: a re-run gives them */
 } tmem_t;
 
 typedef struct ptrace {
 	gmt_phases_t *ph;
 	tmem_t *mem;
 	size_t n_mem;
+	unsigned resets;         /* the engine's resets in its run (2: the time
+				    line took two passes)                    */
 } ptrace_t;
 
 struct gmt_report_priv {
@@ -73,6 +99,12 @@ struct gmt_report_priv {
 	/* the trace being run */
 	int running;
 	gmt_phases_t *ph;        /* synthetic input: the engine made by begin */
+	size_t run_trace;        /* the trace the hook works for               */
+	int budget_on;           /* the temporary file's budget applies        */
+	uint64_t budget;         /* its bytes (opts.temp_max)                  */
+	unsigned resets;         /* the hook's resets in this run              */
+	unsigned want_resets;    /* a re-run: rows before this many resets are
+				    the first pass of two: not delivered      */
 	uint64_t seq;            /* main-stream events of the trace so far     */
 	pdev_t dev[GMT_RM_MAX_ORDINALS];
 	int due[GMT_RM_MAX_ORDINALS];
@@ -135,6 +167,11 @@ static int write_row(gmt_report_priv_t *p, pdev_t *d)
 		return 0;  /* the same values: the row before stands for them */
 	if (d->written && d->due_ts < d->last_ts)
 		d->due_ts = d->last_ts;  /* never back in time */
+	int rc = 0;
+	if (d->route == R_MERGE && p->resets >= p->want_resets)
+		rc = pmerge_row(d->pm, &d->cur, d->due_ts, d->syncs);
+	if (d->route != R_SPOOL)
+		goto written;
 	n += gmt_uvarint_put(buf + n, d->due_ts - (d->written ? d->last_ts : 0));
 	n += gmt_uvarint_put(buf + n, mask);
 	n += gmt_uvarint_put(buf + n, d->cur.seq - prev->seq);
@@ -145,7 +182,15 @@ static int write_row(gmt_report_priv_t *p, pdev_t *d)
 		buf[n++] = d->cur.flags;
 	if (mask & M_SYNCS)
 		n += gmt_uvarint_put(buf + n, d->syncs);
-	int rc = gmt_spool_write(p->sp, d->stream, buf, n);
+	rc = gmt_spool_write(p->sp, d->stream, buf, n);
+	if (!rc && p->budget_on && (!p->budget || gmt_spool_file_bytes(p->sp) > p->budget)) {
+		/* the file reached its budget: this stream is given up (its rows
+		   come again from a re-run of the trace when read) */
+		gmt_spool_truncate(p->sp, d->stream);
+		d->route = R_COUNT;
+		d->abandoned = 1;
+	}
+written:
 	if (rc)
 		return rc;
 	if (!d->rows++)
@@ -183,7 +228,7 @@ static int touch(gmt_report_priv_t *p, int o, uint64_t ts, pdev_t **out)
 	pdev_t *d = &p->dev[o];
 	int rc;
 	if (!d->open) {
-		if ((rc = gmt_spool_open(p->sp, &d->stream)))
+		if (d->route == R_SPOOL && (rc = gmt_spool_open(p->sp, &d->stream)))
 			return rc;
 		d->open = 1;
 	}
@@ -202,22 +247,25 @@ static int touch(gmt_report_priv_t *p, int o, uint64_t ts, pdev_t **out)
 
 static gmt_rm_trace_t *cur_trace(gmt_report_model_t *m)
 {
-	return &m->traces[m->n_traces - 1];
+	return &m->traces[m->priv->run_trace];
 }
 
 static int h_reset(void *ctx)
 {
 	gmt_report_model_t *m = ctx;
 	gmt_report_priv_t *p = m->priv;
+	p->resets++;
 	for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++) {
 		pdev_t *d = &p->dev[o];
-		if (d->open)
+		if (d->open && d->route == R_SPOOL)
 			gmt_spool_truncate(p->sp, d->stream);
-		size_t s = d->stream;
-		int open = d->open;
+		pdev_t keep = *d;
 		memset(d, 0, sizeof(*d));
-		d->stream = s;
-		d->open = open;
+		d->stream = keep.stream;
+		d->open = keep.open;
+		d->route = keep.route;  /* a stream given up stays given up */
+		d->abandoned = keep.abandoned;
+		d->pm = keep.pm;
 	}
 	p->n_due = 0;
 	p->seq = 0;
@@ -337,6 +385,7 @@ gmt_report_model_t *gmt_report_model_new(const gmt_report_opts_t *o)
 	}
 	if (o)
 		m->priv->ro = *o;
+	m->priv->budget = o && o->temp_max_set ? o->temp_max : GMT_REPORT_TEMP_MAX;
 	gmt_phase_opts_t *po = &m->priv->po;
 	po->domains = o ? o->domains : NULL;
 	po->n_domains = o ? o->n_domains : 0;
@@ -392,10 +441,13 @@ static int trace_new(gmt_report_model_t *m, const char *file)
 	memset(&p->t[m->n_traces], 0, sizeof(p->t[0]));
 	m->traces[m->n_traces].file = file;
 	m->n_traces++;
+	p->run_trace = m->n_traces - 1;
 	memset(p->dev, 0, sizeof(p->dev));
 	p->n_due = 0;
 	p->seq = 0;
 	p->err = 0;
+	p->resets = p->want_resets = 0;
+	p->budget_on = 0;
 	p->running = 1;
 	return 0;
 }
@@ -420,6 +472,33 @@ static const char *status_key(const gmt_decode_result_t *res)
 	}
 }
 
+/* The rows still due, and a process that ended holds nothing after its
+   end (the driver releases what it left): a last row of zeros at its END,
+   so that a process of the same device that runs later is not summed with
+   it. A cut trace keeps its last values (what came after is unknown). */
+static int last_rows(gmt_report_priv_t *p, const gmt_summary_t *s)
+{
+	int rc = advance(p, UINT64_MAX);
+	if (!rc && s->has_end)
+		for (int o = 0; o < GMT_RM_MAX_ORDINALS && !rc; o++) {
+			pdev_t *d = &p->dev[o];
+			if (!d->open || !d->written)
+				continue;
+			/* the device-used sample stands: it said what the device
+			   used then, whoever used it */
+			mvals_t keep = d->last;
+			memset(&d->cur, 0, sizeof(d->cur));
+			d->cur.f[F_USED] = keep.f[F_USED];
+			d->cur.f[F_USED_TS] = keep.f[F_USED_TS];
+			d->cur.flags = keep.flags;
+			d->cur.seq = p->seq;
+			d->due_ts = s->end.ts > d->last_ts ? s->end.ts : d->last_ts + 1;
+			d->syncs = 0;
+			rc = write_row(p, d);
+		}
+	return rc;
+}
+
 /* The trace has run: its last rows, its members. */
 static int trace_end(gmt_report_model_t *m, gmt_phases_t *ph, const gmt_decode_result_t *res)
 {
@@ -442,29 +521,9 @@ static int trace_end(gmt_report_model_t *m, gmt_phases_t *ph, const gmt_decode_r
 	}
 	t->status_key = status_key(&t->res);
 	m->events += t->s->events;
+	pt->resets = p->resets;
 	if (!rc)
-		rc = advance(p, UINT64_MAX);
-	/* A process that ended holds nothing after its end (the driver
-	   releases what it left): a last row of zeros at its END, so that a
-	   process of the same device that runs later is not summed with it.
-	   A cut trace keeps its last values (what came after is unknown). */
-	if (!rc && t->s->has_end)
-		for (int o = 0; o < GMT_RM_MAX_ORDINALS && !rc; o++) {
-			pdev_t *d = &p->dev[o];
-			if (!d->open || !d->written)
-				continue;
-			/* the device-used sample stands: it said what the device
-			   used then, whoever used it */
-			mvals_t keep = d->last;
-			memset(&d->cur, 0, sizeof(d->cur));
-			d->cur.f[F_USED] = keep.f[F_USED];
-			d->cur.f[F_USED_TS] = keep.f[F_USED_TS];
-			d->cur.flags = keep.flags;
-			d->cur.seq = p->seq;
-			d->due_ts = t->s->end.ts > d->last_ts ? t->s->end.ts : d->last_ts + 1;
-			d->syncs = 0;
-			rc = write_row(p, d);
-		}
+		rc = last_rows(p, t->s);
 	size_t n = 0;
 	for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++)
 		n += p->dev[o].open;
@@ -480,12 +539,13 @@ static int trace_end(gmt_report_model_t *m, gmt_phases_t *ph, const gmt_decode_r
 		if (!d->open && !(ds && ds->used))
 			continue;
 		tmem_t *tm = &pt->mem[pt->n_mem++];
-		*tm = (tmem_t){ o, SIZE_MAX, 0, 0, 0, 0 };
+		*tm = (tmem_t){ o, SIZE_MAX, 0, 0, 0, 0, 0 };
 		if (d->open) {
 			int r = gmt_spool_close(p->sp, d->stream);
 			rc = rc ? rc : r;
 			if (d->rows)
-				*tm = (tmem_t){ o, d->stream, d->rows, d->first_ts, d->last_ts, d->syncs_total };
+				*tm = (tmem_t){ o, d->abandoned ? SIZE_MAX : d->stream, d->rows, d->first_ts,
+						d->last_ts, d->syncs_total, d->abandoned };
 			t->instants += d->rows;
 		}
 	}
@@ -502,7 +562,10 @@ int gmt_report_model_add(gmt_report_model_t *m, const char *path)
 	gmt_phases_t *ph = NULL;
 	gmt_decode_result_t res;
 	memset(&res, 0, sizeof(res));
+	/* a trace on disk can be read again: its streams may be given up */
+	m->priv->budget_on = 1;
 	int st = gmt_phases_run(path, &m->priv->po, &h, &ph, &res);
+	m->priv->budget_on = 0;
 	rc = trace_end(m, ph, &res);
 	cur_trace(m)->from_file = 1;
 	return rc ? rc : st;
@@ -624,8 +687,8 @@ static int merge_open(merge_t *g, const gmt_report_model_t *m, const gmt_rm_devi
 		return -ENOMEM;
 	for (size_t i = 0; i < g->n; i++) {
 		const gmt_rm_member_t *mb = &dev->members[i];
-		if (!mb->rows)
-			continue;
+		if (!mb->rows || mb->stream == SIZE_MAX)
+			continue;  /* nothing, or the live member (fed by a run) */
 		int rc = gmt_spool_reader_open(&g->rd[i].r, m->priv->sp, mb->stream);
 		if (rc) {
 			merge_close(g);
@@ -691,46 +754,233 @@ static void combine(merge_t *g, uint64_t ts, uint64_t syncs, gmt_rm_instant_t *i
 	in->top = in->held + in->v[GMT_RM_REST];
 }
 
-/* The next merged instant: 1, 0 at the end, or a negative errno. */
-static int merge_next(merge_t *g, gmt_rm_instant_t *in)
+/* The time of the streams' next row (0: none left). */
+static int merge_min(const merge_t *g, uint64_t *ts)
 {
-	uint64_t ts = UINT64_MAX;
 	int any = 0;
 	for (size_t i = 0; i < g->n; i++)
-		if (g->rd[i].has_next && (!any || g->rd[i].next_ts < ts)) {
-			ts = g->rd[i].next_ts;
+		if (g->rd[i].has_next && (!any || g->rd[i].next_ts < *ts)) {
+			*ts = g->rd[i].next_ts;
 			any = 1;
 		}
-	if (!any) {
-		for (size_t i = 0; i < g->n; i++)
-			if (g->rd[i].open && g->rd[i].r.err)
-				return g->rd[i].r.err;
-		return 0;
-	}
-	uint64_t syncs = 0;
+	return any;
+}
+
+/* The streams' rows of nanosecond ts applied (several rows of one stream:
+   the last values stand); *syncs gains their synchronisations. */
+static int merge_apply(merge_t *g, uint64_t ts, uint64_t *syncs)
+{
 	for (size_t i = 0; i < g->n; i++) {
 		mrd_t *d = &g->rd[i];
-		if (!d->has_next || d->next_ts != ts)
-			continue;
-		/* several rows of one nanosecond: the last values stand */
 		while (d->has_next && d->next_ts == ts) {
 			d->state = d->next;
 			d->started = 1;
-			syncs += d->next_syncs;
+			*syncs += d->next_syncs;
 			int rc = mrd_next(d);
 			if (rc)
 				return rc;
 		}
 	}
+	return 0;
+}
+
+/* The next merged instant: 1, 0 at the end, or a negative errno. */
+static int merge_next(merge_t *g, gmt_rm_instant_t *in)
+{
+	uint64_t ts = UINT64_MAX, syncs = 0;
+	if (!merge_min(g, &ts)) {
+		for (size_t i = 0; i < g->n; i++)
+			if (g->rd[i].open && g->rd[i].r.err)
+				return g->rd[i].r.err;
+		return 0;
+	}
+	int rc = merge_apply(g, ts, &syncs);
+	if (rc)
+		return rc;
 	combine(g, ts, syncs, in);
 	return 1;
+}
+
+/* ---- a device read by running a trace again -------------------------------- */
+
+/* A device whose live member's rows come from a run of its trace (routed
+   R_MERGE), merged with the others' streams as they come. fn gets every
+   merged instant, in time order, and the members' states then. */
+typedef int (*pm_fn)(void *ctx, const gmt_rm_instant_t *in, const merge_t *g);
+
+typedef struct pmerge {
+	merge_t g;
+	size_t live;
+	pm_fn fn;
+	void *ctx;
+} pmerge_t;
+
+static int pmerge_open(pmerge_t *pm, const gmt_report_model_t *m, const gmt_rm_device_t *dv, pm_fn fn,
+		       void *ctx)
+{
+	pm->live = dv->live;
+	pm->fn = fn;
+	pm->ctx = ctx;
+	return merge_open(&pm->g, m, dv);  /* the live member has no stream */
+}
+
+/* The live member's row at ts: the streams' instants before it, then the
+   instant at ts with every stream's rows of that nanosecond. */
+static int pmerge_row(pmerge_t *pm, const mvals_t *cur, uint64_t ts, uint64_t syncs)
+{
+	gmt_rm_instant_t in;
+	uint64_t t = 0;
+	int rc = 0;
+	while (!rc && merge_min(&pm->g, &t) && t < ts) {
+		uint64_t sy = 0;
+		if (!(rc = merge_apply(&pm->g, t, &sy))) {
+			combine(&pm->g, t, sy, &in);
+			rc = pm->fn(pm->ctx, &in, &pm->g);
+		}
+	}
+	if (!rc && merge_min(&pm->g, &t) && t == ts)
+		rc = merge_apply(&pm->g, ts, &syncs);
+	if (rc)
+		return rc;
+	mrd_t *d = &pm->g.rd[pm->live];
+	d->state = *cur;
+	d->started = 1;
+	combine(&pm->g, ts, syncs, &in);
+	return pm->fn(pm->ctx, &in, &pm->g);
+}
+
+/* After the run: the streams' rows after the live member's last. */
+static int pmerge_end(pmerge_t *pm)
+{
+	gmt_rm_instant_t in;
+	int rc;
+	while ((rc = merge_next(&pm->g, &in)) == 1)
+		if ((rc = pm->fn(pm->ctx, &in, &pm->g)))
+			break;
+	merge_close(&pm->g);
+	return rc;
+}
+
+/* Runs trace ti again (the model's private run state; the trace's own
+   counters come out the same), each ordinal's rows routed as route says:
+   R_SPOOL into a new stream (p->dev[o].stream once closed), R_MERGE into
+   pm[o], R_SKIP nowhere. The rows must be those of the first run (-EIO
+   otherwise: the file changed). */
+static int rerun(const gmt_report_model_t *cm, size_t ti, const int *route, pmerge_t *const *pm)
+{
+	gmt_report_model_t *m = (gmt_report_model_t *)cm;
+	gmt_report_priv_t *p = m->priv;
+	const gmt_rm_trace_t *t = &m->traces[ti];
+	const ptrace_t *pt = &p->t[ti];
+	p->run_trace = ti;
+	memset(p->dev, 0, sizeof(p->dev));
+	for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++) {
+		p->dev[o].route = route[o];
+		p->dev[o].pm = pm ? pm[o] : NULL;
+	}
+	p->n_due = 0;
+	p->seq = 0;
+	p->err = 0;
+	p->resets = 0;
+	p->want_resets = pt->resets;
+	p->budget_on = 0;
+	gmt_phases_hook_t h;
+	hook_of(m, &h);
+	gmt_phases_t *ph = NULL;
+	gmt_decode_result_t res;
+	memset(&res, 0, sizeof(res));
+	gmt_phases_run(t->file, &p->po, &h, &ph, &res);
+	int rc = p->err;
+	if (!rc && p->resets != pt->resets)
+		rc = -EIO;
+	if (!rc)
+		rc = last_rows(p, t->s);
+	for (size_t k = 0; !rc && k < pt->n_mem; k++) {
+		const tmem_t *tm = &pt->mem[k];
+		if (route[tm->ordinal] != R_SKIP && p->dev[tm->ordinal].rows != tm->rows)
+			rc = -EIO;
+	}
+	for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++)
+		if (route[o] == R_SPOOL && p->dev[o].open) {
+			int r = gmt_spool_close(p->sp, p->dev[o].stream);
+			rc = rc ? rc : r;
+		}
+	gmt_phases_free(ph);
+	p->want_resets = 0;
+	return rc;
+}
+
+typedef struct fwrap {
+	int (*fn)(void *ctx, size_t dev, const gmt_rm_instant_t *in);
+	void *ctx;
+	size_t dev;
+} fwrap_t;
+
+static int fwrap_fn(void *ctx, const gmt_rm_instant_t *in, const merge_t *g)
+{
+	const fwrap_t *w = ctx;
+	(void)g;
+	return w->fn(w->ctx, w->dev, in);
+}
+
+/* The instants of the devices whose live member is in trace ti, by one run
+   of it (dev SIZE_MAX: all of them, else that one only). */
+static int live_instants(const gmt_report_model_t *m, size_t ti, size_t dev,
+			 int (*fn)(void *ctx, size_t dev, const gmt_rm_instant_t *in), void *ctx)
+{
+	int route[GMT_RM_MAX_ORDINALS];
+	pmerge_t *pm[GMT_RM_MAX_ORDINALS] = { 0 };
+	fwrap_t w[GMT_RM_MAX_ORDINALS];
+	pmerge_t store[GMT_RM_MAX_ORDINALS];
+	int rc = 0, any = 0;
+	for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++)
+		route[o] = R_SKIP;
+	for (size_t i = 0; i < m->n_devices && !rc; i++) {
+		const gmt_rm_device_t *dv = &m->devices[i];
+		if (dv->live == SIZE_MAX || dv->members[dv->live].trace != ti || (dev != SIZE_MAX && i != dev))
+			continue;
+		int o = dv->members[dv->live].ordinal;
+		w[o] = (fwrap_t){ fn, ctx, i };
+		if (!(rc = pmerge_open(&store[o], m, dv, fwrap_fn, &w[o]))) {
+			pm[o] = &store[o];
+			route[o] = R_MERGE;
+			any = 1;
+		}
+	}
+	if (!rc && any)
+		rc = rerun(m, ti, route, pm);
+	for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++)
+		if (pm[o]) {
+			if (rc)
+				merge_close(&pm[o]->g);
+			else
+				rc = pmerge_end(pm[o]);
+		}
+	return rc;
+}
+
+typedef struct onedev {
+	int (*fn)(void *ctx, const gmt_rm_instant_t *in);
+	void *ctx;
+} onedev_t;
+
+static int onedev_fn(void *ctx, size_t dev, const gmt_rm_instant_t *in)
+{
+	const onedev_t *x = ctx;
+	(void)dev;
+	return x->fn(x->ctx, in);
 }
 
 int gmt_report_each_instant(const gmt_report_model_t *m, size_t dev,
 			    int (*fn)(void *ctx, const gmt_rm_instant_t *in), void *ctx)
 {
+	const gmt_rm_device_t *dv = &m->devices[dev];
+	if (dv->live != SIZE_MAX) {
+		onedev_t x = { fn, ctx };
+		return live_instants(m, dv->members[dv->live].trace, dev, onedev_fn, &x);
+	}
 	merge_t g;
-	int rc = merge_open(&g, m, &m->devices[dev]);
+	int rc = merge_open(&g, m, dv);
 	if (rc)
 		return rc;
 	gmt_rm_instant_t in;
@@ -738,6 +988,28 @@ int gmt_report_each_instant(const gmt_report_model_t *m, size_t dev,
 		if ((rc = fn(ctx, &in)))
 			break;
 	merge_close(&g);
+	return rc;
+}
+
+int gmt_report_each_instant_all(const gmt_report_model_t *m,
+				int (*fn)(void *ctx, size_t dev, const gmt_rm_instant_t *in), void *ctx)
+{
+	int rc = 0;
+	for (size_t i = 0; i < m->n_devices && !rc; i++) {
+		if (m->devices[i].live != SIZE_MAX)
+			continue;
+		fwrap_t w = { fn, ctx, i };
+		merge_t g;
+		gmt_rm_instant_t in;
+		if ((rc = merge_open(&g, m, &m->devices[i])))
+			break;
+		while ((rc = merge_next(&g, &in)) == 1)
+			if ((rc = fwrap_fn(&w, &in, &g)))
+				break;
+		merge_close(&g);
+	}
+	for (size_t ti = 0; ti < m->n_traces && !rc; ti++)
+		rc = live_instants(m, ti, SIZE_MAX, fn, ctx);
 	return rc;
 }
 
@@ -859,6 +1131,7 @@ static int add_member(gmt_report_model_t *m, size_t ti, const tmem_t *tm)
 		dv = &m->devices[m->n_devices];
 		memset(dv, 0, sizeof(*dv));
 		snprintf(dv->id, sizeof(dv->id), "d%zu", m->n_devices);
+		dv->live = SIZE_MAX;
 		m->n_devices++;
 		dv->name = name;
 		dv->host = host;
@@ -881,6 +1154,7 @@ static int add_member(gmt_report_model_t *m, size_t ti, const tmem_t *tm)
 	mb->last_ts = tm->last_ts;
 	mb->syncs = tm->syncs;
 	mb->stream = tm->stream;
+	mb->abandoned = tm->abandoned;
 	mb->site_at = SIZE_MAX;
 	gmt_lv_dev_info_t info;
 	if (!gmt_levels_dev_info(gmt_phases_levels(m->priv->t[ti].ph), tm->ordinal, &info))
@@ -960,6 +1234,116 @@ static int dev_lists(gmt_report_model_t *m, gmt_rm_device_t *dv)
 	return 0;
 }
 
+/* Devices with members whose streams were given up: the one with the most
+   rows is read by running its trace again (the device's live member);
+   the others' rows are spooled again now, one run per trace. */
+static int plan_reruns(gmt_report_model_t *m)
+{
+	int rc = 0;
+	for (size_t i = 0; i < m->n_devices; i++) {
+		gmt_rm_device_t *dv = &m->devices[i];
+		for (size_t k = 0; k < dv->n_members; k++)
+			if (dv->members[k].abandoned &&
+			    (dv->live == SIZE_MAX || dv->members[k].rows > dv->members[dv->live].rows))
+				dv->live = k;
+	}
+	for (size_t ti = 0; ti < m->n_traces && !rc; ti++) {
+		int route[GMT_RM_MAX_ORDINALS], any = 0;
+		for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++)
+			route[o] = R_SKIP;
+		for (size_t i = 0; i < m->n_devices; i++)
+			for (size_t k = 0; k < m->devices[i].n_members; k++) {
+				const gmt_rm_member_t *mb = &m->devices[i].members[k];
+				if (mb->trace == ti && mb->abandoned && k != m->devices[i].live) {
+					route[mb->ordinal] = R_SPOOL;
+					any = 1;
+				}
+			}
+		if (!any || (rc = rerun(m, ti, route, NULL)))
+			continue;
+		for (size_t i = 0; i < m->n_devices; i++)
+			for (size_t k = 0; k < m->devices[i].n_members; k++) {
+				gmt_rm_member_t *mb = &m->devices[i].members[k];
+				if (mb->trace == ti && route[mb->ordinal] == R_SPOOL) {
+					mb->stream = m->priv->dev[mb->ordinal].stream;
+					mb->abandoned = 0;
+				}
+			}
+	}
+	return rc;
+}
+
+/* A device's peak and what dev_peak gives, over the instants of a run. */
+typedef struct pstats {
+	gmt_rm_device_t *dv;
+} pstats_t;
+
+static int stats_fn(void *ctx, const gmt_rm_instant_t *in, const merge_t *g)
+{
+	gmt_rm_device_t *dv = ((pstats_t *)ctx)->dv;
+	dv->instants++;
+	dv->syncs += in->syncs;
+	for (unsigned s = 0; s < GMT_RM_SERIES; s++)
+		dv->series_used[s] |= s == GMT_RM_USED ? in->known[s] : in->known[s] && in->v[s];
+	for (size_t i = 0; i < g->n; i++) {
+		gmt_rm_member_t *mb = &dv->members[i];
+		if (g->rd[i].started && g->rd[i].state.f[F_HELD] > mb->own_peak) {
+			mb->own_peak = g->rd[i].state.f[F_HELD];
+			mb->own_peak_ts = in->ts;
+		}
+	}
+	/* the coinciding peak: the first instant of the highest held */
+	if (in->held > (dv->has_peak ? dv->peak.held : 0)) {
+		dv->has_peak = 1;
+		dv->peak = *in;
+		for (size_t i = 0; i < g->n; i++) {
+			dv->members[i].at_peak = g->rd[i].started ? g->rd[i].state.f[F_HELD] : 0;
+			dv->members[i].at_peak_seq = g->rd[i].started ? g->rd[i].state.seq : 0;
+		}
+	}
+	return 0;
+}
+
+/* The peaks of the devices whose live member is in trace ti: one run. */
+static int live_peaks(gmt_report_model_t *m, size_t ti)
+{
+	int route[GMT_RM_MAX_ORDINALS];
+	pmerge_t store[GMT_RM_MAX_ORDINALS], *pm[GMT_RM_MAX_ORDINALS] = { 0 };
+	pstats_t st[GMT_RM_MAX_ORDINALS];
+	int rc = 0, any = 0;
+	for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++)
+		route[o] = R_SKIP;
+	for (size_t i = 0; i < m->n_devices && !rc; i++) {
+		gmt_rm_device_t *dv = &m->devices[i];
+		if (dv->live == SIZE_MAX || dv->members[dv->live].trace != ti)
+			continue;
+		int o = dv->members[dv->live].ordinal;
+		st[o].dv = dv;
+		dv->instants = 0;
+		if (!(rc = pmerge_open(&store[o], m, dv, stats_fn, &st[o]))) {
+			pm[o] = &store[o];
+			route[o] = R_MERGE;
+			any = 1;
+		}
+	}
+	if (!rc && any)
+		rc = rerun(m, ti, route, pm);
+	for (int o = 0; o < GMT_RM_MAX_ORDINALS; o++) {
+		if (!pm[o])
+			continue;
+		if (rc) {
+			merge_close(&pm[o]->g);
+			continue;
+		}
+		rc = pmerge_end(pm[o]);
+		gmt_rm_device_t *dv = st[o].dv;
+		dv->own_peak_sum = 0;
+		for (size_t k = 0; k < dv->n_members; k++)
+			dv->own_peak_sum += dv->members[k].own_peak;
+	}
+	return rc;
+}
+
 /* opts.sites: each trace's sites model, with the live set of each of its
    devices at that device's coinciding peak (after the event number its
    row then carried). */
@@ -1010,9 +1394,16 @@ int gmt_report_model_finish(gmt_report_model_t *m)
 			dv->has_wall = 1;
 			dv->wall_t0_ns = dv->t0 + (s->clock_realtime_ns - s->clock_monotonic_ns);
 		}
-		if (!(rc = dev_peak(m, dv)))
-			rc = dev_lists(m, dv);
 	}
+	if (!rc)
+		rc = plan_reruns(m);
+	for (size_t i = 0; i < m->n_devices && !rc; i++)
+		if (m->devices[i].live == SIZE_MAX)
+			rc = dev_peak(m, &m->devices[i]);
+	for (size_t ti = 0; ti < m->n_traces && !rc; ti++)
+		rc = live_peaks(m, ti);
+	for (size_t i = 0; i < m->n_devices && !rc; i++)
+		rc = dev_lists(m, &m->devices[i]);
 	for (size_t ti = 0; ti < m->n_traces && !rc && m->priv->ro.sites; ti++)
 		if (m->traces[ti].from_file)
 			rc = trace_sites(m, ti);

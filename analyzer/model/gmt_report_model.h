@@ -12,15 +12,26 @@
  * Built from the engines: one run of the phase engine per trace (its
  * replay gives the summary, its levels the values), whose values at each
  * instant go, per process and device, into a compact stream of a temporary
- * file (support/gmt_spool.h: ~10 bytes per instant before zstd, the file
- * about the trace's size); at the end the traces'
- * devices are grouped by host and device UUID (answers/gmt_group.h), each
- * group's coinciding peak is found by gmt_group_merge over its processes'
- * held, and one merged pass gives the composition at that peak, the
- * number of instants and the series that ever hold a byte. The merged
- * instants can be read again (gmt_report_each_instant) by a renderer that
- * draws or exports them. Memory: the engines' (what is live) plus one
- * chunk per process stream being read; never the trace's length.
+ * file (support/gmt_spool.h: ~10 bytes per instant before zstd, ~6 after);
+ * at the end the traces' devices are grouped by host and device UUID
+ * (answers/gmt_group.h), each group's coinciding peak is found by
+ * gmt_group_merge over its processes' held, and one merged pass gives the
+ * composition at that peak, the number of instants and the series that
+ * ever hold a byte. The merged instants can be read again
+ * (gmt_report_each_instant, _all) by a renderer that draws or exports them.
+ *
+ * Bounded: the temporary file has a budget (opts.temp_max, default
+ * GMT_REPORT_TEMP_MAX). Once the file is past it, every stream that still
+ * grows is given up (its rows are counted, no longer kept). A device with
+ * a member given up is read by running that member's trace again (the one
+ * with the most rows, its "live" member: its rows go straight into the
+ * merge with the others' streams), at the end for its peak and for each
+ * reading; its other members given up are spooled again by one more run,
+ * without a budget (only processes that share a device AND each exceed
+ * the budget grow the file beyond it). Results are the same to the byte
+ * either way (tests/cases/report_temp_max.sh). Memory: the engines' (what
+ * is live) plus one chunk per process stream being read or written; never
+ * the trace's length.
  */
 #ifndef GMT_REPORT_MODEL_H
 #define GMT_REPORT_MODEL_H
@@ -105,7 +116,9 @@ typedef struct gmt_rm_member {
 					 sites->ats[site_at] (SIZE_MAX: none)  */
 	uint64_t fw_lost;             /* framework events lost (FW_LOST)        */
 	uint64_t syncs;
-	size_t stream;                /* private: its values' stream            */
+	size_t stream;                /* private: its values' stream (SIZE_MAX:
+					 none: given up, read by a run)        */
+	int abandoned;                /* private: its stream was given up      */
 } gmt_rm_member_t;
 
 /* A listed phase occurrence of one process on the device (the `phases`
@@ -160,6 +173,9 @@ typedef struct gmt_rm_device {
 					 coincide                               */
 	gmt_rm_phase_t *phases; size_t n_phases;
 	gmt_rm_fail_t *fails; size_t n_fails;
+	size_t live;                  /* private: the member read by running its
+					 trace again (SIZE_MAX: all from the
+					 temporary file)                        */
 } gmt_rm_device_t;
 
 typedef struct gmt_report_opts {
@@ -176,7 +192,14 @@ typedef struct gmt_report_opts {
 	unsigned sites_top;
 	int symbols;
 	const char *const *debug_dirs; size_t n_debug_dirs;
+	/* the temporary file's budget in bytes (temp_max_set; else
+	   GMT_REPORT_TEMP_MAX): beyond it, the streams still growing are given
+	   up and their traces read again when needed (0: every stream) */
+	int temp_max_set;
+	uint64_t temp_max;
 } gmt_report_opts_t;
+
+#define GMT_REPORT_TEMP_MAX (256ull << 20)
 
 typedef struct gmt_report_priv gmt_report_priv_t;
 
@@ -215,6 +238,12 @@ int gmt_report_model_finish(gmt_report_model_t *m);
  * finish). Returns 0, the first nonzero fn, -ENOMEM or -EIO. */
 int gmt_report_each_instant(const gmt_report_model_t *m, size_t dev,
 			    int (*fn)(void *ctx, const gmt_rm_instant_t *in), void *ctx);
+
+/* The same for every device (fn gets its index), with at most one run of
+ * each trace: a device's instants come in time order, the devices' may
+ * interleave. */
+int gmt_report_each_instant_all(const gmt_report_model_t *m,
+				int (*fn)(void *ctx, size_t dev, const gmt_rm_instant_t *in), void *ctx);
 
 /* A name of the phase engine's string table of a trace (NULL: unknown). */
 const char *gmt_report_string(const gmt_report_model_t *m, size_t trace, uint32_t id);

@@ -515,7 +515,8 @@ static int feed_instant(void *ctx, const gmt_rm_instant_t *in)
 	return rc;
 }
 
-static int device_data(const gmt_report_model_t *m, size_t di, size_t buckets, gmt_page_dev_t **out)
+/* A device's chart data, its series chosen (the instants come later). */
+static int device_new(const gmt_report_model_t *m, size_t di, size_t buckets, feed_t *out)
 {
 	const gmt_rm_device_t *d = &m->devices[di];
 	feed_t x = { .d = d };
@@ -542,11 +543,22 @@ static int device_data(const gmt_report_model_t *m, size_t di, size_t buckets, g
 		.wall_ns = (uint32_t)(d->wall_t0_ns % 1000000000u),
 		.series = ser, .n_series = x.n, .max_buckets = buckets,
 	};
-	if (!(*out = x.pd = gmt_page_dev_new(&info)))
+	if (!(x.pd = gmt_page_dev_new(&info)))
 		return -ENOMEM;
-	int rc = gmt_report_each_instant(m, di, feed_instant, &x);
-	if (rc)
-		return rc;
+	*out = x;
+	return 0;
+}
+
+static int feed_all(void *ctx, size_t dev, const gmt_rm_instant_t *in)
+{
+	return feed_instant(&((feed_t *)ctx)[dev], in);
+}
+
+/* A device's marks: peak, phases, failures. */
+static int device_marks(const gmt_report_model_t *m, const gmt_rm_device_t *d, feed_t *f)
+{
+	feed_t x = *f;
+	int rc = 0;
 	char href[96], lab[400];
 	if (d->has_peak) {
 		gmt_page_part_t parts[GMT_RM_STACKED];
@@ -588,8 +600,12 @@ static int data(FILE *f, void *arg)
 	const page_t *pg = arg;
 	const gmt_report_model_t *m = pg->m;
 	gmt_page_dev_t **devs = calloc(m->n_devices ? m->n_devices : 1, sizeof(*devs));
-	if (!devs)
+	feed_t *fd = calloc(m->n_devices ? m->n_devices : 1, sizeof(*fd));
+	if (!devs || !fd) {
+		free(devs);
+		free(fd);
 		return -ENOMEM;
+	}
 	size_t buckets = pg->buckets;
 	if (!buckets) {
 		buckets = m->n_devices ? GMT_REPORT_BUCKETS_ALL / m->n_devices : GMT_REPORT_BUCKETS_MAX;
@@ -599,12 +615,19 @@ static int data(FILE *f, void *arg)
 	int rc = 0;
 	size_t n = 0;
 	for (; n < m->n_devices && !rc; n++)
-		rc = device_data(m, n, buckets, &devs[n]);
+		if (!(rc = device_new(m, n, buckets, &fd[n])))
+			devs[n] = fd[n].pd;
+	/* every device's instants: each trace read at most once */
+	if (!rc)
+		rc = gmt_report_each_instant_all(m, feed_all, fd);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = device_marks(m, &m->devices[i], &fd[i]);
 	if (!rc)
 		rc = gmt_page_data_write(f, "gpumemtrace report", devs, n);
 	for (size_t i = 0; i < n; i++)
 		gmt_page_dev_free(devs[i]);
 	free(devs);
+	free(fd);
 	return rc;
 }
 
