@@ -165,7 +165,8 @@ static void *elf_lookup(const struct link_map *lm, const char *name, const char 
 	if (v.gnu_hash != NULL) {
 		const uint32_t *gh = v.gnu_hash;
 		uint32_t nbuckets = gh[0], symoffset = gh[1], bloom_size = gh[2];
-		const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(gh + 4) + bloom_size);
+		/* after the bloom filter's bloom_size words of ElfW(Addr) */
+		const uint32_t *buckets = (const uint32_t *)(const void *)((const char *)(gh + 4) + (size_t)bloom_size * sizeof(ElfW(Addr)));
 		const uint32_t *chain = buckets + nbuckets;
 		uint32_t h = gnu_hash(name);
 		uint32_t i = nbuckets ? buckets[h % nbuckets] : 0;
@@ -301,22 +302,30 @@ static __attribute__((noinline)) void *wrap_lookup(void *p, const char *name, co
 }
 
 /* The pass-through must be a jmp whatever the build's optimisation level
- * (OPT=-O0 would make it a call and change what RTLD_NEXT means). */
+ * (OPT=-O0 would make it a call and change what RTLD_NEXT means): gcc by
+ * the function's optimisation attribute, clang (which has none) by musttail
+ * on the return. */
+#if defined(__clang__)
+#define GMT_TAILCALL_FN
+#define GMT_MUSTTAIL __attribute__((musttail))
+#else
 #define GMT_TAILCALL_FN __attribute__((optimize("O2", "optimize-sibling-calls", "omit-frame-pointer")))
+#define GMT_MUSTTAIL
+#endif
 
 GMT_EXPORT GMT_TAILCALL_FN void *dlsym(void *restrict handle, const char *restrict name)
 {
 	/* First statement, a tail call: glibc must see our caller's return
 	 * address for these two (see the top of this file). */
 	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT)
-		return real_dlsym_fn()(handle, name);
+		GMT_MUSTTAIL return real_dlsym_fn()(handle, name);
 	return wrap_lookup(real_dlsym_fn()(handle, name), name, __builtin_return_address(0));
 }
 
 GMT_EXPORT GMT_TAILCALL_FN void *dlvsym(void *restrict handle, const char *restrict name, const char *restrict version)
 {
 	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT)
-		return real_dlvsym_fn()(handle, name, version);
+		GMT_MUSTTAIL return real_dlvsym_fn()(handle, name, version);
 	return wrap_lookup(real_dlvsym_fn()(handle, name, version), name, __builtin_return_address(0));
 }
 

@@ -33,7 +33,7 @@ void gmt_log_set_level(int level)
 			      memory_order_relaxed);
 }
 
-static void log_v(const char *fmt, va_list ap)
+static __attribute__((format(printf, 1, 0))) void log_v(const char *fmt, va_list ap)
 {
 	char buf[1024];
 	int saved = errno;
