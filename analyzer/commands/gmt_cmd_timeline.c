@@ -124,7 +124,7 @@ static void json_head(gmt_json_t *j, const tl_opts_t *o, const gmt_common_t *c)
 	if (o->curves) {
 		static const char *const columns[] = {
 			"device", "ts_ns", "time_s", "phase", "allocated_bytes", "reserved_bytes",
-			"outside_bytes", "device_used_bytes", "taken_bytes",
+			"outside_bytes", "device_used_bytes", "taken_bytes", "live_bytes",
 		};
 		gmt_json_kv_str(j, "view", gmt_view_name(o->view));
 		gmt_json_kv_arr_begin(j, "columns");
@@ -231,7 +231,8 @@ const gmt_cmd_t gmt_cmd_curves = {
 	.name = "curves",
 	.operands = "TRACE...",
 	.help = "Time series per device (time, phase, allocated, reserved, outside, device\n"
-		"used, taken), one row per instant a value changes; CSV, or JSON with --json.\n",
+		"used, taken, held by live allocations), one row per instant a value\n"
+		"changes; CSV, or JSON with --json.\n",
 	.opts = curves_opts,
 	.state_size = sizeof(tl_opts_t),
 	.init = curves_init,

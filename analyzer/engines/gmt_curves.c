@@ -56,7 +56,8 @@ struct gmt_curves {
 	crow_t prev;             /* the file's previous row (writing, reading) */
 };
 
-enum { M_DEV = 1, M_ALLOC = 2, M_RES = 4, M_OUT = 8, M_USED = 16, M_HELD = 32, M_PHASE = 64, M_HAS = 128 };
+enum { M_DEV = 1, M_ALLOC = 2, M_RES = 4, M_OUT = 8, M_USED = 16, M_HELD = 32, M_PHASE = 64, M_HAS = 128,
+       M_LIVE = 256 };
 
 static unsigned has_bits(const crow_t *r)
 {
@@ -79,7 +80,7 @@ static int row_put(gmt_curves_t *c, const crow_t *r)
 	if (c->len + ROW_MAX > BLOCK && block_write(c))
 		return -EIO;
 	const crow_t *p = &c->prev;
-	uint8_t *o = c->buf + c->len, *q = o + 1;
+	uint8_t *o = c->buf + c->len, *q = o + 2;	/* the mask: 2 bytes */
 	unsigned m = 0;
 	int64_t dt = (int64_t)(r->ts - p->ts);
 	q += gmt_uvarint_put(q, ((uint64_t)dt << 1) ^ (uint64_t)(dt >> 63));
@@ -89,13 +90,14 @@ static int row_put(gmt_curves_t *c, const crow_t *r)
 		q += gmt_uvarint_put(q, (uint64_t)r->field); \
 	}
 	F(M_DEV, dev) F(M_ALLOC, allocated) F(M_RES, reserved) F(M_OUT, outside) F(M_USED, used)
-	F(M_HELD, held) F(M_PHASE, phase)
+	F(M_HELD, held) F(M_PHASE, phase) F(M_LIVE, live)
 #undef F
 	if (has_bits(r) != has_bits(p)) {
 		m |= M_HAS;
 		*q++ = (uint8_t)has_bits(r);
 	}
-	*o = (uint8_t)m;
+	o[0] = (uint8_t)m;
+	o[1] = (uint8_t)(m >> 8);
 	c->len = (size_t)(q - c->buf);
 	c->prev = *r;
 	return 0;
@@ -125,7 +127,10 @@ static int row_get(gmt_curves_t *c, crow_t *r)
 	const uint8_t *q = c->buf + c->pos, *end = c->buf + c->len;
 	crow_t *p = &c->prev;
 	uint64_t v;
-	unsigned m = *q++;
+	if (end - q < 2)
+		return -EIO;
+	unsigned m = q[0] | (unsigned)q[1] << 8;
+	q += 2;
 	if (gmt_uvarint_get(&q, end, &v))
 		return -EIO;
 	p->ts += (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
@@ -137,7 +142,7 @@ static int row_get(gmt_curves_t *c, crow_t *r)
 	}
 	F(M_DEV, dev, int32_t) F(M_ALLOC, allocated, uint64_t) F(M_RES, reserved, uint64_t)
 	F(M_OUT, outside, uint64_t) F(M_USED, used, uint64_t) F(M_HELD, held, uint64_t)
-	F(M_PHASE, phase, uint32_t)
+	F(M_PHASE, phase, uint32_t) F(M_LIVE, live, uint64_t)
 #undef F
 	if (m & M_HAS) {
 		if (q >= end)
@@ -223,7 +228,7 @@ static cdev_t *cdev(gmt_curves_t *c, int ordinal)
 static int same(const crow_t *a, const crow_t *b)
 {
 	return a->allocated == b->allocated && a->reserved == b->reserved && a->outside == b->outside &&
-	       a->used == b->used && a->held == b->held && a->phase == b->phase &&
+	       a->used == b->used && a->held == b->held && a->live == b->live && a->phase == b->phase &&
 	       a->has_alloc == b->has_alloc && a->has_res == b->has_res && a->has_used == b->has_used &&
 	       a->has_phase == b->has_phase;
 }
@@ -267,6 +272,7 @@ static int set_pending(gmt_curves_t *c, gmt_phases_t *ph, int ordinal, uint64_t 
 	r->used = v.used;
 	r->has_used = v.has_used;
 	r->held = v.held;
+	r->live = v.live;
 	r->phase = gmt_phases_current(ph, &open);
 	r->has_phase = (uint8_t)open;
 	d->pending = 1;

@@ -28,7 +28,7 @@ uint64_t gmt_curves_rows(const gmt_curves_t *c, uint64_t *all);
 
 /* One row: a device's values after the last event of an instant. */
 typedef struct gmt_curve_row {
-	uint64_t ts, allocated, reserved, outside, used, held;
+	uint64_t ts, allocated, reserved, outside, used, held, live;
 	int32_t dev;
 	uint32_t phase;          /* the innermost open phase's name id        */
 	uint8_t has_alloc, has_res, has_used, has_phase;

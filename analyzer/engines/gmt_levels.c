@@ -1185,7 +1185,9 @@ void gmt_levels_values_all(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t v[
 		q->used = sub0(rd->meminfo_total, rd->meminfo_free);
 		q->used_ts = rd->meminfo_ts;
 	}
+	q->live = rd->live.total;
 	*h = *q;
+	h->live = q->live + d->pend_total;
 	if (d->fw_seen)
 		h->allocated = d->fw_held;
 	else if (d->async_seen)

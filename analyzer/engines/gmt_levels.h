@@ -48,7 +48,11 @@ typedef struct gmt_lv_vals {
 	uint64_t outside_owner[GMT_DOWNERS];
 	uint64_t used;           /* device used (MEMINFO), when has_used   */
 	uint64_t used_ts;        /* ... the time of that (latest) sample    */
-	uint64_t held;           /* reserved (else allocated, else 0) + outside */
+	uint64_t held;           /* taken from the device: reserved (else
+				    allocated, else 0) + outside           */
+	uint64_t live;           /* held by live allocations: the replay's
+				    live device bytes (as summary's); held
+				    view: + stream-ordered frees waiting   */
 	int64_t gap;             /* reserved - allocated (signed)          */
 	int64_t untraced;        /* used - held AT THAT SAMPLE: an estimate,
 				    when has_used                           */

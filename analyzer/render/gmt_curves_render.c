@@ -132,6 +132,8 @@ static int csv_row(void *ctx, const gmt_curve_row_t *r)
 	p = put_opt(p, r->has_used, r->used);
 	*p++ = ',';
 	p = put_u64(p, r->held);
+	*p++ = ',';
+	p = put_u64(p, r->live);
 	*p++ = '\n';
 	x->len = (size_t)(p - x->buf);
 	return 0;
@@ -140,7 +142,7 @@ static int csv_row(void *ctx, const gmt_curve_row_t *r)
 void gmt_curves_csv_header(FILE *f)
 {
 	fputs("trace,device,ts_ns,time_s,phase,allocated_bytes,reserved_bytes,outside_bytes,"
-	      "device_used_bytes,taken_bytes\n", f);
+	      "device_used_bytes,taken_bytes,live_bytes\n", f);
 }
 
 int gmt_curves_csv(FILE *f, gmt_curves_t *c, gmt_phases_t *ph, unsigned trace)
@@ -184,6 +186,7 @@ static int json_row(void *ctx, const gmt_curve_row_t *r)
 	gmt_json_u64(j, r->outside);
 	j_opt_u64(j, r->has_used, r->used);
 	gmt_json_u64(j, r->held);
+	gmt_json_u64(j, r->live);
 	gmt_json_arr_end(j);
 	return 0;
 }

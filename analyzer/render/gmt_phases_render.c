@@ -116,6 +116,8 @@ static void t_vals(FILE *f, const char *what, const gmt_lv_vals_t *r, const gmt_
 	row(f, l, gmt_fmt_bytes(a, sizeof(a), r->outside), gmt_fmt_bytes(b, sizeof(b), h->outside));
 	snprintf(l, sizeof(l), "%s: taken (reserved + outside)", what);
 	row(f, l, gmt_fmt_bytes(a, sizeof(a), r->held), gmt_fmt_bytes(b, sizeof(b), h->held));
+	snprintf(l, sizeof(l), "%s: held by live allocations", what);
+	row(f, l, gmt_fmt_bytes(a, sizeof(a), r->live), gmt_fmt_bytes(b, sizeof(b), h->live));
 	snprintf(l, sizeof(l), "%s: device used", what);
 	row(f, l, c_used(a, sizeof(a), r), c_used(b, sizeof(b), h));
 	snprintf(l, sizeof(l), "%s: untraced (ESTIMATE)", what);
@@ -478,6 +480,7 @@ static void j_vals(gmt_json_t *j, const gmt_lv_vals_t *v)
 		gmt_json_kv_u64(j, gmt_downer_key(o), v->outside_owner[o]);
 	gmt_json_obj_end(j);
 	gmt_json_kv_u64(j, "taken_bytes", v->held);
+	gmt_json_kv_u64(j, "live_bytes", v->live);
 	if (v->has_used) {
 		gmt_json_kv_u64(j, "device_used_bytes", v->used);
 		gmt_json_kv_u64(j, "device_used_sample_ts_ns", v->used_ts);

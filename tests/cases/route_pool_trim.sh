@@ -60,9 +60,10 @@ PY
 # The phases engine: the most and the last held per device, and never less
 # than the stream-ordered bytes a pool's reserve holds.
 "$ANALYZE" curves --csv "$(the_trace)" > c.csv || fail "curves"
-assert_eq "0 4194304 3145728
-1 2097152 1048576" "$(awk -F, 'NR > 1 { if ($10 + 0 > m[$2] + 0) m[$2] = $10; last[$2] = $10
+assert_eq "0 4194304 3145728 3145728 3145728
+1 2097152 1048576 2097152 1048576" "$(awk -F, 'NR > 1 { if ($10 + 0 > m[$2] + 0) m[$2] = $10; last[$2] = $10
+	if ($11 + 0 > l[$2] + 0) l[$2] = $11; ll[$2] = $11
 	if ($6 != "" && $6 + 0 > $10 + 0) bad++ }
-	END { for (d in m) print d, m[d], last[d]; if (bad) print "held below allocated:", bad }' c.csv | sort)" \
-	"curves: max and last held per device"
+	END { for (d in m) print d, m[d], last[d], l[d], ll[d]; if (bad) print "taken below allocated:", bad }' c.csv | sort)" \
+	"curves: max and last taken, max and last held by live allocations, per device"
 exit 0
