@@ -108,12 +108,12 @@ static void drops_caveat(const char *file, const gmt_decode_result_t *res)
 		return;
 	if (res->dropped)
 		fprintf(stderr, "gpumemtrace-analyze: %s: %" PRIu64 " events missing (dropped by the tracer) "
-			"between ts %" PRIu64 " and %" PRIu64 " ns%s: results covering that time are lower bounds\n",
+			"between ts %" PRIu64 " and %" PRIu64 " ns%s: results from that time on may be off either way (a lost allocation makes them low, a lost free high)\n",
 			file, n, res->drop_first_ts, res->drop_last_ts,
 			n > res->dropped ? " and at the end" : "");
 	else
 		fprintf(stderr, "gpumemtrace-analyze: %s: %" PRIu64 " events missing (dropped by the tracer, "
-			"when is not recorded): results are lower bounds\n", file, n);
+			"when is not recorded): results may be off either way (a lost allocation makes them low, a lost free high)\n", file, n);
 }
 
 /* ---- progress on a terminal ------------------------------------------------

@@ -391,15 +391,15 @@ static void trace_section(FILE *f, const gmt_report_model_t *m, size_t i)
 					      (double)a / 1e9, (double)b / 1e9);
 		}
 		if (n < sizeof(st))
-			snprintf(st + n, sizeof(st) - n, ": the numbers on this page that cover that time are lower bounds");
+			snprintf(st + n, sizeof(st) - n, ": the numbers on this page from that time on may be off either way (a lost allocation makes them low, a lost free high)");
 	}
 	fprintf(f, "<td data-status=\"%s\">", t->status_key);
 	gmt_web_text(f, st);
 	fputs("</td></tr>\n", f);
 	/* the drops caveat (the same numbers as "missing_events" of report
 	 * --json and the stderr line): data-ts = CLOCK_MONOTONIC ns */
-	fprintf(f, "<tr data-key=\"missing_events\" id=\"t%zu-missing\"><th>events missing (results covering "
-		"their time are lower bounds)</th>", i);
+	fprintf(f, "<tr data-key=\"missing_events\" id=\"t%zu-missing\"><th>events missing (results from "
+		"their time on may be off either way)</th>", i);
 	td_count(f, s->missing);
 	if (s->missing_timed) {
 		for (int k = 0; k < 2; k++) {

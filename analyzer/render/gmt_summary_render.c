@@ -311,7 +311,7 @@ int gmt_report_text_status(FILE *f, const gmt_summary_t *s)
 		if (s->missing_first_ts)
 			fprintf(f, " between ts %" PRIu64 " and %" PRIu64 " ns", s->missing_first_ts,
 				s->missing_last_ts);
-		fprintf(f, ": the numbers below are lower bounds\n");
+		fprintf(f, ": the numbers below may be off either way (a lost allocation makes them low, a lost free high)\n");
 	}
 	for (int i = 0; gmt_gap_line(&s->gaps, i, b, sizeof(b)); i++)
 		fprintf(f, "  %s\n", b);

@@ -3,8 +3,8 @@
 # failing (ENOSPC) loses what those frames held, counted in DROPS records
 # and END. Every command (the list from the analyzer's own usage) then says
 # on stderr how many events are missing and from when to when, exactly as
-# the trace's DROPS records say (gmt-dump), and that the results covering
-# that time are lower bounds; summary's status line says it too instead of
+# the trace's DROPS records say (gmt-dump), and that the results from
+# that time on may be off either way; summary's status line says it too instead of
 # a bare "ended cleanly", and its JSON keeps the numbers.
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
@@ -28,7 +28,7 @@ set -- $(awk '/^DROPS /{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]
 n=$1 first=$2 last=$3
 [ "$n" -gt 0 ] || fail "no events were dropped: $(grep -c '^DROPS' dump.txt) DROPS records"
 assert_eq "$n" "$(sed -n 's/^END .*dropped=\([0-9]*\).*/\1/p' dump.txt)" "END's dropped"
-want="gpumemtrace-analyze: $T: $n events missing (dropped by the tracer) between ts $first and $last ns: results covering that time are lower bounds"
+want="gpumemtrace-analyze: $T: $n events missing (dropped by the tracer) between ts $first and $last ns: results from that time on may be off either way (a lost allocation makes them low, a lost free high)"
 "$ANALYZE" --help 2>&1 | sed -n 's/^ *\(usage:\)\{0,1\} *gpumemtrace-analyze \([a-z]*\) \[COMMON.*/\2/p' > commands.txt
 [ "$(wc -l < commands.txt)" -ge 7 ] || fail "commands: $(cat commands.txt)"
 while read -r c; do
@@ -38,7 +38,7 @@ while read -r c; do
 	assert_eq 0 $? "$c: exit status"
 	assert_eq $k "$(grep -cxF "$want" "$c.err")" "$c: the caveat on stderr ($(cat "$c.err"))"
 done < commands.txt
-assert_contains summary.out "  ended cleanly (END record), but $n events are missing (dropped) between ts $first and $last ns: the numbers below are lower bounds"
+assert_contains summary.out "  ended cleanly (END record), but $n events are missing (dropped) between ts $first and $last ns: the numbers below may be off either way (a lost allocation makes them low, a lost free high)"
 # Without drops, no caveat.
 rm -rf traces
 run_traced "$BUILD/tests/demo_workload" > /dev/null 2>&1 || fail "demo_workload, no failures"
