@@ -124,3 +124,22 @@ void gmt_card_units_text(uint64_t bytes, char *out, size_t len)
 	snprintf(out, len, "%llu B = %s%s GB = %s%s GiB", (unsigned long long)bytes,
 		 egb ? "" : "about ", gb, egib ? "" : "about ", gib);
 }
+
+int gmt_card_plain(const char *text, char out[96])
+{
+	gmt_dec_t d;
+	if (!text || gmt_dec_parse(text, &d)) {
+		snprintf(out, 96, "%s", text ? text : "");
+		return -1;
+	}
+	gmt_dec_plain(&d, out);
+	return 0;
+}
+
+int gmt_card_same(const char *a, const char *b)
+{
+	gmt_dec_t x, y;
+	if (!gmt_dec_parse(a, &x) && !gmt_dec_parse(b, &y))
+		return x.mant == y.mant && x.exp == y.exp;
+	return !strcmp(a, b);
+}

@@ -44,4 +44,13 @@ int gmt_card_in_unit(uint64_t bytes, uint64_t unit, char out[32]);
  * prints bytes. */
 void gmt_card_units_text(uint64_t bytes, char *out, size_t len);
 
+/* text as the card writes a number the user typed ("7e9" -> 7000000000,
+ * "4.50" -> 4.5) into out; 0, or -1 when it is not a number (out then
+ * holds text unchanged, cut to 95 bytes). */
+int gmt_card_plain(const char *text, char out[96]);
+
+/* 1 when a and b are the same number ("8192" and "8.192e3"), or, when
+ * either is not a number, the same text; 0 otherwise. */
+int gmt_card_same(const char *a, const char *b);
+
 #endif /* GMT_CARD_H */

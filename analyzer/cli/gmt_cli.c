@@ -34,6 +34,7 @@ static const gmt_cmd_t *const commands[] = {
 	&gmt_cmd_report,
 	&gmt_cmd_export,
 	&gmt_cmd_diff,
+	&gmt_cmd_card,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

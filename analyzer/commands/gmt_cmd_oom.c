@@ -4,10 +4,12 @@
  * docs/analyzer.md, "oom".
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands/gmt_commands.h"
 #include "gmt_leads.h"
+#include "model/gmt_job_model.h"
 #include "model/gmt_oom_model.h"
 #include "render/gmt_render.h"
 
@@ -49,6 +51,29 @@ static int option(void *st, size_t i, const char *v)
 	return 0;
 }
 
+/* Several traces: the processes grouped by host and physical device
+ * (model/gmt_job_model.h, as summary), with what every process on a
+ * failing device held at each failure. 0, or -ENOMEM / -EIO. */
+static int job_failures(const gmt_common_t *c, gmt_out_t *out, const gmt_job_fail_in_t *in, size_t n)
+{
+	gmt_report_model_t *rm;
+	gmt_job_model_t *jm;
+	int rc = gmt_cmd_job(c, &rm, &jm);
+	if (rc)
+		return rc;
+	if (!(rc = gmt_job_failures_build(jm, in, n))) {
+		if (out->json) {
+			gmt_job_json(out->json, jm);
+		} else {
+			gmt_cli_separator(out->f);
+			gmt_job_text(out->f, jm);
+		}
+	}
+	gmt_job_model_free(jm);
+	gmt_report_model_free(rm);
+	return rc;
+}
+
 static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 {
 	oom_state_t *s = st;
@@ -58,6 +83,8 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 				   .domains = c->domains, .n_domains = c->n_domains,
 				   .patterns = c->patterns, .n_patterns = c->n_patterns,
 				   .all_depths = c->all_depths, .leads = &s->leads };
+	gmt_job_fail_in_t *fin = NULL;
+	size_t n_fin = 0;
 	if (out->json)
 		gmt_json_kv_arr_begin(out->json, "traces");
 	for (size_t i = 0; i < c->n_files; i++) {
@@ -79,10 +106,35 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 				gmt_cli_separator(out->f);
 			gmt_oom_text(out->f, m);
 		}
+		if (c->n_files > 1 && m->n_failures) {
+			gmt_job_fail_in_t *x = realloc(fin, (n_fin + m->n_failures) * sizeof(*x));
+			if (!x) {
+				fprintf(stderr, "gpumemtrace-analyze: out of memory\n");
+				gmt_oom_model_free(m);
+				rc = GMT_EXIT_USAGE;
+				break;
+			}
+			fin = x;
+			for (size_t k = 0; k < m->n_failures; k++) {
+				const gmt_oom_failure_t *f = &m->failures[k];
+				fin[n_fin++] = (gmt_job_fail_in_t){
+					.trace = i, .index = k, .ts = f->ts, .ordinal = f->device,
+					.request = f->request, .source = f->source, .recovered = f->recovered,
+				};
+			}
+		}
 		gmt_oom_model_free(m);
 	}
 	if (out->json)
 		gmt_json_arr_end(out->json);
+	if (c->n_files > 1 && rc != GMT_EXIT_USAGE) {
+		int r = job_failures(c, out, fin, n_fin);
+		if (r) {
+			fprintf(stderr, "gpumemtrace-analyze: oom: grouping the processes: %s\n", strerror(-r));
+			rc = GMT_EXIT_USAGE;
+		}
+	}
+	free(fin);
 	return rc;
 }
 
@@ -95,7 +147,9 @@ const gmt_cmd_t gmt_cmd_oom = {
 		"by owner, the rest as an estimate), the shortfall, the call sites that held the\n"
 		"memory, the attempts and cache releases before it (marked recovered when a\n"
 		"retry succeeded), the peak before it, how the process ended, and a lead from\n"
-		"the phase it failed in. A trace without failures: one line saying so.\n",
+		"the phase it failed in. A trace without failures: one line saying so.\n"
+		"Several traces: also grouped by host and physical device, as summary does,\n"
+		"with what every process on the device held at each failure.\n",
 	.opts = opts,
 	.state_size = sizeof(oom_state_t),
 	.init = init,

@@ -54,17 +54,15 @@ static int phases_of(const gmt_common_t *c, const char *path, const gmt_summary_
 	return 0;
 }
 
-/* Several traces: the processes of one job by physical device (the report
- * model's grouping and merge; model/gmt_job_model.h), after the traces'
- * own reports. Traces that cannot be read were said above; they only
- * count as processes without devices here. 0, or -ENOMEM / -EIO. */
-static int job_section(const gmt_common_t *c, gmt_out_t *out)
+int gmt_cmd_job(const gmt_common_t *c, gmt_report_model_t **rmp, gmt_job_model_t **jmp)
 {
 	gmt_report_opts_t ro = {
 		.domains = c->domains, .n_domains = c->n_domains,
 		.patterns = c->patterns, .n_patterns = c->n_patterns,
 		.all_depths = c->all_depths,
 	};
+	*rmp = NULL;
+	*jmp = NULL;
 	gmt_report_model_t *rm = gmt_report_model_new(&ro);
 	if (!rm)
 		return -ENOMEM;
@@ -79,17 +77,35 @@ static int job_section(const gmt_common_t *c, gmt_out_t *out)
 	gmt_job_model_t *jm = rc ? NULL : gmt_job_model_build(rm);
 	if (!rc && !jm)
 		rc = -ENOMEM;
-	if (jm) {
-		if (out->json) {
-			gmt_job_json(out->json, jm);
-		} else {
-			gmt_cli_separator(out->f);
-			gmt_job_text(out->f, jm);
-		}
+	if (rc) {
+		gmt_report_model_free(rm);
+		return rc;
+	}
+	*rmp = rm;
+	*jmp = jm;
+	return 0;
+}
+
+/* Several traces: the processes of one job by physical device (the report
+ * model's grouping and merge; model/gmt_job_model.h), after the traces'
+ * own reports. Traces that cannot be read were said above; they only
+ * count as processes without devices here. 0, or -ENOMEM / -EIO. */
+static int job_section(const gmt_common_t *c, gmt_out_t *out)
+{
+	gmt_report_model_t *rm;
+	gmt_job_model_t *jm;
+	int rc = gmt_cmd_job(c, &rm, &jm);
+	if (rc)
+		return rc;
+	if (out->json) {
+		gmt_job_json(out->json, jm);
+	} else {
+		gmt_cli_separator(out->f);
+		gmt_job_text(out->f, jm);
 	}
 	gmt_job_model_free(jm);
 	gmt_report_model_free(rm);
-	return rc;
+	return 0;
 }
 
 static int run(void *st, const gmt_common_t *c, gmt_out_t *out)

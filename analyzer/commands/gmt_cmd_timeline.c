@@ -10,6 +10,7 @@
 #include "commands/gmt_commands.h"
 #include "engines/gmt_curves.h"
 #include "engines/gmt_phase_engine.h"
+#include "model/gmt_job_model.h"
 #include "render/gmt_render.h"
 
 typedef struct tl_opts {
@@ -146,6 +147,29 @@ static void json_head(gmt_json_t *j, const tl_opts_t *o, const gmt_common_t *c)
 	gmt_json_obj_end(j);
 }
 
+/* Several traces: the processes grouped by host and physical device
+ * (model/gmt_job_model.h, as summary), with each phase occurrence matched
+ * across the processes of a shared device. 0, or -ENOMEM / -EIO. */
+static int job_phases(const gmt_common_t *c, gmt_out_t *out)
+{
+	gmt_report_model_t *rm;
+	gmt_job_model_t *jm;
+	int rc = gmt_cmd_job(c, &rm, &jm);
+	if (rc)
+		return rc;
+	if (!(rc = gmt_job_phases_build(jm))) {
+		if (out->json) {
+			gmt_job_json(out->json, jm);
+		} else {
+			gmt_cli_separator(out->f);
+			gmt_job_text(out->f, jm);
+		}
+	}
+	gmt_job_model_free(jm);
+	gmt_report_model_free(rm);
+	return rc;
+}
+
 static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 {
 	const tl_opts_t *o = st;
@@ -208,6 +232,13 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 	}
 	if (out->json)
 		gmt_json_arr_end(out->json);
+	if (!o->curves && c->n_files > 1 && rc != GMT_EXIT_USAGE) {
+		int r = job_phases(c, out);
+		if (r) {
+			fprintf(stderr, "gpumemtrace-analyze: phases: grouping the processes: %s\n", strerror(-r));
+			rc = GMT_EXIT_USAGE;
+		}
+	}
 	return rc;
 }
 
@@ -219,7 +250,9 @@ const gmt_cmd_t gmt_cmd_phases = {
 		"and end; the maximum allocated, reserved, taken and gap with the other values\n"
 		"AT THAT SAME INSTANT; bounds from independent maxima (labelled: no real\n"
 		"moment); failed phases; the driver allocations outside the framework. Both\n"
-		"views: requested, held.\n",
+		"views: requested, held. Several traces: also grouped by host and physical\n"
+		"device, as summary does, with each phase occurrence matched across the\n"
+		"processes of a shared device (their coinciding peak in it, each one's share).\n",
 	.opts = phases_opts,
 	.state_size = sizeof(tl_opts_t),
 	.init = phases_init,

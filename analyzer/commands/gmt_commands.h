@@ -17,6 +17,7 @@ extern const gmt_cmd_t gmt_cmd_oom;         /* gmt_cmd_oom.c      */
 extern const gmt_cmd_t gmt_cmd_report;      /* gmt_cmd_report.c   */
 extern const gmt_cmd_t gmt_cmd_export;      /* gmt_cmd_export.c   */
 extern const gmt_cmd_t gmt_cmd_diff;        /* gmt_cmd_diff.c     */
+extern const gmt_cmd_t gmt_cmd_card;        /* gmt_cmd_card.c     */
 
 /* The report model (model/gmt_report_model.h) of c's traces, finished, for
  * `report` and `export`; NULL after saying why on stderr. *rc gets the
@@ -32,5 +33,12 @@ struct gmt_report_model *gmt_cmd_report_model(const gmt_cmd_t *cmd, const gmt_co
 	"the streams still growing are given up and their traces read again\n" \
 	"when drawn (0: never use the file)\n"
 int gmt_cmd_temp_max(const gmt_cmd_t *cmd, const char *value, unsigned long long *out);
+
+/* Several traces: the report model of c's traces, finished, and the job
+ * model on it (model/gmt_job_model.h: the processes grouped by host and
+ * physical device), for summary, phases and oom. 0 with both set, or
+ * -ENOMEM / -EIO with neither. gmt_cmd_summary.c. */
+struct gmt_job_model;
+int gmt_cmd_job(const gmt_common_t *c, struct gmt_report_model **rm, struct gmt_job_model **jm);
 
 #endif /* GMT_COMMANDS_H */

@@ -4,10 +4,10 @@
  * Each run is read three ways: the phase engine (its summary: devices,
  * header, peaks; its phase occurrences' coinciding peaks), the sites model
  * (the sites live at each device's peak and those that allocated most,
- * symbolised), and one pass of its own for what neither keeps: the module
- * map (soname, file, build id), the META records (library versions, the
- * framework's settings, the job's dimensions) and each device's first
- * MEMINFO sample before its first allocation (the context) and its last.
+ * symbolised), and one pass of its own for what neither keeps: the
+ * environment (model/gmt_env.h: module map, META records) and each
+ * device's first MEMINFO sample before its first allocation (the context)
+ * and its last.
  * Rows of the two runs are matched by key (answers/gmt_diff.h): the
  * environment by name, phases by name, occurrence and device, sites by
  * their frames as "file:function" (a rebuilt library still matches).
@@ -25,99 +25,36 @@
 #include "engines/gmt_phase_engine.h"
 #include "engines/gmt_replay.h"
 #include "gmt_diff.h"
+#include "model/gmt_env.h"
 #include "model/gmt_sites_model.h"
 #include "support/gmt_strbuf.h"
 
 #define MAX_DEV 64
-
-typedef struct kv {
-	char *key, *value;
-} kv_t;
 
 typedef struct run {
 	const char *file;
 	gmt_decode_result_t res;
 	gmt_phases_t *ph;
 	gmt_sites_model_t *sites;
-	kv_t *env; size_t n_env;
+	gmt_env_t env;
 	int ctx_has[MAX_DEV], end_has[MAX_DEV], alloc_seen[MAX_DEV];
 	uint64_t ctx_used[MAX_DEV], end_used[MAX_DEV];
 	int oom;
 } run_t;
-
-static int env_add(run_t *r, const char *key, const char *value)
-{
-	kv_t *n = realloc(r->env, (r->n_env + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	r->env = n;
-	n[r->n_env].key = strdup(key);
-	n[r->n_env].value = strdup(value ? value : "");
-	if (!n[r->n_env].key || !n[r->n_env].value) {
-		free(n[r->n_env].key);
-		free(n[r->n_env].value);
-		return -ENOMEM;
-	}
-	r->n_env++;
-	return 0;
-}
-
-static const char *base_of(const char *p)
-{
-	const char *b = p ? strrchr(p, '/') : NULL;
-	return b ? b + 1 : p ? p : "";
-}
 
 /* ---- the pass of our own ----------------------------------------------------- */
 
 static int v_module(void *ctx, const gmt_module_t *m)
 {
 	run_t *r = ctx;
-	char key[512], val[1024], bid[96];
-	size_t n = 0;
-	for (size_t i = 0; i < m->build_id_len && n + 3 < sizeof(bid); i++)
-		n += (size_t)snprintf(bid + n, sizeof(bid) - n, "%02x", m->build_id[i]);
-	bid[n] = 0;
-	if (!strcmp(m->path, "[vdso]"))
-		return 0;
-	snprintf(key, sizeof(key), "module %s", m->soname && *m->soname ? m->soname : base_of(m->path));
-	snprintf(val, sizeof(val), "file %s, build id %s", m->file && *m->file ? base_of(m->file) : base_of(m->path),
-		 n ? bid : "none");
-	return env_add(r, key, val) ? 1 : 0;
+	return gmt_env_module(&r->env, m) ? 1 : 0;
 }
 
 static int v_meta(void *ctx, uint64_t ts, const gmt_kv_t *kv, size_t n)
 {
 	run_t *r = ctx;
-	char key[512];
 	(void)ts;
-	const char *rt_file = NULL, *rt_ver = NULL, *nc_file = NULL, *nc_ver = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(kv[i].key, "cuda_runtime_file"))
-			rt_file = kv[i].value;
-		else if (!strcmp(kv[i].key, "cuda_runtime_version"))
-			rt_ver = kv[i].value;
-		else if (!strcmp(kv[i].key, "nccl_file"))
-			nc_file = kv[i].value;
-		else if (!strcmp(kv[i].key, "nccl_version"))
-			nc_ver = kv[i].value;
-	}
-	if (rt_ver) {
-		snprintf(key, sizeof(key), "cuda_runtime_version (%s)", base_of(rt_file));
-		return env_add(r, key, rt_ver) ? 1 : 0;
-	}
-	if (nc_ver) {
-		snprintf(key, sizeof(key), "nccl_version (%s)", base_of(nc_file));
-		return env_add(r, key, nc_ver) ? 1 : 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(kv[i].key, "companion_warning"))
-			continue;
-		snprintf(key, sizeof(key), "meta %s", kv[i].key);
-		if (env_add(r, key, kv[i].value))
-			return 1;
-	}
-	return 0;
+	return gmt_env_meta(&r->env, kv, n) ? 1 : 0;
 }
 
 static int v_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags)
@@ -145,17 +82,6 @@ static int v_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags)
 	return 0;
 }
 
-/* Variables that change from run to run without meaning anything. */
-static int volatile_var(const char *k)
-{
-	static const char *const v[] = { "GPUMEMTRACE_OUTPUT", "LD_PRELOAD", "NVTX_INJECTION64_PATH",
-					 "MASTER_PORT", "GPUMEMTRACE_TEST_FAIL_WRITES", "GPUMEMTRACE_TRACE_LIST" };
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		if (!strcmp(k, v[i]))
-			return 1;
-	return 0;
-}
-
 static int run_read(run_t *r, const gmt_diff_model_opts_t *o)
 {
 	gmt_phase_opts_t po = { .max_listed = GMT_PHASES_DEFAULT_LISTED, .top_n = GMT_PHASES_DEFAULT_TOP,
@@ -175,45 +101,14 @@ static int run_read(run_t *r, const gmt_diff_model_opts_t *o)
 	if (res.status == GMT_DECODE_STOPPED)
 		return -ENOMEM;
 	/* the header's and the devices' facts */
-	const gmt_summary_t *s = gmt_phases_summary(r->ph);
-	char key[512], val[256];
-	int rc = env_add(r, "host", s->host);
-	for (size_t i = 0; !rc && i < s->n_env; i++) {
-		if (volatile_var(s->env_keys[i]))
-			continue;
-		snprintf(key, sizeof(key), "env %s", s->env_keys[i]);
-		rc = env_add(r, key, s->env_values[i]);
-	}
-	for (size_t i = 0; !rc && i < s->n_dev; i++) {
-		const gmt_dev_summary_t *d = s->dev[i];
-		if (!d || d->ordinal < 0 || !d->has_record)
-			continue;
-		snprintf(key, sizeof(key), "device %d name", d->ordinal);
-		rc = env_add(r, key, d->name);
-		snprintf(key, sizeof(key), "device %d total_bytes", d->ordinal);
-		snprintf(val, sizeof(val), "%" PRIu64, d->total_bytes);
-		rc = rc ? rc : env_add(r, key, val);
-		snprintf(key, sizeof(key), "device %d driver_version", d->ordinal);
-		snprintf(val, sizeof(val), "%d", d->driver_version);
-		rc = rc ? rc : env_add(r, key, val);
-		snprintf(key, sizeof(key), "device %d uuid", d->ordinal);
-		size_t n = 0;
-		for (int b = 0; b < 16; b++)
-			n += (size_t)snprintf(val + n, sizeof(val) - n, "%02x", d->uuid[b]);
-		rc = rc ? rc : env_add(r, key, val);
-	}
-	return rc;
+	return gmt_env_summary(&r->env, gmt_phases_summary(r->ph));
 }
 
 static void run_free(run_t *r)
 {
 	gmt_phases_free(r->ph);
 	gmt_sites_model_free(r->sites);
-	for (size_t i = 0; i < r->n_env; i++) {
-		free(r->env[i].key);
-		free(r->env[i].value);
-	}
-	free(r->env);
+	gmt_env_free(&r->env);
 }
 
 /* ---- matching ----------------------------------------------------------------- */
@@ -244,15 +139,15 @@ typedef struct priv {
 
 static int match_env(gmt_diff_model_t *m, run_t *a, run_t *b)
 {
-	gmt_diff_item_t *ia = calloc(a->n_env + 1, sizeof(*ia)), *ib = calloc(b->n_env + 1, sizeof(*ib));
+	gmt_diff_item_t *ia = calloc(a->env.n + 1, sizeof(*ia)), *ib = calloc(b->env.n + 1, sizeof(*ib));
 	gmt_diff_row_t *rows = NULL;
 	long n = -1;
 	if (ia && ib) {
-		for (size_t i = 0; i < a->n_env; i++)
-			ia[i] = (gmt_diff_item_t){ .key = a->env[i].key, .text = a->env[i].value };
-		for (size_t i = 0; i < b->n_env; i++)
-			ib[i] = (gmt_diff_item_t){ .key = b->env[i].key, .text = b->env[i].value };
-		n = gmt_diff_match(ia, a->n_env, ib, b->n_env, GMT_DIFF_BY_KEY, &rows);
+		for (size_t i = 0; i < a->env.n; i++)
+			ia[i] = (gmt_diff_item_t){ .key = a->env.items[i].key, .text = a->env.items[i].value };
+		for (size_t i = 0; i < b->env.n; i++)
+			ib[i] = (gmt_diff_item_t){ .key = b->env.items[i].key, .text = b->env.items[i].value };
+		n = gmt_diff_match(ia, a->env.n, ib, b->env.n, GMT_DIFF_BY_KEY, &rows);
 	}
 	if (n >= 0 && !(m->env = calloc((size_t)n + 1, sizeof(*m->env))))
 		n = -1;

@@ -3,6 +3,7 @@
  * of each physical device's coinciding peak, the skew table, stray
  * contexts, from the finished report model.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,129 @@ void gmt_job_model_free(gmt_job_model_t *m)
 		free(m->procs[i].devs);
 	free(m->procs);
 	free(m->strays);
+	for (size_t i = 0; i < m->n_phases; i++) {
+		free(m->phases[i].present);
+		free(m->phases[i].own);
+		free(m->phases[i].at);
+	}
+	free(m->phases);
+	for (size_t i = 0; i < m->n_fails; i++)
+		free(m->fails[i].at);
+	free(m->fails);
 	free(m);
+}
+
+static int same_name(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+static int by_dev_begin(const void *pa, const void *pb)
+{
+	const gmt_job_phase_t *a = pa, *b = pb;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	return a->k < b->k ? -1 : a->k > b->k;
+}
+
+int gmt_job_phases_build(gmt_job_model_t *m)
+{
+	const gmt_report_model_t *rm = m->rm;
+	size_t cap = 0;
+	m->phases_built = 1;
+	for (size_t d = 0; d < rm->n_devices; d++) {
+		const gmt_rm_device_t *dv = &rm->devices[d];
+		size_t first = m->n_phases, nm = dv->n_members;
+		if (nm < 2)
+			continue;
+		for (size_t i = 0; i < dv->n_phases; i++) {
+			const gmt_rm_phase_t *p = &dv->phases[i];
+			gmt_job_phase_t *g = NULL;
+			for (size_t k = first; k < m->n_phases && !g; k++)
+				if (m->phases[k].k == p->k && same_name(m->phases[k].name, p->name))
+					g = &m->phases[k];
+			if (!g) {
+				if (m->n_phases == cap) {
+					cap = cap ? 2 * cap : 16;
+					gmt_job_phase_t *x = realloc(m->phases, cap * sizeof(*x));
+					if (!x)
+						return -ENOMEM;
+					m->phases = x;
+				}
+				g = &m->phases[m->n_phases];
+				memset(g, 0, sizeof(*g));
+				g->present = calloc(nm, 1);
+				g->own = calloc(nm, sizeof(*g->own));
+				g->at = calloc(nm, sizeof(*g->at));
+				m->n_phases++;
+				if (!g->present || !g->own || !g->at)
+					return -ENOMEM;
+				g->dev = d;
+				g->name = p->name;
+				g->k = p->k;
+				g->from = p->begin_ts;
+				g->to = p->end_ts;
+			}
+			if (p->begin_ts < g->from)
+				g->from = p->begin_ts;
+			if (p->end_ts > g->to)
+				g->to = p->end_ts;
+			if (!g->present[p->member]) {
+				g->present[p->member] = 1;
+				g->n_present++;
+			}
+			/* one process's several occurrences of one number cannot
+			   happen (numbers count per trace); keep the largest */
+			if (p->max_held > g->own[p->member]) {
+				g->own_sum += p->max_held - g->own[p->member];
+				g->own[p->member] = p->max_held;
+			}
+		}
+	}
+	if (m->n_phases > 1)
+		qsort(m->phases, m->n_phases, sizeof(*m->phases), by_dev_begin);
+	for (size_t i = 0; i < m->n_phases; i++) {
+		gmt_job_phase_t *g = &m->phases[i];
+		int rc = gmt_report_window_peak(rm, g->dev, g->from, g->to, &g->peak, g->at);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int gmt_job_failures_build(gmt_job_model_t *m, const gmt_job_fail_in_t *in, size_t n)
+{
+	const gmt_report_model_t *rm = m->rm;
+	m->fails_built = 1;
+	if (!n)
+		return 0;
+	if (!(m->fails = calloc(n, sizeof(*m->fails))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		gmt_job_fail_t *f = &m->fails[m->n_fails++];
+		f->in = in[i];
+		for (size_t d = 0; d < rm->n_devices && !f->found; d++)
+			for (size_t k = 0; k < rm->devices[d].n_members && !f->found; k++) {
+				const gmt_rm_member_t *mb = &rm->devices[d].members[k];
+				if (mb->trace == in[i].trace && mb->ordinal == in[i].ordinal) {
+					f->found = 1;
+					f->dev = d;
+					f->member = k;
+				}
+			}
+		if (!f->found)
+			continue;
+		if (!(f->at = calloc(rm->devices[f->dev].n_members, sizeof(*f->at))))
+			return -ENOMEM;
+		gmt_rm_window_t w;
+		int rc = gmt_report_window_peak(rm, f->dev, in[i].ts, in[i].ts, &w, f->at);
+		if (rc)
+			return rc;
+		f->held_all = w.held;
+	}
+	return 0;
 }
 
 gmt_job_model_t *gmt_job_model_build(const gmt_report_model_t *rm)

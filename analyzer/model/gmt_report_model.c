@@ -1034,6 +1034,82 @@ static int hsrc_next(void *ctx, gmt_step_t *out)
 	return 1;
 }
 
+/* A member's rows seen through the window [from, to]: first its value in
+ * force at from (as one change at from), then its changes up to to. */
+typedef struct wsrc {
+	hsrc_t h;
+	uint64_t from, to;
+	int started;
+} wsrc_t;
+
+static int wsrc_next(void *ctx, gmt_step_t *out)
+{
+	wsrc_t *w = ctx;
+	mrd_t *rd = &w->h.rd;
+	if (!w->started) {
+		uint64_t v = 0;
+		w->started = 1;
+		while (rd->has_next && rd->next_ts <= w->from) {
+			v = rd->next.f[F_HELD];
+			int rc = mrd_next(rd);
+			if (rc) {
+				w->h.err = rc;
+				break;
+			}
+		}
+		*out = (gmt_step_t){ w->from, v };
+		return 1;
+	}
+	if (!rd->has_next || rd->next_ts > w->to || w->h.err)
+		return 0;
+	return hsrc_next(&w->h, out);
+}
+
+int gmt_report_window_peak(const gmt_report_model_t *m, size_t dev, uint64_t from, uint64_t to,
+			   gmt_rm_window_t *out, uint64_t *at)
+{
+	const gmt_rm_device_t *dv = &m->devices[dev];
+	size_t n = dv->n_members;
+	wsrc_t *w = calloc(n ? n : 1, sizeof(*w));
+	gmt_group_src_t *src = calloc(n ? n : 1, sizeof(*src));
+	gmt_group_member_t *gm = calloc(n ? n : 1, sizeof(*gm));
+	int rc = w && src && gm ? 0 : -ENOMEM;
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; !rc && i < n; i++) {
+		w[i].from = from;
+		w[i].to = to;
+		src[i] = (gmt_group_src_t){ wsrc_next, &w[i] };
+		if (!dv->members[i].rows)
+			continue;
+		if (!(rc = gmt_spool_reader_open(&w[i].h.rd.r, m->priv->sp, dv->members[i].stream))) {
+			w[i].h.rd.open = 1;
+			rc = mrd_next(&w[i].h.rd);
+		}
+	}
+	gmt_group_result_t res;
+	memset(&res, 0, sizeof(res));
+	if (!rc)
+		rc = gmt_group_merge(src, n, gm, &res);
+	for (size_t i = 0; w && i < n; i++) {
+		if (w[i].h.rd.open) {
+			if (!rc && w[i].h.err)
+				rc = w[i].h.err;
+			gmt_spool_reader_close(&w[i].h.rd.r);
+		}
+		if (!rc)
+			at[i] = res.found ? gm[i].at_peak : 0;
+	}
+	if (!rc) {
+		out->found = res.found && res.peak_bytes > 0;
+		out->ts = out->found ? res.peak_ts : from;
+		out->held = out->found ? res.peak_bytes : 0;
+	}
+	free(w);
+	free(src);
+	free(gm);
+	return rc;
+}
+
 static int dev_peak(gmt_report_model_t *m, gmt_rm_device_t *dv)
 {
 	size_t n = dv->n_members;

@@ -245,6 +245,20 @@ int gmt_report_each_instant(const gmt_report_model_t *m, size_t dev,
 int gmt_report_each_instant_all(const gmt_report_model_t *m,
 				int (*fn)(void *ctx, size_t dev, const gmt_rm_instant_t *in), void *ctx);
 
+/* The coinciding peak of device dev's processes within [from, to]
+ * (CLOCK_MONOTONIC ns, both included; each process's value in force at
+ * from counts from from on): the first instant in it at which what they
+ * held together was highest, and what each held then (at[member], the
+ * device's n_members entries). from == to: their values at that instant.
+ * Not found (nothing held in the window): ts = from, held and at[] 0.
+ * After finish; 0, -ENOMEM or -EIO (one pass over the members' rows). */
+typedef struct gmt_rm_window {
+	int found;
+	uint64_t ts, held;
+} gmt_rm_window_t;
+int gmt_report_window_peak(const gmt_report_model_t *m, size_t dev, uint64_t from, uint64_t to,
+			   gmt_rm_window_t *out, uint64_t *at);
+
 /* A name of the phase engine's string table of a trace (NULL: unknown). */
 const char *gmt_report_string(const gmt_report_model_t *m, size_t trace, uint32_t id);
 

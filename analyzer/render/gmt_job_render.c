@@ -1,6 +1,8 @@
 /*
  * gmt_job_render.c - several processes of one job (model/gmt_job_model.h)
- * as the last section of `summary` (text) and its "job" member (JSON).
+ * as the last section of `summary`, `phases` and `oom` (text) and their
+ * "job" member (JSON); phases and oom add the matched phase occurrences
+ * and the failures on shared devices.
  * Only formats; docs/analyzer.md "Several processes".
  */
 #include <inttypes.h>
@@ -31,6 +33,79 @@ static void t_who(FILE *f, const gmt_job_proc_t *p)
 		fprintf(f, ", local rank ");
 		gmt_text_str(f, p->local_rank ? p->local_rank : "unset");
 		fputc(')', f);
+	}
+}
+
+static const char *opt_name(const char *n)
+{
+	return n ? n : "";
+}
+
+/* "pid P (rank R, local rank L)" of a device's member k */
+static void t_member(FILE *f, const gmt_job_model_t *m, const gmt_rm_device_t *dv, size_t k)
+{
+	t_who(f, &m->procs[dv->members[k].trace]);
+}
+
+static void t_phases(FILE *f, const gmt_job_model_t *m)
+{
+	const gmt_report_model_t *rm = m->rm;
+	char b[64], c[64];
+	fprintf(f, "\nPhase occurrences across the processes of each shared physical device (matched by\n"
+		"name and number; window: the earliest begin to the latest end of theirs): %zu\n", m->n_phases);
+	for (size_t i = 0; i < m->n_phases; i++) {
+		const gmt_job_phase_t *g = &m->phases[i];
+		const gmt_rm_device_t *dv = &rm->devices[g->dev];
+		fprintf(f, "  %s \"", dv->id);
+		gmt_text_str(f, opt_name(g->name));
+		fprintf(f, "\" #%" PRIu64 " (%s): %+.9f s to %+.9f s after the device's first event, %zu of %zu "
+			"processes\n", g->k, g->k == 1 ? "cold" : "warm", since_t0(dv, g->from), since_t0(dv, g->to),
+			g->n_present, dv->n_members);
+		if (g->peak.found)
+			fprintf(f, "    coinciding peak of what they took from it together: %s at %+.9f s\n",
+				gmt_fmt_bytes(b, sizeof(b), g->peak.held), since_t0(dv, g->peak.ts));
+		else
+			fprintf(f, "    no process took a byte from it in the window\n");
+		for (size_t k = 0; k < dv->n_members; k++) {
+			fprintf(f, "      ");
+			t_member(f, m, dv, k);
+			fprintf(f, ": %s then", gmt_fmt_bytes(b, sizeof(b), g->at[k]));
+			if (g->present[k])
+				fprintf(f, "; the most it took in its own occurrence %s\n", gmt_fmt_bytes(c, sizeof(c), g->own[k]));
+			else
+				fprintf(f, "; no such occurrence\n");
+		}
+		fprintf(f, "    sum of the own maxima: %s (a BOUND: reached at no instant unless they coincide)\n",
+			gmt_fmt_bytes(b, sizeof(b), g->own_sum));
+	}
+}
+
+static void t_fails(FILE *f, const gmt_job_model_t *m)
+{
+	const gmt_report_model_t *rm = m->rm;
+	char b[64];
+	fprintf(f, "\nFailures on shared physical devices: what every process had taken from the device at\n"
+		"the failure's instant: %zu\n", m->n_fails);
+	for (size_t i = 0; i < m->n_fails; i++) {
+		const gmt_job_fail_t *x = &m->fails[i];
+		fprintf(f, "  failure %zu of ", x->in.index + 1);
+		t_who(f, &m->procs[x->in.trace]);
+		fprintf(f, " (%s, %" PRIu64 " B requested%s)", x->in.source, x->in.request,
+			x->in.recovered ? ", recovered" : "");
+		if (!x->found) {
+			fprintf(f, ": its device %d is not among the grouped devices\n", x->in.ordinal);
+			continue;
+		}
+		const gmt_rm_device_t *dv = &rm->devices[x->dev];
+		fprintf(f, " on %s at %+.9f s after the device's first event\n", dv->id, since_t0(dv, x->in.ts));
+		fprintf(f, "    all %zu processes together had taken %s\n", dv->n_members,
+			gmt_fmt_bytes(b, sizeof(b), x->held_all));
+		for (size_t k = 0; k < dv->n_members; k++) {
+			fprintf(f, "      ");
+			t_member(f, m, dv, k);
+			fprintf(f, ": %s%s\n", gmt_fmt_bytes(b, sizeof(b), x->at[k]),
+				k == x->member ? " (the failing process)" : "");
+		}
 	}
 }
 
@@ -119,6 +194,11 @@ void gmt_job_text(FILE *f, const gmt_job_model_t *m)
 		fprintf(f, " on %s (its device %d): a context, no allocation\n", rm->devices[s->dev].id,
 			s->ordinal);
 	}
+
+	if (m->phases_built)
+		t_phases(f, m);
+	if (m->fails_built)
+		t_fails(f, m);
 }
 
 static void j_who(gmt_json_t *j, const gmt_job_model_t *m, size_t proc)
@@ -128,6 +208,86 @@ static void j_who(gmt_json_t *j, const gmt_job_model_t *m, size_t proc)
 	gmt_json_kv_u64(j, "pid", p->pid);
 	gmt_json_kv_str(j, "rank", p->rank);
 	gmt_json_kv_str(j, "local_rank", p->local_rank);
+}
+
+static void j_phases(gmt_json_t *j, const gmt_job_model_t *m)
+{
+	const gmt_report_model_t *rm = m->rm;
+	gmt_json_kv_arr_begin(j, "phases");
+	for (size_t i = 0; i < m->n_phases; i++) {
+		const gmt_job_phase_t *g = &m->phases[i];
+		const gmt_rm_device_t *dv = &rm->devices[g->dev];
+		gmt_json_obj_begin(j);
+		gmt_json_kv_str(j, "device", dv->id);
+		gmt_json_kv_str(j, "name", g->name);
+		gmt_json_kv_u64(j, "occurrence", g->k);
+		gmt_json_kv_u64(j, "from_ts_ns", g->from);
+		gmt_json_kv_u64(j, "to_ts_ns", g->to);
+		gmt_json_key(j, "coinciding_peak");
+		if (g->peak.found) {
+			gmt_json_obj_begin(j);
+			gmt_json_kv_u64(j, "taken_bytes", g->peak.held);
+			gmt_json_kv_u64(j, "ts_ns", g->peak.ts);
+			gmt_json_kv_fixed(j, "since_device_first_event_s", since_t0(dv, g->peak.ts), 9);
+			gmt_json_obj_end(j);
+		} else {
+			gmt_json_null(j);
+		}
+		gmt_json_kv_arr_begin(j, "members");
+		for (size_t k = 0; k < dv->n_members; k++) {
+			gmt_json_obj_begin(j);
+			j_who(j, m, dv->members[k].trace);
+			gmt_json_kv_u64(j, "taken_at_peak_bytes", g->at[k]);
+			if (g->present[k])
+				gmt_json_kv_u64(j, "own_max_taken_bytes", g->own[k]);
+			else
+				gmt_json_kv_null(j, "own_max_taken_bytes");
+			gmt_json_obj_end(j);
+		}
+		gmt_json_arr_end(j);
+		gmt_json_kv_u64(j, "own_max_sum_bytes", g->own_sum);
+		gmt_json_obj_end(j);
+	}
+	gmt_json_arr_end(j);
+}
+
+static void j_fails(gmt_json_t *j, const gmt_job_model_t *m)
+{
+	const gmt_report_model_t *rm = m->rm;
+	gmt_json_kv_arr_begin(j, "failures");
+	for (size_t i = 0; i < m->n_fails; i++) {
+		const gmt_job_fail_t *x = &m->fails[i];
+		gmt_json_obj_begin(j);
+		j_who(j, m, x->in.trace);
+		gmt_json_kv_u64(j, "failure", x->in.index + 1);
+		gmt_json_kv_str(j, "source", x->in.source);
+		gmt_json_kv_u64(j, "requested_bytes", x->in.request);
+		gmt_json_kv_bool(j, "recovered", x->in.recovered);
+		gmt_json_kv_u64(j, "ts_ns", x->in.ts);
+		gmt_json_kv_i64(j, "ordinal", x->in.ordinal);
+		if (!x->found) {
+			gmt_json_kv_null(j, "device");
+			gmt_json_kv_null(j, "taken_by_all_bytes");
+			gmt_json_kv_arr_begin(j, "members");
+			gmt_json_arr_end(j);
+			gmt_json_obj_end(j);
+			continue;
+		}
+		const gmt_rm_device_t *dv = &rm->devices[x->dev];
+		gmt_json_kv_str(j, "device", dv->id);
+		gmt_json_kv_u64(j, "taken_by_all_bytes", x->held_all);
+		gmt_json_kv_arr_begin(j, "members");
+		for (size_t k = 0; k < dv->n_members; k++) {
+			gmt_json_obj_begin(j);
+			j_who(j, m, dv->members[k].trace);
+			gmt_json_kv_u64(j, "taken_bytes", x->at[k]);
+			gmt_json_kv_bool(j, "failing", k == x->member);
+			gmt_json_obj_end(j);
+		}
+		gmt_json_arr_end(j);
+		gmt_json_obj_end(j);
+	}
+	gmt_json_arr_end(j);
 }
 
 void gmt_job_json(gmt_json_t *j, const gmt_job_model_t *m)
@@ -226,5 +386,9 @@ void gmt_job_json(gmt_json_t *j, const gmt_job_model_t *m)
 		gmt_json_obj_end(j);
 	}
 	gmt_json_arr_end(j);
+	if (m->phases_built)
+		j_phases(j, m);
+	if (m->fails_built)
+		j_fails(j, m);
 	gmt_json_obj_end(j);
 }

@@ -31,6 +31,20 @@ const char *gmt_fmt_bytes(char *buf, size_t len, uint64_t b)
 	return buf;
 }
 
+const char *gmt_fmt_uuid(char buf[48], const uint8_t *u)
+{
+	static const char hx[] = "0123456789abcdef";
+	char *p = buf + sprintf(buf, "GPU-");
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			*p++ = '-';
+		*p++ = hx[u[i] >> 4];
+		*p++ = hx[u[i] & 15];
+	}
+	*p = 0;
+	return buf;
+}
+
 const char *gmt_fmt_utc(char *buf, size_t len, uint64_t ns)
 {
 	time_t sec = (time_t)(ns / 1000000000u);

@@ -26,6 +26,9 @@ struct gmt_gaps;
 /* Formats bytes as "N B (x.xx GiB)" (binary unit named) into buf. */
 const char *gmt_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
+/* A device UUID as NVIDIA writes it: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx. */
+const char *gmt_fmt_uuid(char buf[48], const uint8_t *u);
+
 /* Formats a CLOCK_REALTIME ns value as ISO 8601 UTC with ns. */
 const char *gmt_fmt_utc(char *buf, size_t len, uint64_t realtime_ns);
 
@@ -171,5 +174,18 @@ void gmt_job_json(gmt_json_t *j, const struct gmt_job_model *m);
 struct gmt_diff_model;
 void gmt_diff_text(FILE *f, const struct gmt_diff_model *m);
 void gmt_diff_json(gmt_json_t *j, const struct gmt_diff_model *m);
+
+/* ---- card (gmt_card_render.c) ---- */
+
+struct gmt_card_estimate;
+struct gmt_card_trace;
+/* Text (md 0) or Markdown (md 1): the head and the computed part once,
+ * then each trace's observed and assumed parts and environment. */
+void gmt_card_head_text(FILE *f, const struct gmt_card_estimate *e, int md);
+void gmt_card_trace_text(FILE *f, const struct gmt_card_trace *t, const struct gmt_card_estimate *e, int md);
+/* JSON: "units" and "computed" as members of the document, then one trace
+ * object per trace (in "traces"). */
+void gmt_card_computed_json(gmt_json_t *j, const struct gmt_card_estimate *e);
+void gmt_card_trace_json(gmt_json_t *j, const struct gmt_card_trace *t, const struct gmt_card_estimate *e);
 
 #endif /* GMT_RENDER_H */

@@ -34,19 +34,6 @@ static int dev_reported(const gmt_dev_summary_t *d)
 	return d && (d->has_record || d->used || d->meminfo_samples);
 }
 
-static void uuid_str(char *buf, const uint8_t *u)
-{
-	static const char hx[] = "0123456789abcdef";
-	char *p = buf + sprintf(buf, "GPU-");
-	for (int i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			*p++ = '-';
-		*p++ = hx[u[i] >> 4];
-		*p++ = hx[u[i] & 15];
-	}
-	*p = 0;
-}
-
 /* ---- text -------------------------------------------------------------- */
 
 static void t_when(FILE *f, const gmt_summary_t *s, uint64_t ts)
@@ -120,7 +107,7 @@ static void t_device(FILE *f, const gmt_summary_t *s, const gmt_dev_summary_t *d
 	else
 		fprintf(f, "\nDevice %d", d->ordinal);
 	if (d->ordinal >= 0 && d->has_record) {
-		uuid_str(u, d->uuid);
+		gmt_fmt_uuid(u, d->uuid);
 		fprintf(f, ": ");
 		gmt_text_str(f, d->name);
 		fprintf(f, "\n  uuid %s, PCI bus id ", u);
@@ -572,7 +559,7 @@ static void j_device(gmt_json_t *j, const gmt_summary_t *s, const gmt_dev_summar
 	if (d->has_record) {
 		gmt_json_obj_begin(j);
 		gmt_json_kv_str(j, "name", d->name);
-		uuid_str(b, d->uuid);
+		gmt_fmt_uuid(b, d->uuid);
 		gmt_json_kv_str(j, "uuid", b);
 		gmt_json_kv_str(j, "pci_bus_id", d->pci_bus_id);
 		gmt_json_kv_u64(j, "total_bytes", d->total_bytes);

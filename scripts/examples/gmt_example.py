@@ -24,7 +24,9 @@ The peaks are each one counter's maximum since the reset: max allocated and
 max reserved need not have happened at the same instant. Each phase is an NVTX
 range (and a gpumemtrace.phase when that module imports), so the same run
 traced by gpumemtrace can be compared with what the job measured of itself.
-An out-of-memory error ends the run: the failing phase is recorded with its
+The run's dimensions (batch, context, width, layers, dtype) go into the trace
+with gpumemtrace.meta() when that module imports (for gpumemtrace-analyze
+card). An out-of-memory error ends the run: the failing phase is recorded with its
 message, the JSON is still written, and the exit status is 1.
 
 Exit status: 0 done; 1 a phase failed (the JSON says which); 2 bad arguments,
@@ -298,7 +300,8 @@ def cmd_environment(a):
 
 def import_gpumemtrace(marks):
     """gpumemtrace's Python module when asked for and importable, else None.
-    The repository's python/ folder is tried after sys.path."""
+    The repository's python/ folder is tried after sys.path. marks None:
+    the module whatever the marks (for its meta())."""
     if marks == "nvtx":
         return None
     here = os.path.dirname(os.path.abspath(__file__))
@@ -412,6 +415,11 @@ def run_measure(torch, a, idx, result):
     if a.marks == "api" and gmt is None:
         print("%s measure: --marks api, but no gpumemtrace module imports; the phases are "
               "not marked" % TOOL, file=sys.stderr)
+    # The dimensions this run tests, in the trace for the sizing card
+    # (gpumemtrace-analyze card); a no-op without the tracer.
+    meta = getattr(gmt if gmt is not None else import_gpumemtrace(None), "meta", None)
+    if callable(meta):
+        meta(batch=a.batch, context=a.context, width=a.width, layers=a.layers, dtype=a.dtype)
     m = Measurement(torch, idx, a.marks, gmt)
     result["phases"] = m.phases
     state = {}

@@ -58,10 +58,17 @@ traced graph_capture "$BUILD/tests/graph_capture"
 traced demo_fork "$BUILD/tests/demo_fork"
 # one job: ranks 0-2 and a worker on two devices (tests/routes/shared_workload.c; stray contexts)
 GMT_FAKE_DEVICES=2 GMT_FAKE_CONTEXT_BYTES=67108864 traced shared "$BUILD/tests/shared_workload" 3
+GMT_FAKE_DEVICES=2 GMT_FAKE_CONTEXT_BYTES=67108864 traced shared_phases "$BUILD/tests/shared_workload" 3 phases
 GMT_FAKE_MEM_BYTES=67108864 traced route_fail "$BUILD/tests/route_fail"
 GMT_FAKE_MEM_BYTES=67108864 traced route_fail_kill "$BUILD/tests/route_fail" kill
 PP="$ROOT/python/gpumemtrace_companion:$ROOT/python:$ROOT/tests/companion/fake_torch:$ROOT/tests/companion/user_site"
 PYTHONPATH="$PP" GPUMEMTRACE_COMPANION_STACKS=python traced companion_stacks python3 "$ROOT/tests/companion/e2e_workload.py" stacks
 PYTHONPATH="$PP" traced companion_main python3 "$ROOT/tests/companion/e2e_workload.py" main
+# the protocol example under the launcher on the fake torch (card): its own
+# meta() dimensions and the launcher's --meta; cold_forward fails at the limit
+GMT_FAKE_TORCH=1 GMT_FAKE_TORCH_SEGMENT=4096 GMT_FAKE_TORCH_LIMIT=4000 FAKE_TORCH_CUDART="$FAKE/libcudart.so.13" \
+	PYTHONPATH="$ROOT/tests/examples/fake_torch" LD_LIBRARY_PATH="$FAKE" one card_example "$BUILD/gpumemtrace" -q \
+	--meta tokens=8192 python3 "$ROOT/scripts/examples/gmt_example.py" measure --batch 2 --context 3 --width 8 \
+	--layers 1 --dtype float32 --warmup 2 --repeats 2 --marks both --output "$TMP/card_example.json"
 rm -rf "$TMP"
 ls -l "$OUT"

@@ -2,7 +2,7 @@
  * holdings known by construction, for the grouping of several traces by host
  * and physical device (tests/cases/shared_*.sh).
  *
- *   shared_workload 2|3
+ *   shared_workload 2|3 [phases]
  *
  * The parent makes no CUDA call (so writes no trace); it forks N ranks (the
  * child sets RANK=i, LOCAL_RANK=i, WORLD_SIZE=N before its first CUDA call)
@@ -23,10 +23,24 @@
  *           nothing: a stray context. A fourth process, a "worker" of rank
  *           0 (RANK=0, LOCAL_RANK=0, no allocation), makes a context on
  *           device 0 and exits: stray too.
+ * With "phases" (for phases and oom of several traces), every rank also
+ * marks phases through gpumemtrace's API (when the preload is there):
+ * "step" #1 from before the first step to after step 3 (its begin and end
+ * sent to the ranks in rank order), "step" #2 from then to after the last
+ * step, and inside #2, after the last step, one rank asks for 64 GiB, which
+ * fails (the doubles' device has 16 GiB):
+ *   N = 2:  #1 coinciding peak 600 MiB at step 3 (r0 300, r1 300), own
+ *           maxima 300, 300; #2 600 MiB at its begin (300, 300), own maxima
+ *           r0 300, r1 450 (sum 750); r0's failure: r0 100, r1 450 (550)
+ *   N = 3:  #1 650 MiB at step 3 (300, 300, 50), own maxima 300, 300, 50;
+ *           #2 650 MiB at its begin, own maxima 300, 450, 300 (sum 1050);
+ *           r1's failure: r0 100, r1 450, r2 50 (600); the worker has no
+ *           phases.
  * Then every rank frees what it holds and exits 0. Prints "step K" for
  * each step. Exit status 0; 2 bad usage; 3 a step failed.
  */
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +51,8 @@
 #define MAX_RANKS 3
 
 typedef struct cmd {
-	int op;         /* 'a' alloc, 'f' free, 'q' quit                   */
+	int op;         /* 'a' alloc, 'f' free, 'b' begin / 'e' end phase
+			   "step", 'x' an allocation that must fail, 'q' quit */
 	int slot;       /* 0 or 1                                           */
 	unsigned mib;   /* for 'a'                                          */
 } cmd_t;
@@ -74,8 +89,12 @@ static void set_rank_env(int rank, int n)
 static int rank_main(int rank, int n, int in, int out)
 {
 	void *slots[2] = { NULL, NULL };
+	void (*phase_begin)(const char *), (*phase_end)(const char *);
 	cmd_t c;
 	char ok;
+
+	*(void **)&phase_begin = dlsym(RTLD_DEFAULT, "gpumemtrace_phase_begin");
+	*(void **)&phase_end = dlsym(RTLD_DEFAULT, "gpumemtrace_phase_end");
 
 	set_rank_env(rank, n);
 	if (cudaSetDevice(0) != cudaSuccess)
@@ -91,6 +110,14 @@ static int rank_main(int rank, int n, int in, int out)
 			ok = cudaMalloc(&slots[c.slot], c.mib * MiB) == cudaSuccess;
 		else if (c.op == 'f')
 			ok = cudaFree(slots[c.slot]) == cudaSuccess, slots[c.slot] = NULL;
+		else if (c.op == 'b' && phase_begin)
+			phase_begin("step");
+		else if (c.op == 'e' && phase_end)
+			phase_end("step");
+		else if (c.op == 'x') {
+			void *p = NULL;
+			ok = cudaMalloc(&p, 64ull << 30) != cudaSuccess;
+		}
 		else if (c.op == 'q')
 			break;
 		if (write(out, &ok, 1) != 1 || !ok)
@@ -102,17 +129,36 @@ static int rank_main(int rank, int n, int in, int out)
 	return 0;
 }
 
+/* Sends c to rank r and waits for its acknowledgement; 0 or -1. */
+static int send_cmd(int to[][2], int from[][2], int r, cmd_t c)
+{
+	char ok = 0;
+	if (write(to[r][1], &c, sizeof c) != (ssize_t)sizeof c || read(from[r][0], &ok, 1) != 1 || !ok)
+		return -1;
+	return 0;
+}
+
+/* 'b' or 'e' to every rank, in rank order */
+static int all_ranks(int to[][2], int from[][2], int n, int op)
+{
+	for (int r = 0; r < n; r++)
+		if (send_cmd(to, from, r, (cmd_t){ op, 0, 0 }))
+			return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int n = argc == 2 ? atoi(argv[1]) : 0;
+	int n = argc == 2 || argc == 3 ? atoi(argv[1]) : 0;
+	int phases = argc == 3 && !strcmp(argv[2], "phases");
 	int to[MAX_RANKS][2], from[MAX_RANKS][2];
 	pid_t pids[MAX_RANKS + 1];
 	const step_t *script = n == 2 ? script2 : script3;
 	size_t steps = n == 2 ? sizeof script2 / sizeof script2[0] : sizeof script3 / sizeof script3[0];
 	int bad = 0, st;
 
-	if (n != 2 && n != 3) {
-		fprintf(stderr, "usage: shared_workload 2|3\n");
+	if ((n != 2 && n != 3) || (argc == 3 && !phases)) {
+		fprintf(stderr, "usage: shared_workload 2|3 [phases]\n");
 		return 2;
 	}
 	fflush(stdout);
@@ -129,15 +175,22 @@ int main(int argc, char **argv)
 		close(to[r][0]);
 		close(from[r][1]);
 	}
+	if (phases && all_ranks(to, from, n, 'b'))
+		bad = 1;
 	for (size_t k = 0; k < steps && !bad; k++) {
 		cmd_t c = { script[k].op, script[k].slot, script[k].mib };
-		char ok = 0;
-		if (write(to[script[k].rank][1], &c, sizeof c) != (ssize_t)sizeof c ||
-		    read(from[script[k].rank][0], &ok, 1) != 1 || !ok)
+		if (send_cmd(to, from, script[k].rank, c)) {
 			bad = 1;
-		else
-			printf("step %zu\n", n == 2 ? k + 1 : k);
+			break;
+		}
+		printf("step %zu\n", n == 2 ? k + 1 : k);
+		/* after step 3 (index 2 of script2, 3 of script3) */
+		if (phases && k == (n == 2 ? 2u : 3u) && (all_ranks(to, from, n, 'e') || all_ranks(to, from, n, 'b')))
+			bad = 1;
 	}
+	if (phases && !bad && (send_cmd(to, from, n == 2 ? 0 : 1, (cmd_t){ 'x', 0, 0 }) ||
+			       all_ranks(to, from, n, 'e')))
+		bad = 1;
 	for (int r = 0; r < n; r++) {
 		cmd_t q = { 'q', 0, 0 };
 		if (write(to[r][1], &q, sizeof q) != (ssize_t)sizeof q)

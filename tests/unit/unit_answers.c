@@ -55,6 +55,19 @@ static void card(void)
 	CHECK_EQ_U64(-1, gmt_card_reserve("-1", &r, err, sizeof err));
 	CHECK_EQ_STR("--reserve-gib: not a number (0 or more): '-1'", err);
 
+	/* numbers as the card writes and compares them */
+	CHECK_EQ_U64(0, gmt_card_plain("7e9", f[0]));
+	CHECK_EQ_STR("7000000000", f[0]);
+	CHECK_EQ_U64(0, gmt_card_plain("4.50", f[0]));
+	CHECK_EQ_STR("4.5", f[0]);
+	CHECK_EQ_U64(-1, gmt_card_plain("float16", f[0]));
+	CHECK_EQ_STR("float16", f[0]);
+	CHECK_EQ_U64(1, gmt_card_same("8192", "8.192e3"));
+	CHECK_EQ_U64(1, gmt_card_same("0.50", ".5") || gmt_card_same("0.50", "0.5"));
+	CHECK_EQ_U64(0, gmt_card_same("8192", "8193"));
+	CHECK_EQ_U64(1, gmt_card_same("bf16", "bf16"));
+	CHECK_EQ_U64(0, gmt_card_same("bf16", "16"));
+
 	CHECK_EQ_U64(0, gmt_card_kv("32,8,128,8192,2,1", &b, f, err, sizeof err));
 	CHECK_EQ_U64(1073741824ull, b);
 	gmt_card_units_text(b, t, sizeof t);
