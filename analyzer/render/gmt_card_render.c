@@ -126,7 +126,7 @@ static void md_status(FILE *f, const gmt_summary_t *s)
 	}
 	fputs("\n\n", f);
 	if (s->missing)
-		fprintf(f, "%" PRIu64 " events are missing (dropped): the observed numbers are lower bounds.\n\n",
+		fprintf(f, "%" PRIu64 " events are missing (dropped): the observed numbers may be off either way (a lost allocation makes them low, a lost free high).\n\n",
 			s->missing);
 	char b[512];
 	for (int i = 0; gmt_gap_line(&s->gaps, i, b, sizeof(b)); i++) {
