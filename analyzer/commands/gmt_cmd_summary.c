@@ -86,6 +86,21 @@ int gmt_cmd_job(const gmt_common_t *c, gmt_report_model_t **rmp, gmt_job_model_t
 	return 0;
 }
 
+int gmt_cmd_job_finish(gmt_out_t *out, gmt_report_model_t *rm, gmt_job_model_t *jm, int rc)
+{
+	if (!rc) {
+		if (out->json) {
+			gmt_job_json(out->json, jm);
+		} else {
+			gmt_cli_separator(out->f);
+			gmt_job_text(out->f, jm);
+		}
+	}
+	gmt_job_model_free(jm);
+	gmt_report_model_free(rm);
+	return rc;
+}
+
 /* Several traces: the processes of one job by physical device (the report
  * model's grouping and merge; model/gmt_job_model.h), after the traces'
  * own reports. Traces that cannot be read were said above; they only
@@ -97,15 +112,7 @@ static int job_section(const gmt_common_t *c, gmt_out_t *out)
 	int rc = gmt_cmd_job(c, &rm, &jm);
 	if (rc)
 		return rc;
-	if (out->json) {
-		gmt_job_json(out->json, jm);
-	} else {
-		gmt_cli_separator(out->f);
-		gmt_job_text(out->f, jm);
-	}
-	gmt_job_model_free(jm);
-	gmt_report_model_free(rm);
-	return 0;
+	return gmt_cmd_job_finish(out, rm, jm, 0);
 }
 
 static int run(void *st, const gmt_common_t *c, gmt_out_t *out)

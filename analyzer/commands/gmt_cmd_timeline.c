@@ -157,17 +157,7 @@ static int job_phases(const gmt_common_t *c, gmt_out_t *out)
 	int rc = gmt_cmd_job(c, &rm, &jm);
 	if (rc)
 		return rc;
-	if (!(rc = gmt_job_phases_build(jm))) {
-		if (out->json) {
-			gmt_job_json(out->json, jm);
-		} else {
-			gmt_cli_separator(out->f);
-			gmt_job_text(out->f, jm);
-		}
-	}
-	gmt_job_model_free(jm);
-	gmt_report_model_free(rm);
-	return rc;
+	return gmt_cmd_job_finish(out, rm, jm, gmt_job_phases_build(jm));
 }
 
 static int run(void *st, const gmt_common_t *c, gmt_out_t *out)

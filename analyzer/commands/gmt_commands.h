@@ -40,5 +40,9 @@ int gmt_cmd_temp_max(const gmt_cmd_t *cmd, const char *value, unsigned long long
  * -ENOMEM / -EIO with neither. gmt_cmd_summary.c. */
 struct gmt_job_model;
 int gmt_cmd_job(const gmt_common_t *c, struct gmt_report_model **rm, struct gmt_job_model **jm);
+/* Writes the job section (JSON or text after a separator) when rc is 0,
+ * frees both models and returns rc: the end of every command's job
+ * section, after its own build step. gmt_cmd_summary.c. */
+int gmt_cmd_job_finish(gmt_out_t *out, struct gmt_report_model *rm, struct gmt_job_model *jm, int rc);
 
 #endif /* GMT_COMMANDS_H */
