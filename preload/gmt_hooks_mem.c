@@ -27,21 +27,31 @@ static inline uint64_t u64p(const void *p)
 	return (uint64_t)(uintptr_t)p;
 }
 
-/* Common tail of the allocation bodies. */
-static inline __attribute__((always_inline)) void alloc_done_x(CUresult r, const gmt_call_t *call, unsigned kind, int dev,
-		       uint64_t addr, uint64_t size, uint64_t stream, uint64_t extra)
+/* Common tail of the allocation bodies. in_body: called (inlined) in a body
+ * itself, so gmt_rec_body may stand in for gmt_rec (the same stack). */
+static inline __attribute__((always_inline)) void alloc_tail(CUresult r, const gmt_call_t *call, unsigned kind, int dev,
+		       uint64_t addr, uint64_t size, uint64_t stream, uint64_t extra, int in_body)
 {
 	uint64_t aux = gmt_aux(kind, call) | extra;
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS && in_body)
+		gmt_rec_body(GMT_EV_ALLOC, dev, addr, size, stream, aux, 1);
+	else if (r == CUDA_SUCCESS)
 		gmt_rec(GMT_EV_ALLOC, dev, addr, size, stream, aux, 1);
 	else
 		gmt_rec_alloc_fail(dev, size, stream, aux, (int)r);
 }
 
+static inline __attribute__((always_inline)) void alloc_done_x(CUresult r, const gmt_call_t *call, unsigned kind, int dev,
+		       uint64_t addr, uint64_t size, uint64_t stream, uint64_t extra)
+{
+	alloc_tail(r, call, kind, dev, addr, size, stream, extra, 0);
+}
+
+/* Only in a body itself (gmt_do_*). */
 static inline __attribute__((always_inline)) void alloc_done(CUresult r, const gmt_call_t *call, unsigned kind, int dev,
 		       uint64_t addr, uint64_t size, uint64_t stream)
 {
-	alloc_done_x(r, call, kind, dev, addr, size, stream, 0);
+	alloc_tail(r, call, kind, dev, addr, size, stream, 0, 1);
 }
 
 /* A free-like event before the real call; after it, the FREE_FAIL if needed. */
@@ -101,7 +111,7 @@ CUresult gmt_do_cuMemFree_v2(__typeof__(cuMemFree_v2) *real, const gmt_call_t *c
 
 	GMT_GUARD_ENTER();
 	if (dptr != 0)
-		gmt_rec(GMT_EV_FREE, dev, dptr, 0, 0, aux, 1);
+		gmt_rec_body(GMT_EV_FREE, dev, dptr, 0, 0, aux, 1);
 	r = real(dptr);
 	if (dptr != 0)
 		free_fail(r, dev, dptr, 0, 0, aux);

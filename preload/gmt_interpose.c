@@ -403,24 +403,24 @@ void *gmt_resolve(int id)
 
 /* ---- driver helpers the tracer calls itself -------------------------------- */
 
-static gmt_drv_t drv_fns;
-static _Atomic int drv_ready;
+gmt_drv_t gmt_drv_fns;
+_Atomic int gmt_drv_ready;
 static pthread_mutex_t drv_lock = PTHREAD_MUTEX_INITIALIZER;
 
-const gmt_drv_t *gmt_drv(void)
+const gmt_drv_t *gmt_drv_slow(void)
 {
 	void *h;
 	void *(*sym)(void *, const char *);
 
-	if (GMT_LIKELY(atomic_load_explicit(&drv_ready, memory_order_acquire)))
-		return &drv_fns;
+	if (GMT_LIKELY(atomic_load_explicit(&gmt_drv_ready, memory_order_acquire)))
+		return &gmt_drv_fns;
 	h = gmt_driver_handle();
 	sym = real_dlsym_fn();
 	if (h == NULL)
-		return &drv_fns; /* all NULL: no driver yet */
+		return &gmt_drv_fns; /* all NULL: no driver yet */
 	pthread_mutex_lock(&drv_lock);
-	if (!atomic_load(&drv_ready)) {
-#define GMT_DRV_FN(field, name) drv_fns.field = (__typeof__(drv_fns.field))sym(h, #name)
+	if (!atomic_load(&gmt_drv_ready)) {
+#define GMT_DRV_FN(field, name) gmt_drv_fns.field = (__typeof__(gmt_drv_fns.field))sym(h, #name)
 		GMT_DRV_FN(ctx_get_current, cuCtxGetCurrent);
 		GMT_DRV_FN(ctx_get_device, cuCtxGetDevice);
 		GMT_DRV_FN(ctx_push, cuCtxPushCurrent_v2);
@@ -445,10 +445,10 @@ const gmt_drv_t *gmt_drv(void)
 		GMT_DRV_FN(address_range, cuMemGetAddressRange_v2);
 		GMT_DRV_FN(ctx_get_limit, cuCtxGetLimit);
 #undef GMT_DRV_FN
-		atomic_store_explicit(&drv_ready, 1, memory_order_release);
+		atomic_store_explicit(&gmt_drv_ready, 1, memory_order_release);
 	}
 	pthread_mutex_unlock(&drv_lock);
-	return &drv_fns;
+	return &gmt_drv_fns;
 }
 
 /* ---- cuGetProcAddress ------------------------------------------------------- */

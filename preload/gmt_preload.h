@@ -175,6 +175,8 @@ typedef struct gmt_tls {
 				 * caller's library), for the driver call under it */
 	uintptr_t mod_lo[2], mod_hi[2]; /* text of the last two callers' modules
 					 * found to own nothing (gmt_lib_note) */
+	uintptr_t own_pc;       /* gmt_owner's cache: the last caller looked up, */
+	unsigned own_n, own;    /* the table's size then, and its owner there   */
 	unsigned ctx_gen;       /* gmt_ctx_gen when ctx/ctx_dev were cached      */
 	CUcontext ctx;          /* cache: the last current context seen ...      */
 	int ctx_dev;            /* ... and its device                            */
@@ -261,8 +263,17 @@ typedef struct gmt_drv {
 } gmt_drv_t;
 
 /* The driver's helper functions; members NULL until the driver is loaded
- * (resolved once, at the first hook that needs them). */
-const gmt_drv_t *gmt_drv(void);
+ * (resolved once, at the first hook that needs them: gmt_drv_slow). Inline:
+ * one load on every later call. */
+extern gmt_drv_t gmt_drv_fns;
+extern _Atomic int gmt_drv_ready;
+const gmt_drv_t *gmt_drv_slow(void);
+static inline const gmt_drv_t *gmt_drv(void)
+{
+	if (GMT_LIKELY(atomic_load_explicit(&gmt_drv_ready, memory_order_acquire)))
+		return &gmt_drv_fns;
+	return gmt_drv_slow();
+}
 
 /* ---- recording helpers (gmt_preload_state.c) ----------------------------- */
 
@@ -276,11 +287,38 @@ int gmt_ctx_device(CUcontext ctx);
 /* Forget every cached context -> device (a context was destroyed). */
 void gmt_ctx_forget(void);
 
+/* The known owning libraries' text (gmt_lib_note): append-only, readers
+ * load the count with acquire (gmt_preload_state.c). */
+#define GMT_OWNER_LIBS 16
+typedef struct gmt_lib_range {
+	_Atomic uintptr_t lo, hi;
+	_Atomic unsigned owner;
+} gmt_lib_range_t;
+extern gmt_lib_range_t gmt_libs[GMT_OWNER_LIBS];
+extern _Atomic unsigned gmt_n_libs;
+/* The scan of the n entries for a, remembered in gmt_tls (own_*). */
+unsigned gmt_lib_lookup_slow(uintptr_t a, unsigned n);
+
 /* The owner of a driver-level call (enum gmt_owner): NCCL inside an NCCL
  * entry point; else the library whose text call->caller lies in, among
  * those gmt_lib_note() learnt; else the owner of the runtime call this one
- * is made under (gmt_tls.rt_owner); else the application. A few compares. */
-unsigned gmt_owner(const gmt_call_t *call);
+ * is made under (gmt_tls.rt_owner); else the application. Per thread, the
+ * last caller's answer is kept with the table's size it was found at (the
+ * table only grows, so it stays true): a load and two compares. */
+static inline unsigned gmt_owner(const gmt_call_t *call)
+{
+	uintptr_t a = (uintptr_t)call->caller;
+	unsigned n, o;
+
+	if (gmt_tls.nccl_depth > 0)
+		return GMT_OWNER_NCCL;
+	n = atomic_load_explicit(&gmt_n_libs, memory_order_acquire);
+	if (GMT_LIKELY(n == 0))
+		return gmt_tls.rt_owner;
+	o = GMT_LIKELY(a == gmt_tls.own_pc && n == gmt_tls.own_n) ? gmt_tls.own
+								   : gmt_lib_lookup_slow(a, n);
+	return o != GMT_OWNER_APP ? o : gmt_tls.rt_owner;
+}
 /* Tells the tracer that code at addr called us (dlsym of cuGetProcAddress,
  * cuGetProcAddress, an NCCL or runtime entry point). If addr lies in a
  * library that owns its allocations (basename libnccl*, libcublas* -
@@ -289,7 +327,6 @@ unsigned gmt_owner(const gmt_call_t *call);
  * GMT_OWNER_APP. Cheap when addr is in a library already known or in the
  * last two modules this thread found to own nothing; one dladdr otherwise. */
 unsigned gmt_lib_note(const void *addr);
-#define GMT_OWNER_LIBS 16
 
 /* The runtime or NCCL library whose function fn is (lib: GMT_LIB_RT or
  * GMT_LIB_NCCL) is recorded, with its version, as a META record the first
@@ -298,12 +335,11 @@ unsigned gmt_lib_note(const void *addr);
 void gmt_versions_note(const void *fn, int lib);
 
 /* aux of an allocation-like event: kind | api | owner | flags. */
-uint64_t gmt_aux(unsigned kind, const gmt_call_t *call);
+static inline uint64_t gmt_aux(unsigned kind, const gmt_call_t *call)
+{
+	return GMT_AUX(kind, gmt_tls.api, gmt_owner(call)) | (uint64_t)(call->flags & 0xff) << 24;
+}
 
-/* Emits one event from a body (skip: the body's and the wrapper's frames);
- * the first event naming a device is preceded by the device's record. */
-void gmt_rec(unsigned type, int device, uint64_t addr, uint64_t size,
-	     uint64_t stream, uint64_t aux, int want_stack);
 
 /* A failed allocation: ALLOC_FAIL, then a MEMINFO and pool samples of the
  * device, all on disk before it returns (post-mortems need them). */
@@ -315,8 +351,39 @@ void gmt_rec_alloc_fail(int device, uint64_t size, uint64_t stream,
 void gmt_device_seen(int device, CUcontext ctx);
 
 /* The device record of device (if not written yet), nothing else: for events
- * that do not go through gmt_rec() (the framework's side stream). */
-void gmt_device_describe(int device);
+ * that do not go through gmt_rec() (the framework's side stream). Inline:
+ * one load and a bit test once the device is described (gmt_described). */
+extern _Atomic uint64_t gmt_described[GMT_MAX_DEVICES / 64];
+void gmt_describe_slow(int device);
+static inline void gmt_device_describe(int device)
+{
+	if (device >= 0 && device < GMT_MAX_DEVICES &&
+	    !(atomic_load_explicit(&gmt_described[device / 64], memory_order_relaxed) &
+	      (1ull << (device % 64))))
+		gmt_describe_slow(device);
+}
+
+/* Emits one event from a body (skip: the body's and the wrapper's frames);
+ * the first event naming a device is preceded by the device's record. */
+void gmt_rec(unsigned type, int device, uint64_t addr, uint64_t size,
+	     uint64_t stream, uint64_t aux, int want_stack);
+
+/* gmt_rec without its frame, for the hot bodies: ONLY in a body itself (or
+ * what is always inlined into one), where the frames above gmt_emit are
+ * exactly the body's and the wrapper's: the same stack as gmt_rec gives
+ * (its frame and one more skipped). */
+#define GMT_BODY_SKIP_FRAMES 2
+static inline __attribute__((always_inline)) void
+gmt_rec_body(unsigned type, int device, uint64_t addr, uint64_t size, uint64_t stream,
+	     uint64_t aux, int want_stack)
+{
+	gmt_event_t ev = {
+		.ts = 0, .addr = addr, .size = size, .stream = stream, .aux = aux,
+		.stack = 0, .type = (uint16_t)type, .device = (int16_t)device,
+	};
+	gmt_device_describe(device);
+	gmt_emit(&ev, want_stack, GMT_BODY_SKIP_FRAMES);
+}
 
 /* Samples right after a context of device went (what it took with it:
  * the pools are trimmed): MEMINFO when a context is current, and the

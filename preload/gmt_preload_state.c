@@ -79,7 +79,7 @@ void gmt_pl_log(int level, const char *fmt, ...)
 /* Bumped when a context goes away: per-thread caches compare generations, so
  * a new context at a recycled address is looked up again. */
 static _Atomic unsigned ctx_gen = 1;
-static _Atomic uint64_t described[GMT_MAX_DEVICES / 64];
+_Atomic uint64_t gmt_described[GMT_MAX_DEVICES / 64];
 
 void gmt_ctx_forget(void)
 {
@@ -129,7 +129,7 @@ static void stub_say(void)
 /* Writes the device record the first time an event names the device, so
  * the record precedes every event that refers to it (also for a device that
  * only a worker thread's cuMemCreate used, with no context we saw). */
-static void describe_device(int dev)
+void gmt_describe_slow(int dev)
 {
 	const gmt_drv_t *d = gmt_drv();
 	gmt_device_info_t info;
@@ -141,9 +141,9 @@ static void describe_device(int dev)
 	if (dev < 0 || dev >= GMT_MAX_DEVICES)
 		return;
 	bit = 1ull << (dev % 64);
-	if (atomic_load_explicit(&described[dev / 64], memory_order_relaxed) & bit)
+	if (atomic_load_explicit(&gmt_described[dev / 64], memory_order_relaxed) & bit)
 		return;
-	if (atomic_fetch_or(&described[dev / 64], bit) & bit)
+	if (atomic_fetch_or(&gmt_described[dev / 64], bit) & bit)
 		return;
 	if (driver_stub()) {
 		stub_say();
@@ -254,24 +254,34 @@ int gmt_ctx_device(CUcontext ctx)
  * practice); a full table is said once and the library counts as the
  * application.
  */
-typedef struct lib_range {
-	_Atomic uintptr_t lo, hi;
-	_Atomic unsigned owner;
-} lib_range_t;
-
-static lib_range_t libs[GMT_OWNER_LIBS];
-static _Atomic unsigned n_libs;
+gmt_lib_range_t gmt_libs[GMT_OWNER_LIBS];
+_Atomic unsigned gmt_n_libs;
 static pthread_mutex_t libs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline unsigned lib_scan(uintptr_t a, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (a >= atomic_load_explicit(&gmt_libs[i].lo, memory_order_relaxed) &&
+		    a < atomic_load_explicit(&gmt_libs[i].hi, memory_order_relaxed))
+			return atomic_load_explicit(&gmt_libs[i].owner, memory_order_relaxed);
+	return GMT_OWNER_APP;
+}
 
 static inline unsigned lib_lookup(uintptr_t a)
 {
-	unsigned n = atomic_load_explicit(&n_libs, memory_order_acquire);
+	return lib_scan(a, atomic_load_explicit(&gmt_n_libs, memory_order_acquire));
+}
 
-	for (unsigned i = 0; i < n; i++)
-		if (a >= atomic_load_explicit(&libs[i].lo, memory_order_relaxed) &&
-		    a < atomic_load_explicit(&libs[i].hi, memory_order_relaxed))
-			return atomic_load_explicit(&libs[i].owner, memory_order_relaxed);
-	return GMT_OWNER_APP;
+/* The table is append-only: the owner of an address is a function of the
+ * address and the number of entries, so (caller, n) -> owner is cached. */
+unsigned gmt_lib_lookup_slow(uintptr_t a, unsigned n)
+{
+	unsigned o = lib_scan(a, n);
+
+	gmt_tls.own_pc = a;
+	gmt_tls.own_n = n;
+	gmt_tls.own = o;
+	return o;
 }
 
 /* The owner a library's file name stands for (its basename's prefix). */
@@ -328,9 +338,9 @@ static void lib_add(uintptr_t lo, uintptr_t hi, unsigned owner, const char *file
 	unsigned n;
 
 	pthread_mutex_lock(&libs_lock);
-	n = atomic_load_explicit(&n_libs, memory_order_relaxed);
+	n = atomic_load_explicit(&gmt_n_libs, memory_order_relaxed);
 	for (unsigned i = 0; i < n; i++) {
-		if (atomic_load_explicit(&libs[i].lo, memory_order_relaxed) == lo) {
+		if (atomic_load_explicit(&gmt_libs[i].lo, memory_order_relaxed) == lo) {
 			pthread_mutex_unlock(&libs_lock);
 			return; /* another thread was first */
 		}
@@ -343,10 +353,10 @@ static void lib_add(uintptr_t lo, uintptr_t hi, unsigned owner, const char *file
 				   GMT_OWNER_LIBS, file);
 		return;
 	}
-	atomic_store_explicit(&libs[n].lo, lo, memory_order_relaxed);
-	atomic_store_explicit(&libs[n].hi, hi, memory_order_relaxed);
-	atomic_store_explicit(&libs[n].owner, owner, memory_order_relaxed);
-	atomic_store_explicit(&n_libs, n + 1, memory_order_release);
+	atomic_store_explicit(&gmt_libs[n].lo, lo, memory_order_relaxed);
+	atomic_store_explicit(&gmt_libs[n].hi, hi, memory_order_relaxed);
+	atomic_store_explicit(&gmt_libs[n].owner, owner, memory_order_relaxed);
+	atomic_store_explicit(&gmt_n_libs, n + 1, memory_order_release);
 	pthread_mutex_unlock(&libs_lock);
 	gmt_pl_log(3, "owner %u: text at %#lx-%#lx (%s)", owner, (unsigned long)lo,
 		   (unsigned long)hi, file);
@@ -390,21 +400,6 @@ unsigned gmt_lib_note(const void *addr)
 	    (a >= gmt_tls.mod_lo[1] && a < gmt_tls.mod_hi[1]))
 		return o;
 	return lib_learn(a);
-}
-
-unsigned gmt_owner(const gmt_call_t *call)
-{
-	unsigned o;
-
-	if (gmt_tls.nccl_depth > 0)
-		return GMT_OWNER_NCCL;
-	o = lib_lookup((uintptr_t)call->caller);
-	return o != GMT_OWNER_APP ? o : gmt_tls.rt_owner;
-}
-
-uint64_t gmt_aux(unsigned kind, const gmt_call_t *call)
-{
-	return GMT_AUX(kind, gmt_tls.api, gmt_owner(call)) | (uint64_t)(call->flags & 0xff) << 24;
 }
 
 /* ---- small maps: pools and VMM handles/ranges -> device ------------------ */
@@ -830,7 +825,7 @@ __attribute__((noinline)) void gmt_rec(unsigned type, int device, uint64_t addr,
 		.stack = 0, .type = (uint16_t)type, .device = (int16_t)device,
 	};
 	if (device >= 0)
-		describe_device(device);
+		gmt_device_describe(device);
 	gmt_emit(&ev, want_stack, GMT_SKIP_FRAMES);
 }
 
@@ -1010,7 +1005,7 @@ __attribute__((noinline)) void gmt_rec_alloc_fail(int device, uint64_t size, uin
 	/* The failure first (its time is the failure's), then the samples taken
 	 * right after it; one wait for the disk covers them all. */
 	if (device >= 0)
-		describe_device(device);
+		gmt_device_describe(device);
 	if (device < 0 || gmt_drv()->mem_get_info == NULL) {
 		gmt_emit_urgent(&ev, 1, GMT_SKIP_FRAMES);
 		return;
@@ -1020,16 +1015,11 @@ __attribute__((noinline)) void gmt_rec_alloc_fail(int device, uint64_t size, uin
 		gmt_tracer_flush(200);
 }
 
-void gmt_device_describe(int device)
-{
-	describe_device(device);
-}
-
 void gmt_device_seen(int device, CUcontext ctx)
 {
 	if (device < 0)
 		return;
-	describe_device(device);
+	gmt_device_describe(device);
 	emit_samples(device, ctx, 0);
 }
 
