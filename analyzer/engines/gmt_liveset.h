@@ -9,8 +9,12 @@
  * and VMM handle is kept with the stack of the event that made it live (a
  * FREE undone by FREE_FAIL gets its allocation's stack back) and its
  * recorded owner. At each instant asked for, the live bytes of that
- * instant's device are summed by stack id. Memory is proportional to what
- * is live, never to the trace; nothing is printed.
+ * instant's device are summed by stack id. On request, the same pass also
+ * finds each device's peak (the first instant its total reached its
+ * maximum, as the replay's summary has it) and the live set then, exactly,
+ * without knowing the peak beforehand (gmt_liveset.c says how). Memory is
+ * proportional to what is live (and to the stacks), never to the trace;
+ * nothing is printed.
  *
  * Instants are named by main-stream event number: the events of EVENTS
  * records without the SIDE flag, in file order (LATE ones where they
@@ -26,12 +30,13 @@
 #include <stdint.h>
 
 #include "gmt_decode.h"
+#include "engines/gmt_replay.h"
 
 /* Live bytes of one device with one stack id. */
 typedef struct gmt_live_group {
 	uint32_t stack;          /* 0: no stack recorded                      */
-	unsigned owner;          /* the recorded owner (format owner) of the
-				    first block met with this stack          */
+	unsigned owner;          /* the lowest recorded owner (format owner)
+				    among its blocks                          */
 	uint64_t bytes, count;   /* live bytes and blocks (VMM handles count
 				    as blocks)                                */
 } gmt_live_group_t;
@@ -65,6 +70,22 @@ typedef struct gmt_instant {
  * or -ENOMEM (then res->status is GMT_DECODE_STOPPED); res gets the
  * decoder's outcome. */
 int gmt_liveset_run(const char *path, gmt_instant_t *const *at, size_t n, gmt_decode_result_t *res);
+
+/* The same inside a caller's own pass: the engine observes the replay rp
+ * (its observer, until gmt_liveset_free) and the caller hands every
+ * decoded batch of events to gmt_liveset_events instead of the replay's
+ * events callback (which it calls). maxima: also find every device's peak
+ * (gmt_liveset_finish). NULL when out of memory. */
+typedef struct gmt_liveset gmt_liveset_t;
+gmt_liveset_t *gmt_liveset_new(gmt_replay_t *rp, gmt_instant_t *const *at, size_t n, int maxima);
+/* Returns what the replay's events callback returns (nonzero: stop). */
+int gmt_liveset_events(gmt_liveset_t *l, const gmt_devent_t *ev, size_t n, unsigned flags);
+/* After the last event: with maxima, one instant per device of ordinal
+ * >= 0 whose peak is above 0, by ordinal, kind GMT_AT_PEAK with bytes =
+ * the peak and the live set at it (an array the caller frees, and each
+ * instant's groups with gmt_instant_clear). Returns 0 or -ENOMEM. */
+int gmt_liveset_finish(gmt_liveset_t *l, gmt_instant_t **maxima, size_t *n_maxima);
+void gmt_liveset_free(gmt_liveset_t *l);
 
 /* Whether an event of an EVENTS record with these flags counts as a
  * main-stream event for instants. */

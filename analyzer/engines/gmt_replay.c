@@ -43,7 +43,8 @@ typedef struct rp_slot {
 	uint64_t key;
 	uint64_t a;        /* blocks: size; handles: size; maps: size; va: size */
 	uint64_t b;        /* handles: mapping count; maps: handle; blocks:
-			      the observer's value (gmt_obs_t.cookie)       */
+			      the observer's values (gmt_obs_t.cookie low,
+			      cookie_hi high)                               */
 	uint32_t c;        /* kind | owner << 8, then blocks: context index
 			      << 16 (0 unknown), handles: references << 16;
 			      maps: the observer's value                    */
@@ -181,15 +182,17 @@ static int notify(gmt_replay_t *r, enum gmt_obs_op op, uint64_t key, uint64_t si
 	return notify_ck(r, op, key, size, handle, dev, kind, owner, NULL);
 }
 
-/* A block's observer value lives in its slot's b (unused by blocks). */
+/* A block's observer values live in its slot's b (unused by blocks). */
 static int notify_block(gmt_replay_t *r, enum gmt_obs_op op, rp_slot_t *b, uint64_t key,
 			uint64_t size, int dev, unsigned kind, unsigned owner)
 {
 	if (!r->obs)
 		return 0;
-	uint32_t ck = (uint32_t)b->b;
-	int rc = notify_ck(r, op, key, size, 0, dev, kind, owner, &ck);
-	b->b = ck;
+	uint32_t ck = (uint32_t)b->b, hi = (uint32_t)(b->b >> 32);
+	gmt_obs_t o = { .op = op, .key = key, .size = size, .dev = dev, .kind = kind, .owner = owner,
+			.cookie = &ck, .cookie_hi = &hi };
+	int rc = r->obs(r->obs_ctx, r->cause, &o);
+	b->b = ck | (uint64_t)hi << 32;
 	return rc;
 }
 
@@ -568,7 +571,7 @@ int gmt_replay_each_block(const gmt_replay_t *r, gmt_replay_block_fn fn, void *c
 		const rp_slot_t *b = i < r->n_dense ? &r->dense[i] : &r->blocks.s[i - r->n_dense];
 		if (!b->used || apart(BLK_KIND(b->c)) || (b->bflags & BF_CAPTURED))
 			continue;
-		int rc = fn(ctx, b->key, b->a, b->dev, BLK_KIND(b->c), BLK_OWNER(b->c), (uint32_t)b->b);
+		int rc = fn(ctx, b->key, b->a, b->dev, BLK_KIND(b->c), BLK_OWNER(b->c), b->b);
 		if (rc)
 			return rc;
 	}

@@ -306,6 +306,9 @@ typedef struct gmt_obs {
 				(0 when it is added; valid during the call),
 				so the observer needs no map of its own;
 				NULL for handles                              */
+	uint32_t *cookie_hi; /* blocks only: a second such value (the upper
+				half of what gmt_replay_each_block gives);
+				NULL for mappings and handles                 */
 } gmt_obs_t;
 
 /* cause: the event being replayed. Returns 0 or a negative errno (which
@@ -323,10 +326,11 @@ int gmt_replay_event(gmt_replay_t *r, const gmt_devent_t *e);
 
 /* Calls fn for every live device block an observer was told of (not host
  * pinned or imported memory, not a graph's captured node), in no
- * particular order, with the observer's value kept for it. Stops at the
- * first nonzero fn and returns it. */
+ * particular order, with the observer's values kept for it (cookie: the
+ * gmt_obs_t.cookie value in the low half, cookie_hi's in the high). Stops
+ * at the first nonzero fn and returns it. */
 typedef int (*gmt_replay_block_fn)(void *ctx, uint64_t addr, uint64_t size, int dev, unsigned kind,
-				   unsigned owner, uint32_t cookie);
+				   unsigned owner, uint64_t cookie);
 int gmt_replay_each_block(const gmt_replay_t *r, gmt_replay_block_fn fn, void *ctx);
 
 /* Forgets the allocation ids given so far (an EVENTS2 record flagged

@@ -3,13 +3,15 @@
  * (gmt_sites_model.h).
  *
  *  1. A replay as for `summary` gives each device's coinciding peak (the
- *     first instant its total reached the maximum); on the way STACK,
- *     TEXT_STACK and MODULE records are kept, the bytes allocated per
- *     (device, stack) summed, failed allocations listed, and with --phase
- *     each occurrence's device peaks found, named by main-stream event
- *     number as gmt_liveset.h counts them.
- *  2. The live set engine (gmt_liveset.h) takes the live bytes by stack
- *     right after each of those peaks.
+ *     first instant its total reached the maximum), and the live set engine
+ *     (gmt_liveset.h) observing it gives, in the same pass, the live bytes
+ *     by stack at each of those peaks and at the instants asked for
+ *     (opts.at); on the way STACK, TEXT_STACK and MODULE records are kept,
+ *     the bytes allocated per (device, stack) summed, failed allocations
+ *     listed, and with --phase each occurrence's device peaks found, named
+ *     by main-stream event number as gmt_liveset.h counts them.
+ *  2. --phase: the live set engine takes the live bytes by stack right
+ *     after each occurrence's peaks (a second pass).
  *  3. --framework: the framework's peaks engine (gmt_fwpeaks.h), for the
  *     whole run and each occurrence's window.
  *  4. Sites are merged by symbolised stack (gmt_stacks.h), listed, and the
@@ -62,7 +64,11 @@ struct gmt_sites_model_priv {
 	/* pass 1 */
 	gmt_replay_t *rp;
 	gmt_visitor_t inner;
+	gmt_liveset_t *ls;       /* the live sets at the peaks, same pass    */
+	gmt_instant_t *asked;    /* opts.at's instants                       */
 	gmt_u64map_t totals;     /* (dev + 1) << 32 | stack -> a bytes, b count | owner << 56 */
+	uint64_t last_key;       /* the totals' slot of the latest key ...    */
+	gmt_u64map_slot_t *last; /* ... (valid until the next new key)       */
 	size_t cap_fails;
 	occ_work_t *ow;          /* per occurrence                           */
 	size_t occ_lo;           /* occurrences before it are over           */
@@ -159,11 +165,15 @@ static int p1_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 		    (e->type == GMT_EV_VMM_CREATE && kind != GMT_KIND_IMPORTED && kind != GMT_KIND_MULTICAST)) {
 			int existed;
 			uint64_t key = (uint64_t)(uint16_t)(e->device + 1) << 32 | e->stack;
-			gmt_u64map_slot_t *s = gmt_u64map_put(&p->totals, key, &existed);
-			if (!s)
-				return 1;
-			if (!existed)
-				s->b = (uint64_t)GMT_AUX_OWNER(e->aux) << 56;
+			gmt_u64map_slot_t *s = p->last;
+			if (!s || key != p->last_key) {
+				if (!(s = gmt_u64map_put(&p->totals, key, &existed)))
+					return 1;
+				if (!existed)
+					s->b = (uint64_t)GMT_AUX_OWNER(e->aux) << 56;
+				p->last = s;
+				p->last_key = key;
+			}
 			s->a += e->size;
 			s->b++;
 		} else if (e->type == GMT_EV_ALLOC_FAIL && kind != GMT_KIND_HOST && kind != GMT_KIND_IMPORTED) {
@@ -194,16 +204,17 @@ static int p1_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 		for (size_t i = 0; i < n; i++) {
 			if (occ_update(m, &ev[i], 0))
 				return 1;
-			int rc = p->inner.events(p->inner.ctx, &ev[i], 1, flags);
+			int rc = gmt_liveset_events(p->ls, &ev[i], 1, flags);
 			if (rc)
 				return rc;
+			flags &= ~(unsigned)GMT_EVENTS_IDS_RESET;   /* the record's first event's */
 			p->seq++;
 			if (occ_update(m, &ev[i], 1))
 				return 1;
 		}
 		return 0;
 	}
-	return p->inner.events(p->inner.ctx, ev, n, flags);
+	return gmt_liveset_events(p->ls, ev, n, flags);
 }
 
 /* The replay's other callbacks, behind ours. */
@@ -426,6 +437,23 @@ static int pass1(gmt_sites_model_t *m)
 	p->rp = gmt_replay_new(m->file);
 	if (!p->rp)
 		return -ENOMEM;
+	/* the instants asked for by event number, taken on the way */
+	size_t n_at = p->o->n_at;
+	p->asked = calloc(n_at ? n_at : 1, sizeof(*p->asked));
+	gmt_instant_t **at = calloc(n_at ? n_at : 1, sizeof(*at));
+	if (!p->asked || !at) {
+		free(at);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n_at; i++) {
+		p->asked[i] = (gmt_instant_t){ .kind = GMT_AT_EVENT, .ordinal = p->o->at[i].ordinal,
+					       .seq = p->o->at[i].seq };
+		at[i] = &p->asked[i];
+	}
+	p->ls = gmt_liveset_new(p->rp, at, n_at, 1);
+	free(at);
+	if (!p->ls)
+		return -ENOMEM;
 	gmt_visitor_t v;
 	gmt_replay_visitor(p->rp, &p->inner);
 	v = p->inner;
@@ -444,11 +472,21 @@ static int pass1(gmt_sites_model_t *m)
 	const gmt_summary_t *s = gmt_replay_finish(p->rp, &m->res);
 	m->events = s->events;
 	m->gaps = s->gaps;
+	gmt_instant_t *peaks = NULL;
+	size_t n_peaks = 0;
+	int rc = gmt_liveset_finish(p->ls, &peaks, &n_peaks);
+	gmt_liveset_free(p->ls);
+	p->ls = NULL;
+	if (rc)
+		return -ENOMEM;
 
 	m->devs = calloc(s->n_dev ? s->n_dev : 1, sizeof(*m->devs));
 	if (!m->devs)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->n_dev; i++) {
+		rc = -ENOMEM;
+	/* the devices with a peak, and the live set at it: the live set
+	 * engine found the same peaks (by ordinal; checked) */
+	size_t q = 0;
+	for (size_t i = 0; !rc && i < s->n_dev; i++) {
 		const gmt_dev_summary_t *d = s->dev[i];
 		if (!d || d->ordinal < 0 || !d->peak.total)
 			continue;
@@ -456,6 +494,37 @@ static int pass1(gmt_sites_model_t *m)
 		x->ordinal = d->ordinal;
 		x->peak = d->peak.total;
 		x->peak_ts = d->peak_ts;
+		if (q >= n_peaks || peaks[q].ordinal != d->ordinal || peaks[q].bytes != d->peak.total ||
+		    peaks[q].at_ts != d->peak_ts) {
+			rc = -EPROTO;   /* not reached: the engine and the summary agree */
+			break;
+		}
+		rc = gmt_site_list_of(&x->live, peaks[q].groups, peaks[q].n_groups);
+		if (!rc)
+			rc = gmt_stacks_group(p->cat, x->live.sites, &x->live.n);
+		q++;
+	}
+	for (size_t i = 0; i < n_peaks; i++)
+		gmt_instant_clear(&peaks[i]);
+	free(peaks);
+	if (!rc && q != n_peaks)
+		rc = -EPROTO;
+	if (rc)
+		return rc;
+	/* the instants asked for */
+	m->ats = calloc(n_at ? n_at : 1, sizeof(*m->ats));
+	if (!m->ats)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_at; i++) {
+		gmt_sites_dev_t *d = &m->ats[m->n_ats++];
+		gmt_instant_t *a = &p->asked[i];
+		d->ordinal = a->ordinal;
+		d->peak_ts = a->at_ts;
+		for (size_t g = 0; g < a->n_groups; g++)
+			d->peak += a->groups[g].bytes;
+		if (gmt_site_list_of(&d->live, a->groups, a->n_groups) ||
+		    gmt_stacks_group(p->cat, d->live.sites, &d->live.n))
+			return -ENOMEM;
 	}
 	/* sites that allocated most, per device */
 	for (size_t i = 0; i < p->totals.cap; i++) {
@@ -487,11 +556,12 @@ static int pass1(gmt_sites_model_t *m)
 	return 0;
 }
 
-/* Pass 2: the live set at every peak. */
+/* Pass 2 (--phase): the live set at each occurrence's device peaks, named
+ * by event number in pass 1. */
 static int pass2(gmt_sites_model_t *m)
 {
 	gmt_sites_model_priv_t *p = m->priv;
-	size_t n = m->n_devs + p->o->n_at;
+	size_t n = 0;
 	for (size_t i = 0; i < m->n_occs; i++) {
 		if (p->ow[i].n_devs)
 			qsort(p->ow[i].devs, p->ow[i].n_devs, sizeof(dev_work_t), cmp_dev);
@@ -499,22 +569,9 @@ static int pass2(gmt_sites_model_t *m)
 	}
 	if (!n)
 		return 0;
-	gmt_instant_t *whole = calloc(m->n_devs ? m->n_devs : 1, sizeof(*whole));
-	gmt_instant_t *asked = calloc(p->o->n_at ? p->o->n_at : 1, sizeof(*asked));
 	gmt_instant_t **at = calloc(n, sizeof(*at));
-	m->ats = calloc(p->o->n_at ? p->o->n_at : 1, sizeof(*m->ats));
-	int rc = (!whole || !asked || !at || !m->ats) ? -ENOMEM : 0;
+	int rc = !at ? -ENOMEM : 0;
 	size_t k = 0;
-	for (size_t i = 0; !rc && i < m->n_devs; i++) {
-		whole[i] = (gmt_instant_t){ .kind = GMT_AT_PEAK, .ordinal = m->devs[i].ordinal,
-					    .bytes = m->devs[i].peak };
-		at[k++] = &whole[i];
-	}
-	for (size_t i = 0; !rc && i < p->o->n_at; i++) {
-		asked[i] = (gmt_instant_t){ .kind = GMT_AT_EVENT, .ordinal = p->o->at[i].ordinal,
-					    .seq = p->o->at[i].seq };
-		at[k++] = &asked[i];
-	}
 	for (size_t i = 0; !rc && i < m->n_occs; i++)
 		for (size_t q = 0; q < p->ow[i].n_devs; q++) {
 			dev_work_t *w = &p->ow[i].devs[q];
@@ -525,21 +582,6 @@ static int pass2(gmt_sites_model_t *m)
 	gmt_decode_result_t res;
 	if (!rc)
 		rc = gmt_liveset_run(m->file, at, n, &res);
-	for (size_t i = 0; !rc && i < m->n_devs; i++) {
-		rc = gmt_site_list_of(&m->devs[i].live, whole[i].groups, whole[i].n_groups);
-		if (!rc)
-			rc = gmt_stacks_group(p->cat, m->devs[i].live.sites, &m->devs[i].live.n);
-	}
-	for (size_t i = 0; !rc && i < p->o->n_at; i++) {
-		gmt_sites_dev_t *d = &m->ats[m->n_ats++];
-		d->ordinal = asked[i].ordinal;
-		d->peak_ts = asked[i].at_ts;
-		for (size_t g = 0; g < asked[i].n_groups; g++)
-			d->peak += asked[i].groups[g].bytes;
-		rc = gmt_site_list_of(&d->live, asked[i].groups, asked[i].n_groups);
-		if (!rc)
-			rc = gmt_stacks_group(p->cat, d->live.sites, &d->live.n);
-	}
 	/* the occurrences' devices, moved into the model */
 	for (size_t i = 0; !rc && i < m->n_occs; i++) {
 		occ_work_t *w = &p->ow[i];
@@ -557,12 +599,6 @@ static int pass2(gmt_sites_model_t *m)
 				rc = gmt_stacks_group(p->cat, d->live.sites, &d->live.n);
 		}
 	}
-	for (size_t i = 0; whole && i < m->n_devs; i++)
-		gmt_instant_clear(&whole[i]);
-	for (size_t i = 0; asked && i < p->o->n_at; i++)
-		gmt_instant_clear(&asked[i]);
-	free(whole);
-	free(asked);
 	free(at);
 	return rc;
 }
@@ -700,8 +736,14 @@ gmt_sites_model_t *gmt_sites_model_build(const char *file, const gmt_sites_model
 	if (!rc)
 		gmt_symtab_stats(gmt_stacks_symtab(p->cat), &m->sym_addresses, &m->sym_files, &m->sym_seconds);
 	/* what only the build needed */
+	gmt_liveset_free(p->ls);
+	p->ls = NULL;
 	gmt_replay_free(p->rp);
 	p->rp = NULL;
+	for (size_t i = 0; p->asked && i < o->n_at; i++)
+		gmt_instant_clear(&p->asked[i]);
+	free(p->asked);
+	p->asked = NULL;
 	for (size_t i = 0; p->ow && i < m->n_occs; i++) {
 		for (size_t q = 0; q < p->ow[i].n_devs; q++) {
 			gmt_instant_clear(&p->ow[i].devs[q].at);
@@ -822,6 +864,7 @@ void gmt_sites_model_free(gmt_sites_model_t *m)
 	free(m->folded);
 	if (p) {
 		gmt_u64map_clear(&p->totals);
+		gmt_liveset_free(p->ls);
 		gmt_replay_free(p->rp);
 		gmt_stacks_free(p->cat);
 		free(p);

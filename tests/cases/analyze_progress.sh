@@ -1,8 +1,9 @@
 #!/bin/sh
 # Progress on a terminal only: with stderr a terminal (a pty) and
 # GPUMEMTRACE_PROGRESS_AFTER_MS=0 (the default waits 2 s), summary and sites
-# show "gpumemtrace-analyze: reading FILE: P%" lines (sites reads the trace
-# twice: "(pass 2)"), erased before the command ends; with stderr a file,
+# show "gpumemtrace-analyze: reading FILE: P%" lines (a command that reads
+# the trace again says "(pass 2)": oom, to find the phase at a failure;
+# sites reads it once), erased before the command ends; with stderr a file,
 # nothing, and stdout is the same either way.
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
@@ -25,7 +26,7 @@ while True:
 open(sys.argv[2], "wb").write(err)
 sys.exit(p.wait())
 PY
-for c in summary sites; do
+for c in summary sites oom; do
 	GPUMEMTRACE_PROGRESS_AFTER_MS=0 python3 pty_run.py "$c.tty.out" "$c.tty.err" "$ANALYZE" "$c" --no-symbols "$T" ||
 		fail "$c on a terminal: $?"
 	GPUMEMTRACE_PROGRESS_AFTER_MS=0 "$ANALYZE" "$c" --no-symbols "$T" > "$c.out" 2> "$c.err" || fail "$c: $?"
@@ -36,5 +37,7 @@ for c in summary sites; do
 	python3 -c 'import sys; e = open(sys.argv[1], "rb").read(); i = e.rfind(b"reading"); assert e.find(b"\r\x1b[K", i) > i, e[-200:]' "$c.tty.err" ||
 		fail "$c: the progress line is not erased"
 done
-grep -aq "gpumemtrace-analyze: reading $T (pass 2): [0-9]*%" sites.tty.err || fail "sites: no second pass: $(cat -v sites.tty.err)"
+grep -aq "gpumemtrace-analyze: reading $T (pass 2): [0-9]*%" oom.tty.err || fail "oom: no second pass: $(cat -v oom.tty.err)"
+grep -aq "(pass 2)" sites.tty.err && fail "sites: a second pass: $(cat -v sites.tty.err)"
+grep -aq "(pass 2)" summary.tty.err && fail "summary: a second pass: $(cat -v summary.tty.err)"
 exit 0
