@@ -480,27 +480,30 @@ static int rec_device(dec_t *d, const msgpack_object *a)
  * set). Away from the column's end (10 bytes, the longest varint) no byte
  * needs a bounds check of its own: every length is taken in straight code
  * (the same values and the same refusals as gmt_uvarint_get), near the end
- * the general way. */
-static inline int uv_long(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+ * the general way. Inlined: it is the decoder's inner loop (mixed sizes
+ * and addresses make two of an event's varints long). */
+static inline __attribute__((always_inline)) int uv_long(const uint8_t **pp, const uint8_t *end,
+							 uint64_t *out)
 {
 	const uint8_t *p = *pp;
 	if (GMT_LIKELY_DEC(end - p >= 10)) {
 		/* Up to 8 bytes without a branch on the length (mixed sizes
 		 * and addresses make it unpredictable): the first byte without
-		 * its high bit found in one little-endian word, the 7-bit
-		 * groups below it gathered by shifts. */
+		 * its high bit found in one little-endian word, the bytes past
+		 * it shifted out, and the 7-bit groups gathered pairwise (two
+		 * bytes, then two 14-bit groups, then two 28-bit ones). */
 		uint64_t w;
 		memcpy(&w, p, 8);
 		const uint64_t stop = ~w & 0x8080808080808080ull;
 		if (GMT_LIKELY_DEC(stop != 0)) {
-			const unsigned bits = (unsigned)__builtin_ctzll(stop) + 1;   /* 8 * len */
-			w &= bits >= 64 ? ~0ull : (1ull << bits) - 1;
-			uint64_t v = (w & 0x7full) | (w >> 1 & 0x7full << 7) | (w >> 2 & 0x7full << 14) |
-				     (w >> 3 & 0x7full << 21) | (w >> 4 & 0x7full << 28) |
-				     (w >> 5 & 0x7full << 35) | (w >> 6 & 0x7full << 42) |
-				     (w >> 7 & 0x7full << 49);
+			const unsigned bits = (unsigned)__builtin_ctzll(stop) + 1;   /* 8 * len, 16..64 */
+			w <<= 64 - bits;
+			w >>= 64 - bits;
+			w = (w & 0x007f007f007f007full) | (w >> 1 & 0x3f803f803f803f80ull);
+			w = (w & 0x00003fff00003fffull) | (w >> 2 & 0x0fffc0000fffc000ull);
+			w = (w & 0x000000000fffffffull) | (w >> 4 & 0x00fffffff0000000ull);
 			*pp = p + bits / 8;
-			*out = v;
+			*out = w;
 			return 0;
 		}
 		uint64_t v = p[0] & 0x7f, b;
