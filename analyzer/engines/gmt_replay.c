@@ -183,17 +183,22 @@ static int notify(gmt_replay_t *r, enum gmt_obs_op op, uint64_t key, uint64_t si
 }
 
 /* A block's observer values live in its slot's b (unused by blocks). */
-static int notify_block(gmt_replay_t *r, enum gmt_obs_op op, rp_slot_t *b, uint64_t key,
-			uint64_t size, int dev, unsigned kind, unsigned owner)
+static __attribute__((noinline)) int notify_block_obs(gmt_replay_t *r, enum gmt_obs_op op, rp_slot_t *b,
+						       uint64_t key, uint64_t size, int dev, unsigned kind,
+						       unsigned owner)
 {
-	if (!r->obs)
-		return 0;
 	uint32_t ck = (uint32_t)b->b, hi = (uint32_t)(b->b >> 32);
 	gmt_obs_t o = { .op = op, .key = key, .size = size, .dev = dev, .kind = kind, .owner = owner,
 			.cookie = &ck, .cookie_hi = &hi };
 	int rc = r->obs(r->obs_ctx, r->cause, &o);
 	b->b = ck | (uint64_t)hi << 32;
 	return rc;
+}
+
+static inline int notify_block(gmt_replay_t *r, enum gmt_obs_op op, rp_slot_t *b, uint64_t key,
+			       uint64_t size, int dev, unsigned kind, unsigned owner)
+{
+	return r->obs ? notify_block_obs(r, op, b, key, size, dev, kind, owner) : 0;
 }
 
 void gmt_replay_observe(gmt_replay_t *r, gmt_replay_observer_fn fn, void *ctx)
@@ -549,16 +554,24 @@ static rp_slot_t *block_new(gmt_replay_t *r, uint64_t addr, uint32_t id)
 }
 
 /* Forgets the live block b (from block_at or block_new). */
-static void block_del(gmt_replay_t *r, rp_slot_t *b)
+static __attribute__((noinline)) void block_del_slow(gmt_replay_t *r, rp_slot_t *b)
 {
 	if (!in_dense(r, b)) {
 		rp_map_del(&r->blocks, b);
 		return;
 	}
-	if (r->indexed) {
-		rp_slot_t *x = rp_map_find(&r->ix, b->key);
-		if (x)
-			rp_map_del(&r->ix, x);
+	rp_slot_t *x = rp_map_find(&r->ix, b->key);
+	if (x)
+		rp_map_del(&r->ix, x);
+	b->used = 0;
+	r->dense_live--;
+}
+
+static inline void block_del(gmt_replay_t *r, rp_slot_t *b)
+{
+	if (__builtin_expect(!in_dense(r, b) || r->indexed, 0)) {
+		block_del_slow(r, b);
+		return;
 	}
 	b->used = 0;
 	r->dense_live--;
@@ -1351,7 +1364,7 @@ static inline void count_event(gmt_summary_t *s, const gmt_devent_t *e)
 	s->by_type[e->type <= GMT_EV_TYPE_MAX ? e->type : GMT_EV_TYPE_MAX + 1]++;
 }
 
-static int apply_event(gmt_replay_t *r, const gmt_devent_t *e)
+static inline __attribute__((always_inline)) int apply_event(gmt_replay_t *r, const gmt_devent_t *e)
 {
 	gmt_summary_t *s = &r->s;
 	int rc = 0;
