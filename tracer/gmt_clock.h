@@ -48,7 +48,10 @@ void gmt_clock_setup(void);
  * the baseline is long enough. */
 void gmt_clock_calibrate(void);
 
-static inline uint64_t gmt_clock_ns(void)
+/* The TSC path's reading, or 0 when the anchor's window is over (or the
+ * path closed): then gmt_clock_slow() reads the clock. No call, so that a
+ * caller's common path needs no saved registers (gmt_emit). */
+static inline uint64_t gmt_clock_fast_ns(void)
 {
 	gmt_clock_anchor_t *a = &gmt_tls_clock;
 	uint64_t d = __rdtsc() - a->tsc;
@@ -58,9 +61,15 @@ static inline uint64_t gmt_clock_ns(void)
 		if (ns < a->last)
 			ns = a->last;
 		a->last = ns;
-		return ns;
+		return ns;   /* never 0: the anchor's ns is a CLOCK_MONOTONIC reading */
 	}
-	return gmt_clock_slow();
+	return 0;
+}
+
+static inline uint64_t gmt_clock_ns(void)
+{
+	uint64_t ns = gmt_clock_fast_ns();
+	return __builtin_expect(ns != 0, 1) ? ns : gmt_clock_slow();
 }
 
 #endif /* GMT_CLOCK_H */

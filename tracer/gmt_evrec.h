@@ -94,7 +94,7 @@ size_t gmt_evrec2_bytes(const gmt_evrec2_t *r);
 /* Packs [17, n, base_ts, flags, 11 bin columns] with pk. */
 void gmt_evrec2_pack(const gmt_evrec2_t *r, msgpack_packer *pk);
 
-static inline void gmt_put_uv(uint8_t *restrict *pp, uint64_t v)
+static inline __attribute__((always_inline)) void gmt_put_uv(uint8_t *restrict *pp, uint64_t v)
 {
 	uint8_t *p = *pp;
 	while (v >= 0x80) {
@@ -105,107 +105,142 @@ static inline void gmt_put_uv(uint8_t *restrict *pp, uint64_t v)
 	*pp = p;
 }
 
-/* Appends n events of thread (nondecreasing ts; types < 128; at most the
- * room left of the size given to gmt_evrec2_alloc). id[i]: for a FREE, the
- * id of the allocation it frees (0: named by address); for an ALLOC, the
- * id it takes (0: none). The reader gives an ALLOC the same id as the
- * writer by the same rule (gmt_writer.c, allocation ids), so an ALLOC's id
- * is not written. The column ends live in locals for the whole batch: a
- * byte store could alias anything, a register cannot. */
+/* A record's write position for a loop of gmt_evrec2_put: the column ends
+ * and the previous values live in the caller's locals for the whole loop (a
+ * byte store could alias anything, a register cannot). gmt_evrec2_open
+ * starts it (first_ts: the ts of the record's first event if the record
+ * is empty), gmt_evrec2_close writes it back into the record. */
+typedef struct gmt_evrec2_pos {
+	uint8_t *type, *mask, *ts, *thread, *dev, *stream, *stack, *aux, *ref, *addr, *size;
+	gmt_evprev_t *prev;
+	uint64_t prev_ts, prev_thread, prev_ref;
+	uint32_t n;
+} gmt_evrec2_pos_t;
+
+static inline __attribute__((always_inline)) void gmt_evrec2_open(gmt_evrec2_t *r, gmt_evrec2_pos_t *q, uint64_t first_ts)
+{
+	if (r->n == 0) {
+		r->base_ts = r->prev_ts = r->first_ts = first_ts;
+		r->prev_thread = r->prev_ref = 0;
+		memset(r->prev, 0, sizeof(r->prev));
+	}
+#define GMT_EVREC_AT(c) (r->col[c].p + r->col[c].n)
+	q->type = GMT_EVREC_AT(GMT_C2_TYPE);
+	q->mask = GMT_EVREC_AT(GMT_C2_MASK);
+	q->ts = GMT_EVREC_AT(GMT_C2_TS);
+	q->thread = GMT_EVREC_AT(GMT_C2_THREAD);
+	q->dev = GMT_EVREC_AT(GMT_C2_DEVICE);
+	q->stream = GMT_EVREC_AT(GMT_C2_STREAM);
+	q->stack = GMT_EVREC_AT(GMT_C2_STACK);
+	q->aux = GMT_EVREC_AT(GMT_C2_AUX);
+	q->ref = GMT_EVREC_AT(GMT_C2_REF);
+	q->addr = GMT_EVREC_AT(GMT_C2_ADDR);
+	q->size = GMT_EVREC_AT(GMT_C2_SIZE);
+#undef GMT_EVREC_AT
+	q->prev = r->prev;
+	q->prev_ts = r->prev_ts;
+	q->prev_thread = r->prev_thread;
+	q->prev_ref = r->prev_ref;
+	q->n = 0;
+}
+
+/* Appends one event of thread (ts not below the previous one's; type <
+ * 128; within the room given to gmt_evrec2_alloc). k: for a FREE, the id
+ * of the allocation it frees (0: named by address); for an ALLOC, the id
+ * it takes (0: none). The reader gives an ALLOC the same id as the writer
+ * by the same rule (gmt_writer.c, allocation ids), so an ALLOC's id is not
+ * written. */
+static inline __attribute__((always_inline)) void gmt_evrec2_put(gmt_evrec2_pos_t *restrict q, const gmt_event_t *restrict e,
+				  uint32_t thread, uint32_t k)
+{
+	const unsigned t = e->type;
+	gmt_evprev_t *p = &q->prev[t];
+	unsigned m = 0;
+	*q->type++ = (uint8_t)t;
+	gmt_put_uv(&q->ts, e->ts - q->prev_ts);
+	q->prev_ts = e->ts;
+	if (GMT_EVREC_UNLIKELY(thread != q->prev_thread)) {
+		m |= GMT_M_THREAD;
+		gmt_put_uv(&q->thread, thread);
+		q->prev_thread = thread;
+	}
+	const uint64_t dev = e->device < 0 ? 0 : (uint64_t)e->device + 1;
+	if (dev != p->device) {
+		m |= GMT_M_DEVICE;
+		gmt_put_uv(&q->dev, dev);
+		p->device = dev;
+	}
+	if (e->stream != p->stream) {
+		m |= GMT_M_STREAM;
+		gmt_put_uv(&q->stream, gmt_zigzag((int64_t)(e->stream - p->stream)));
+		p->stream = e->stream;
+	}
+	if (e->stack != p->stack) {
+		m |= GMT_M_STACK;
+		gmt_put_uv(&q->stack, e->stack);
+		p->stack = e->stack;
+	}
+	if (e->aux != p->aux) {
+		m |= GMT_M_AUX;
+		gmt_put_uv(&q->aux, e->aux);
+		p->aux = e->aux;
+	}
+	if (t == GMT_EV_FREE && k) {
+		gmt_put_uv(&q->ref, gmt_zigzag((int64_t)k - (int64_t)q->prev_ref));
+		q->prev_ref = k;
+	} else {
+		if (t == GMT_EV_ALLOC && k)
+			q->prev_ref = k;
+		else if (t == GMT_EV_ALLOC || t == GMT_EV_FREE)
+			m |= GMT_M_NOID;
+		gmt_put_uv(&q->addr, gmt_zigzag((int64_t)(e->addr - p->addr)));
+		p->addr = e->addr;
+	}
+	if (e->size != p->size) {
+		m |= GMT_M_SIZE;
+		gmt_put_uv(&q->size, e->size);
+		p->size = e->size;
+	}
+	*q->mask++ = (uint8_t)m;
+	q->n++;
+}
+
+static inline __attribute__((always_inline)) void gmt_evrec2_close(gmt_evrec2_t *r, const gmt_evrec2_pos_t *q)
+{
+	if (!q->n)
+		return;
+	r->prev_ts = q->prev_ts;
+	r->prev_thread = q->prev_thread;
+	r->prev_ref = q->prev_ref;
+	r->last_ts = q->prev_ts;
+	r->n += q->n;
+#define GMT_EVREC_END(c, ptr) r->col[c].n = (size_t)(q->ptr - r->col[c].p)
+	GMT_EVREC_END(GMT_C2_TYPE, type);
+	GMT_EVREC_END(GMT_C2_MASK, mask);
+	GMT_EVREC_END(GMT_C2_TS, ts);
+	GMT_EVREC_END(GMT_C2_THREAD, thread);
+	GMT_EVREC_END(GMT_C2_DEVICE, dev);
+	GMT_EVREC_END(GMT_C2_STREAM, stream);
+	GMT_EVREC_END(GMT_C2_STACK, stack);
+	GMT_EVREC_END(GMT_C2_AUX, aux);
+	GMT_EVREC_END(GMT_C2_REF, ref);
+	GMT_EVREC_END(GMT_C2_ADDR, addr);
+	GMT_EVREC_END(GMT_C2_SIZE, size);
+#undef GMT_EVREC_END
+}
+
+/* Appends n events of thread (as gmt_evrec2_put each; id[i] is event i's
+ * k). */
 static inline void gmt_evrec2_add_n(gmt_evrec2_t *r, const gmt_event_t *restrict ev, size_t n,
 				    uint32_t thread, const uint32_t *restrict id)
 {
 	if (!n)
 		return;
-	if (r->n == 0) {
-		r->base_ts = r->prev_ts = r->first_ts = ev[0].ts;
-		r->prev_thread = r->prev_ref = 0;
-		memset(r->prev, 0, sizeof(r->prev));
-	}
-	uint8_t *restrict c_type = r->col[GMT_C2_TYPE].p + r->col[GMT_C2_TYPE].n;
-	uint8_t *restrict c_mask = r->col[GMT_C2_MASK].p + r->col[GMT_C2_MASK].n;
-	uint8_t *restrict c_ts = r->col[GMT_C2_TS].p + r->col[GMT_C2_TS].n;
-	uint8_t *restrict c_thread = r->col[GMT_C2_THREAD].p + r->col[GMT_C2_THREAD].n;
-	uint8_t *restrict c_dev = r->col[GMT_C2_DEVICE].p + r->col[GMT_C2_DEVICE].n;
-	uint8_t *restrict c_stream = r->col[GMT_C2_STREAM].p + r->col[GMT_C2_STREAM].n;
-	uint8_t *restrict c_stack = r->col[GMT_C2_STACK].p + r->col[GMT_C2_STACK].n;
-	uint8_t *restrict c_aux = r->col[GMT_C2_AUX].p + r->col[GMT_C2_AUX].n;
-	uint8_t *restrict c_ref = r->col[GMT_C2_REF].p + r->col[GMT_C2_REF].n;
-	uint8_t *restrict c_addr = r->col[GMT_C2_ADDR].p + r->col[GMT_C2_ADDR].n;
-	uint8_t *restrict c_size = r->col[GMT_C2_SIZE].p + r->col[GMT_C2_SIZE].n;
-	gmt_evprev_t *restrict prev = r->prev;
-	uint64_t prev_ts = r->prev_ts, prev_thread = r->prev_thread, prev_ref = r->prev_ref;
-	for (size_t i = 0; i < n; i++) {
-		const gmt_event_t *e = &ev[i];
-		const unsigned t = e->type;
-		gmt_evprev_t *p = &prev[t];
-		unsigned m = 0;
-		*c_type++ = (uint8_t)t;
-		gmt_put_uv(&c_ts, e->ts - prev_ts);
-		prev_ts = e->ts;
-		if (GMT_EVREC_UNLIKELY(thread != prev_thread)) {
-			m |= GMT_M_THREAD;
-			gmt_put_uv(&c_thread, thread);
-			prev_thread = thread;
-		}
-		const uint64_t dev = e->device < 0 ? 0 : (uint64_t)e->device + 1;
-		if (dev != p->device) {
-			m |= GMT_M_DEVICE;
-			gmt_put_uv(&c_dev, dev);
-			p->device = dev;
-		}
-		if (e->stream != p->stream) {
-			m |= GMT_M_STREAM;
-			gmt_put_uv(&c_stream, gmt_zigzag((int64_t)(e->stream - p->stream)));
-			p->stream = e->stream;
-		}
-		if (e->stack != p->stack) {
-			m |= GMT_M_STACK;
-			gmt_put_uv(&c_stack, e->stack);
-			p->stack = e->stack;
-		}
-		if (e->aux != p->aux) {
-			m |= GMT_M_AUX;
-			gmt_put_uv(&c_aux, e->aux);
-			p->aux = e->aux;
-		}
-		const uint32_t k = id[i];
-		if (t == GMT_EV_FREE && k) {
-			gmt_put_uv(&c_ref, gmt_zigzag((int64_t)k - (int64_t)prev_ref));
-			prev_ref = k;
-		} else {
-			if (t == GMT_EV_ALLOC && k)
-				prev_ref = k;
-			else if (t == GMT_EV_ALLOC || t == GMT_EV_FREE)
-				m |= GMT_M_NOID;
-			gmt_put_uv(&c_addr, gmt_zigzag((int64_t)(e->addr - p->addr)));
-			p->addr = e->addr;
-		}
-		if (e->size != p->size) {
-			m |= GMT_M_SIZE;
-			gmt_put_uv(&c_size, e->size);
-			p->size = e->size;
-		}
-		*c_mask++ = (uint8_t)m;
-	}
-	r->prev_ts = prev_ts;
-	r->prev_thread = thread;
-	r->prev_ref = prev_ref;
-	r->last_ts = prev_ts;
-	r->n += (uint32_t)n;
-#define GMT_EVREC_END(c, ptr) r->col[c].n = (size_t)(ptr - r->col[c].p)
-	GMT_EVREC_END(GMT_C2_TYPE, c_type);
-	GMT_EVREC_END(GMT_C2_MASK, c_mask);
-	GMT_EVREC_END(GMT_C2_TS, c_ts);
-	GMT_EVREC_END(GMT_C2_THREAD, c_thread);
-	GMT_EVREC_END(GMT_C2_DEVICE, c_dev);
-	GMT_EVREC_END(GMT_C2_STREAM, c_stream);
-	GMT_EVREC_END(GMT_C2_STACK, c_stack);
-	GMT_EVREC_END(GMT_C2_AUX, c_aux);
-	GMT_EVREC_END(GMT_C2_REF, c_ref);
-	GMT_EVREC_END(GMT_C2_ADDR, c_addr);
-	GMT_EVREC_END(GMT_C2_SIZE, c_size);
-#undef GMT_EVREC_END
+	gmt_evrec2_pos_t q;
+	gmt_evrec2_open(r, &q, ev[0].ts);
+	for (size_t i = 0; i < n; i++)
+		gmt_evrec2_put(&q, &ev[i], thread, id[i]);
+	gmt_evrec2_close(r, &q);
 }
 
 #endif /* GMT_EVREC_H */

@@ -989,12 +989,15 @@ static void encode_odd(const gmt_event_t *e, uint32_t thread)
 	gmt_evrec2_add_n(&w.late, e, 1, thread, &no_id);
 }
 
-/* Encodes ev[0..n) of one thread (n <= BATCH): the main-stream ones a batch
- * at a time (their ids first, then the columns), the odd ones alone. */
-static void encode_events(const gmt_event_t *ev, uint32_t n, uint32_t thread)
+/* Encodes ev[i..n) of one thread (n - i <= BATCH) as far as the events go
+ * now (ts < limit, or == limit when inclusive), in one pass: each event's
+ * check, its stack, its allocation id and its columns; an event that
+ * cannot join the main stream alone (encode_odd). Returns the index of the
+ * first event that does not go now (n: all went). */
+static uint32_t encode_events(const gmt_event_t *ev, uint32_t i, uint32_t n, uint32_t thread,
+			      uint64_t limit, int inclusive)
 {
-	uint32_t ids[BATCH];
-	uint32_t i = 0;
+	const uint32_t from = i;
 	while (i < n) {
 		if (w.rec.n >= REC_EVENTS)
 			evrec_finish(&w.rec);
@@ -1005,11 +1008,18 @@ static void encode_events(const gmt_event_t *ev, uint32_t n, uint32_t thread)
 		uint32_t room = REC_EVENTS - w.rec.n, lim = n - i < room ? n - i : room, k = 0;
 		uint64_t last = w.last_ts;
 		const gmt_event_t *e = ev + i;
+		gmt_evrec2_pos_t q;
+		gmt_evrec2_open(&w.rec, &q, e->ts);
+		int odd = 0;
 		for (; k < lim; k++, e++) {
 			const uint64_t ts = e->ts;
 			const unsigned t = e->type;
-			if (GMT_UNLIKELY(ts < last || t >= GMT_EVREC2_TYPES))
+			if (ts >= limit && (ts > limit || !inclusive))
 				break;
+			if (GMT_UNLIKELY(ts < last || t >= GMT_EVREC2_TYPES)) {
+				odd = 1;
+				break;
+			}
 			last = ts;
 			if (e->stack && GMT_UNLIKELY(!stack_written(e->stack)))
 				need_stack(e->stack);
@@ -1018,14 +1028,18 @@ static void encode_events(const gmt_event_t *ev, uint32_t n, uint32_t thread)
 				id = id_alloc(&w.ids, e->addr);
 			else if (t == GMT_EV_FREE)
 				id = id_free(&w.ids, e->addr);
-			ids[k] = id;
+			gmt_evrec2_put(&q, e, thread, id);
 		}
-		gmt_evrec2_add_n(&w.rec, ev + i, k, thread, ids);
+		gmt_evrec2_close(&w.rec, &q);
 		w.last_ts = last;
 		i += k;
-		if (k < lim)   /* stopped at an event that cannot join */
+		if (odd)
 			encode_odd(&ev[i++], thread);
+		else if (k < lim)
+			break;   /* the next event does not go now */
 	}
+	if (i == from)
+		return i;
 	/* what the writer holds, read from the buffer and not yet written */
 	uint64_t held = w.frame_events + w.rec.n + w.late.n;
 	if (held > atomic_load_explicit(&gmt_g.held_max, memory_order_relaxed))
@@ -1039,6 +1053,7 @@ static void encode_events(const gmt_event_t *ev, uint32_t n, uint32_t thread)
 		frame_end();
 		frame_begin();
 	}
+	return i;
 }
 
 /* Encodes k's events with ts <= limit (the next one included when
@@ -1050,13 +1065,9 @@ static int encode_run(cursor_t *k, uint64_t limit, int inclusive)
 		gmt_chunk_t *c = k->c;
 		while (c->rd < k->end) {
 			/* the events of this chunk that go now, a batch at most */
-			uint32_t end = k->end - c->rd < BATCH ? k->end : c->rd + BATCH, j = c->rd;
-			while (j < end && (c->ev[j].ts < limit || (c->ev[j].ts == limit && inclusive)))
-				j++;
-			if (j > c->rd) {
-				encode_events(&c->ev[c->rd], j - c->rd, idx);
-				c->rd = j;
-			}
+			uint32_t end = k->end - c->rd < BATCH ? k->end : c->rd + BATCH;
+			uint32_t j = encode_events(c->ev, c->rd, end, idx, limit, inclusive);
+			c->rd = j;
 			if (j < end) {
 				k->ts = c->ev[j].ts;
 				return 1;
