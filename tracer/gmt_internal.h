@@ -118,6 +118,7 @@ typedef struct gmt_global {
 	size_t names_cap;
 	_Atomic uint64_t round_gen;       /* bumped by every writer round      */
 	_Atomic uint64_t frames_fast;     /* frames compressed at the fast level */
+	_Atomic uint64_t frames_async;    /* frames compressed by the compressor */
 	_Atomic uint64_t names_dropped;   /* names given the overflow id       */
 	_Atomic uint64_t names_by_value;  /* names beyond the budget, written
 					     with each use (not kept)        */

@@ -1174,6 +1174,7 @@ void gmt_tracer_get_stats(gmt_tracer_stats_t *st)
 	st->writer_rate_max = atomic_load(&gmt_g.rate_max);
 	st->writer_held_max = atomic_load(&gmt_g.held_max);
 	st->frames_fast = atomic_load(&gmt_g.frames_fast);
+	st->frames_async = atomic_load(&gmt_g.frames_async);
 }
 
 /* The calling thread's index in the trace (registering the thread, and

@@ -211,6 +211,9 @@ typedef struct gmt_tracer_stats {
 	                              (about a frame, 1 MiB encoded)      */
 	uint64_t frames_fast;      /* frames compressed at the fast level
 	                              because the writer was behind        */
+	uint64_t frames_async;     /* frames compressed by the compressor
+	                              thread while the writer encoded the
+	                              next one (a backlog, gmt_writer.c)   */
 } gmt_tracer_stats_t;
 void gmt_tracer_get_stats(gmt_tracer_stats_t *st);
 

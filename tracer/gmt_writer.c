@@ -2,7 +2,8 @@
  * gmt_writer.c - the writer thread: drains the per-thread buffers, merges
  * them by timestamp, encodes records (msgpack-c envelope, varint columns:
  * EVENTS2, frees named by allocation id, see "Allocation ids" below) and
- * writes one zstd frame per round with one write().
+ * writes zstd frames, each with one write() (one frame per round unless the
+ * round's events fill more).
  *
  * A round:
  *   1. T0 = now.
@@ -22,6 +23,10 @@
  *      buffer's limit (buffer_limit_update); a frame begun while the
  *      buffer is over half its limit is compressed at a fast level
  *      (frame_level): the writer catches up instead of the buffer dropping.
+ *      In a round of several frames (a backlog), each full frame but the
+ *      last is compressed by a second thread while the writer encodes the
+ *      next ("The compressor" below); frames stay in order, and a round
+ *      ends with all of its frames written.
  *
  * Why the file is in time order. An event that this round did not see
  * published either was time-stamped after T0 - 1 ms (its clock read came
@@ -119,6 +124,32 @@ typedef struct cursor {
 	uint64_t ts;                    /* ts of the next event                */
 } cursor_t;
 
+/* What a frame carries besides its bytes, for its accounting once written
+ * (frame_done): its metadata, the stacks it wrote first, its events and
+ * their time range, the drops it reports. */
+typedef struct fstate {
+	gmt_mrec_t *inflight, **inflight_tail; /* metadata in this frame    */
+	uint32_t *stacks;                      /* STACK records in it       */
+	size_t n_stacks, cap_stacks;
+	uint64_t events, late, first, last;
+	uint64_t fr_bf, fr_we;                 /* drops its DROPS records count */
+} fstate_t;
+
+/* A frame handed to the compressor: its bytes, its accounting, and what
+ * the compressor gives back. */
+typedef struct zjob {
+	msgpack_sbuffer sb;
+	fstate_t f;
+	int level, preamble;           /* zstd level; the preamble goes first */
+	uint8_t *zbuf;
+	size_t zcap, zlen;             /* the compressed frame (preamble included) */
+	int zerr;                      /* 0 or an errno: nothing to write      */
+	ZSTD_CCtx *cctx;               /* the compressor's own                 */
+	int cctx_level;
+} zjob_t;
+
+enum { ZJ_IDLE = 0, ZJ_POSTED = 1, ZJ_DONE = 2, ZJ_QUIT = 3 };
+
 static struct writer {
 	ZSTD_CCtx *cctx;
 	msgpack_sbuffer sb;
@@ -128,7 +159,7 @@ static struct writer {
 	int preamble_done;
 
 	gmt_mrec_t *pending, **pending_tail;   /* metadata not yet on disk  */
-	gmt_mrec_t *inflight, **inflight_tail; /* metadata in this frame    */
+	fstate_t f;                            /* the frame being built     */
 
 	gmt_tstate_t **snap;
 	size_t n_snap, cap_snap;
@@ -149,17 +180,19 @@ static struct writer {
 	idmap_t ids;
 	uint8_t *stack_bits;
 	size_t stack_bits_len;
-	uint32_t *frame_stacks;
-	size_t n_frame_stacks, cap_frame_stacks;
-	uint64_t frame_events, frame_late, frame_first, frame_last;
 	uint64_t last_ts;                      /* newest ts written (LATE test) */
 
 	/* drops not yet on disk, and what the current frame carries of them */
 	uint64_t bf_count, bf_first, bf_last;
 	uint64_t we_count, we_first, we_last;
 	int we_errno;
-	uint64_t fr_bf, fr_we;
 	_Atomic int warned;
+
+	/* the compressor (see "The compressor" below) */
+	pthread_t zt;
+	int zt_state;                  /* 0: not started, 1: running, -1: cannot */
+	_Atomic uint32_t zj_state;     /* futex word: ZJ_IDLE, ZJ_POSTED, ZJ_DONE, ZJ_QUIT */
+	zjob_t zj;
 } w;
 
 /* Tells gmt_writer_stop's wait that the writer is still moving. */
@@ -532,13 +565,13 @@ static void evrec_finish(evrec_t *r)
 	if (!r->n)
 		return;
 	gmt_evrec2_pack(r, &w.pk);
-	w.frame_events += r->n;
+	w.f.events += r->n;
 	if (r->flags & GMT_EVENTS_LATE)
-		w.frame_late += r->n;
-	if (!w.frame_first || r->first_ts < w.frame_first)
-		w.frame_first = r->first_ts;
-	if (r->last_ts > w.frame_last)
-		w.frame_last = r->last_ts;
+		w.f.late += r->n;
+	if (!w.f.first || r->first_ts < w.f.first)
+		w.f.first = r->first_ts;
+	if (r->last_ts > w.f.last)
+		w.f.last = r->last_ts;
 	gmt_evrec2_reset(r);
 }
 
@@ -599,15 +632,15 @@ static void need_stack(uint32_t id)
 	for (uint32_t i = 0; i < n; i++)
 		msgpack_pack_uint64(&w.pk, f[i]);
 	stack_mark(id, 1);
-	if (w.n_frame_stacks == w.cap_frame_stacks) {
-		size_t cap = w.cap_frame_stacks ? 2 * w.cap_frame_stacks : 256;
-		uint32_t *a = realloc(w.frame_stacks, cap * sizeof(*a));
+	if (w.f.n_stacks == w.f.cap_stacks) {
+		size_t cap = w.f.cap_stacks ? 2 * w.f.cap_stacks : 256;
+		uint32_t *a = realloc(w.f.stacks, cap * sizeof(*a));
 		if (!a)
 			return;   /* worst case a lost frame's stack is not rewritten */
-		w.frame_stacks = a;
-		w.cap_frame_stacks = cap;
+		w.f.stacks = a;
+		w.f.cap_stacks = cap;
 	}
-	w.frame_stacks[w.n_frame_stacks++] = id;
+	w.f.stacks[w.f.n_stacks++] = id;
 }
 
 /* ---- frames ------------------------------------------------------------- */
@@ -618,18 +651,24 @@ static void frame_begin(void)
 	w.sb.size = 0;
 	w.frame_behind = atomic_load_explicit(&gmt_g.buf_used, memory_order_relaxed) * 2 >
 			 atomic_load_explicit(&gmt_g.buf_limit, memory_order_relaxed);
-	w.frame_events = w.frame_late = w.frame_first = w.frame_last = 0;
-	w.n_frame_stacks = 0;
+	w.f.events = w.f.late = w.f.first = w.f.last = 0;
+	w.f.n_stacks = 0;
 	if (w.pending) {
-		w.inflight = w.pending;
-		w.inflight_tail = w.pending_tail;
+		w.f.inflight = w.pending;
+		w.f.inflight_tail = w.pending_tail;
 		w.pending = NULL;
 		w.pending_tail = &w.pending;
-		for (gmt_mrec_t *r = w.inflight; r; r = r->next)
+		for (gmt_mrec_t *r = w.f.inflight; r; r = r->next)
 			msgpack_sbuffer_write(&w.sb, (const char *)r->data, r->len);
 	}
-	w.fr_bf = w.bf_count;
-	w.fr_we = w.we_count;
+	/* A frame begun while the one before is with the compressor (the
+	 * middle of a round: no drops were taken since that one began) leaves
+	 * the drops to it: they would be counted twice. */
+	w.f.fr_bf = w.f.fr_we = 0;
+	if (atomic_load_explicit(&w.zj_state, memory_order_relaxed) != ZJ_IDLE)
+		return;
+	w.f.fr_bf = w.bf_count;
+	w.f.fr_we = w.we_count;
 	if (w.bf_count)
 		pack_drops(w.bf_count, w.bf_first, w.bf_last, "buffer_full", 0);
 	if (w.we_count)
@@ -755,6 +794,7 @@ void gmt_buffer_setup(size_t bytes, int ms)
 	atomic_store(&gmt_g.rate_max, 0);
 	atomic_store(&gmt_g.held_max, 0);
 	atomic_store(&gmt_g.frames_fast, 0);
+	atomic_store(&gmt_g.frames_async, 0);
 	w.rate = 0;
 }
 
@@ -762,87 +802,252 @@ void gmt_buffer_setup(size_t bytes, int ms)
  * began: what is left to write would take over half the backlog window at
  * the rate measured): frames go out at FAST_LEVEL until it has caught up,
  * a larger trace rather than drops. Otherwise the configured level. */
-static void frame_level(void)
+static int frame_level(void)
 {
 	int level = w.frame_behind ? FAST_LEVEL : gmt_g.cfg.zstd_level;
 	if (level > gmt_g.cfg.zstd_level)
 		level = gmt_g.cfg.zstd_level;   /* configured faster still */
-	if (level != w.level) {
-		ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, level);
-		w.level = level;
-	}
 	if (level != gmt_g.cfg.zstd_level)
 		atomic_fetch_add_explicit(&gmt_g.frames_fast, 1, memory_order_relaxed);
+	return level;
 }
 
-/* Compresses and writes the frame; accounts for its events either way. */
-static void frame_end(void)
+/* Compresses src (a frame's bytes) into *zbuf at level, behind the
+ * preamble when asked. Returns the length, or 0 with *err set. */
+static size_t frame_compress(ZSTD_CCtx *cctx, int *cur_level, int level, int with_preamble,
+			     const msgpack_sbuffer *src, uint8_t **zbuf, size_t *zcap, int *err)
 {
-	evrec_finish(&w.rec);
-	evrec_finish(&w.late);
-	if (!w.sb.size)
-		return;
-	size_t bound = ZSTD_compressBound(w.sb.size) + PREAMBLE_LEN;
-	if (bound > w.zcap) {
-		uint8_t *z = realloc(w.zbuf, bound);
-		if (z) {
-			w.zbuf = z;
-			w.zcap = bound;
+	size_t bound = ZSTD_compressBound(src->size) + PREAMBLE_LEN;
+	if (bound > *zcap) {
+		uint8_t *z = realloc(*zbuf, bound);
+		if (!z) {
+			*err = ENOMEM;
+			return 0;
 		}
+		*zbuf = z;
+		*zcap = bound;
 	}
-	int err = ENOMEM;
-	if (bound <= w.zcap) {
-		size_t off = 0;
-		if (!w.preamble_done) {
-			preamble(w.zbuf);
-			off = PREAMBLE_LEN;
-		}
-		frame_level();
-		size_t z = ZSTD_compress2(w.cctx, w.zbuf + off, w.zcap - off, w.sb.data, w.sb.size);
-		err = ZSTD_isError(z) ? EIO : -file_write(w.zbuf, off + z);
-		progress();
-		if (!err)
-			w.preamble_done = 1;
+	size_t off = 0;
+	if (with_preamble) {
+		preamble(*zbuf);
+		off = PREAMBLE_LEN;
 	}
-	buffer_limit_update(w.frame_events);
+	if (level != *cur_level) {
+		ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+		*cur_level = level;
+	}
+	size_t z = ZSTD_compress2(cctx, *zbuf + off, *zcap - off, src->data, src->size);
+	if (ZSTD_isError(z)) {
+		*err = EIO;
+		return 0;
+	}
+	*err = 0;
+	return off + z;
+}
+
+/* A frame's accounting once its write succeeded (err 0) or failed: its
+ * metadata freed or put back at the front of the queue, its stacks
+ * unmarked, its events written or dropped (write_error), its drops on disk
+ * or not. */
+static void frame_done(fstate_t *f, int err)
+{
+	buffer_limit_update(f->events);
 	if (!err) {
-		for (gmt_mrec_t *r = w.inflight, *n; r; r = n) {
+		for (gmt_mrec_t *r = f->inflight, *n; r; r = n) {
 			n = r->next;
 			gmt_mrec_free(r);
 		}
-		w.inflight = NULL;
-		atomic_fetch_add(&gmt_g.written, w.frame_events);
-		atomic_fetch_add(&gmt_g.late, w.frame_late);
-		w.bf_count -= w.fr_bf;
-		w.we_count -= w.fr_we;
+		f->inflight = NULL;
+		atomic_fetch_add(&gmt_g.written, f->events);
+		atomic_fetch_add(&gmt_g.late, f->late);
+		w.bf_count -= f->fr_bf;
+		w.we_count -= f->fr_we;
 		if (!w.bf_count)
 			w.bf_first = w.bf_last = 0;
 		if (!w.we_count)
 			w.we_first = w.we_last = 0;
 	} else {
 		/* Metadata back to the front of the queue; stacks unmarked. */
-		if (w.inflight) {
-			*w.inflight_tail = w.pending;
+		if (f->inflight) {
+			*f->inflight_tail = w.pending;
 			if (!w.pending)
-				w.pending_tail = w.inflight_tail;
-			w.pending = w.inflight;
-			w.inflight = NULL;
+				w.pending_tail = f->inflight_tail;
+			w.pending = f->inflight;
+			f->inflight = NULL;
 		}
-		for (size_t i = 0; i < w.n_frame_stacks; i++)
-			stack_mark(w.frame_stacks[i], 0);
-		if (w.frame_events) {
-			if (!w.we_count || w.frame_first < w.we_first)
-				w.we_first = w.frame_first;
-			if (w.frame_last > w.we_last)
-				w.we_last = w.frame_last;
-			w.we_count += w.frame_events;
-			atomic_fetch_add(&gmt_g.dropped, w.frame_events);
+		for (size_t i = 0; i < f->n_stacks; i++)
+			stack_mark(f->stacks[i], 0);
+		if (f->events) {
+			if (!w.we_count || f->first < w.we_first)
+				w.we_first = f->first;
+			if (f->last > w.we_last)
+				w.we_last = f->last;
+			w.we_count += f->events;
+			atomic_fetch_add(&gmt_g.dropped, f->events);
 		}
 		w.we_errno = err;
 		/* the frame's ids are lost with it */
-		if (w.frame_events - w.frame_late)
+		if (f->events - f->late)
 			id_reset(&w.ids);
 	}
+	f->n_stacks = 0;
+}
+
+/* ---- the compressor ------------------------------------------------------
+ * A round that writes several frames (the writer is behind: a backlog)
+ * hands each full frame but its last to the compressor thread and goes on
+ * encoding the next; before it hands over the next one, and at the end of
+ * the round, it waits for the frame in flight and writes it: frames stay in
+ * order, one write() each, and a round ends with nothing in flight (what
+ * done_ts and the end of the trace promise is unchanged). The point: with
+ * the program's threads busy on every core, the scheduler gives each thread
+ * its share, and the writer's work (encoding about half, compressing the
+ * other half, docs/performance.md) now gets two shares. A frame begun while
+ * another is in flight was encoded assuming that one is written (its
+ * stacks, its allocation ids, its metadata before this one's events): if
+ * the write fails, the next frame is dropped with it (counted as
+ * write_error like the first). The thread starts at the first frame handed
+ * over (a process whose writer keeps up never has it); if it cannot be
+ * started, the writer compresses every frame itself, as before. */
+
+static void *zworker_main(void *arg)
+{
+	(void)arg;
+	gmt_tls_in_writer = 1;
+	zjob_t *j = &w.zj;
+	for (;;) {
+		uint32_t s = atomic_load_explicit(&w.zj_state, memory_order_acquire);
+		if (s == ZJ_QUIT)
+			return NULL;
+		if (s == ZJ_POSTED) {
+			j->zlen = frame_compress(j->cctx, &j->cctx_level, j->level, j->preamble, &j->sb,
+						 &j->zbuf, &j->zcap, &j->zerr);
+			progress();
+			atomic_store_explicit(&w.zj_state, ZJ_DONE, memory_order_release);
+			syscall(SYS_futex, &w.zj_state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+			continue;
+		}
+		syscall(SYS_futex, &w.zj_state, FUTEX_WAIT_PRIVATE, s, NULL, NULL, 0);
+	}
+}
+
+static int zworker_start(void)
+{
+	zjob_t *j = &w.zj;
+	w.zt_state = -1;
+	if (!j->cctx) {
+		j->cctx = ZSTD_createCCtx();
+		if (!j->cctx)
+			return -ENOMEM;
+	}
+	ZSTD_CCtx_reset(j->cctx, ZSTD_reset_session_and_parameters);
+	ZSTD_CCtx_setParameter(j->cctx, ZSTD_c_compressionLevel, gmt_g.cfg.zstd_level);
+	ZSTD_CCtx_setParameter(j->cctx, ZSTD_c_checksumFlag, 1);
+	j->cctx_level = gmt_g.cfg.zstd_level;
+	atomic_store(&w.zj_state, ZJ_IDLE);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&w.zt, NULL, zworker_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return -rc;
+	w.zt_state = 1;
+	return 0;
+}
+
+/* Stops the compressor (nothing is in flight: every round ends so). */
+static void zworker_stop(void)
+{
+	if (w.zt_state != 1)
+		return;
+	atomic_store_explicit(&w.zj_state, ZJ_QUIT, memory_order_release);
+	syscall(SYS_futex, &w.zj_state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	pthread_join(w.zt, NULL);
+	w.zt_state = 0;
+	atomic_store(&w.zj_state, ZJ_IDLE);
+}
+
+/* Hands the frame built so far to the compressor; 0 when there is none. */
+static int zjob_post(void)
+{
+	if (w.zt_state == 0)
+		zworker_start();
+	if (w.zt_state != 1)
+		return 0;
+	zjob_t *j = &w.zj;
+	msgpack_sbuffer sb = j->sb;    /* the job's old buffer becomes the writer's */
+	j->sb = w.sb;
+	w.sb = sb;
+	w.sb.size = 0;
+	uint32_t *stacks = j->f.stacks;
+	size_t cap = j->f.cap_stacks;
+	j->f = w.f;
+	w.f.inflight = NULL;
+	w.f.stacks = stacks;
+	w.f.cap_stacks = cap;
+	w.f.n_stacks = 0;
+	j->preamble = !w.preamble_done;
+	j->level = frame_level();
+	atomic_fetch_add_explicit(&gmt_g.frames_async, 1, memory_order_relaxed);
+	atomic_store_explicit(&w.zj_state, ZJ_POSTED, memory_order_release);
+	syscall(SYS_futex, &w.zj_state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	return 1;
+}
+
+/* Waits for the frame in flight and writes it; returns 0 or its errno
+ * (its accounting is the caller's: frame_done). */
+static int zjob_write(void)
+{
+	zjob_t *j = &w.zj;
+	uint32_t s;
+	while ((s = atomic_load_explicit(&w.zj_state, memory_order_acquire)) != ZJ_DONE) {
+		struct timespec d = { 0, 10000000 };
+		syscall(SYS_futex, &w.zj_state, FUTEX_WAIT_PRIVATE, s, &d, NULL, 0);
+	}
+	int err = j->zerr ? j->zerr : -file_write(j->zbuf, j->zlen);
+	progress();
+	if (!err) {
+		if (j->preamble)
+			w.preamble_done = 1;
+	}
+	j->sb.size = 0;
+	atomic_store_explicit(&w.zj_state, ZJ_IDLE, memory_order_relaxed);
+	return err;
+}
+
+/* Ends the frame being built: written now, or (async, the middle of a
+ * round) handed to the compressor. The frame in flight, if any, is written
+ * first; if that write failed, this frame is dropped with it. */
+static void frame_end(int async)
+{
+	evrec_finish(&w.rec);
+	evrec_finish(&w.late);
+	if (atomic_load_explicit(&w.zj_state, memory_order_relaxed) != ZJ_IDLE) {
+		int err = zjob_write();
+		if (err) {
+			/* this frame's metadata first to the queue's front, then the
+			 * lost one's before it: the queue keeps their order */
+			frame_done(&w.f, err);
+			frame_done(&w.zj.f, err);
+			w.sb.size = 0;
+			return;
+		}
+		frame_done(&w.zj.f, 0);
+	}
+	if (!w.sb.size)
+		return;
+	if (async && zjob_post())
+		return;
+	int err;
+	size_t len = frame_compress(w.cctx, &w.level, frame_level(), !w.preamble_done, &w.sb, &w.zbuf,
+				    &w.zcap, &err);
+	if (!err)
+		err = -file_write(w.zbuf, len);
+	progress();
+	if (!err)
+		w.preamble_done = 1;
+	frame_done(&w.f, err);
 	w.sb.size = 0;
 }
 
@@ -1041,7 +1246,8 @@ static uint32_t encode_events(const gmt_event_t *ev, uint32_t i, uint32_t n, uin
 	if (i == from)
 		return i;
 	/* what the writer holds, read from the buffer and not yet written */
-	uint64_t held = w.frame_events + w.rec.n + w.late.n;
+	uint64_t held = w.f.events + w.rec.n + w.late.n +
+			(atomic_load_explicit(&w.zj_state, memory_order_relaxed) != ZJ_IDLE ? w.zj.f.events : 0);
 	if (held > atomic_load_explicit(&gmt_g.held_max, memory_order_relaxed))
 		atomic_store_explicit(&gmt_g.held_max, held, memory_order_relaxed);
 	/* A frame of 1 MiB takes long to encode on a starved writer (a loaded
@@ -1050,7 +1256,7 @@ static uint32_t encode_events(const gmt_event_t *ev, uint32_t i, uint32_t n, uin
 	/* The frame size check costs 24 loads: once a batch is enough (at
 	 * most ~80 KiB over the soft cap). */
 	if (w.sb.size + gmt_evrec2_bytes(&w.rec) + gmt_evrec2_bytes(&w.late) >= FRAME_CAP) {
-		frame_end();
+		frame_end(1);
 		frame_begin();
 	}
 	return i;
@@ -1209,7 +1415,7 @@ static void writer_round(int all, int final)
 	w.rate_since = T0;
 	frame_begin();
 	encode_round(W);
-	frame_end();
+	frame_end(0);
 
 	/* Threads that exited and are drained: their state can go (only the
 	 * writer frees thread states, so its snapshot never dangles). */
@@ -1242,7 +1448,7 @@ static void writer_end(void)
 		pack_str(&w.pk, how ? how : GMT_END_SHUTDOWN);
 		msgpack_pack_int(&w.pk, atomic_load(&gmt_g.end_value));
 		uint64_t before = gmt_g.file_off;
-		frame_end();
+		frame_end(0);
 		if (gmt_g.file_off != before)
 			return;
 	}
@@ -1276,6 +1482,7 @@ static void *writer_main(void *arg)
 	}
 	progress();
 	writer_end();
+	zworker_stop();
 	gmt_fd_close_trace_file();
 	atomic_store(&gmt_g.writer_done, 1);
 	syscall(SYS_futex, &gmt_g.writer_done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
@@ -1297,7 +1504,7 @@ int gmt_writer_start(void)
 	int rc;
 	w.pending = NULL;
 	w.pending_tail = &w.pending;
-	w.inflight = NULL;
+	w.f.inflight = NULL;
 	w.last_ts = 0;
 	w.preamble_done = 0;
 	id_reset(&w.ids);

@@ -9,9 +9,20 @@
  *           half of it (the writer, blocked in its write, holds at most a
  *           frame's worth; no drop): once the disk works again, frames are
  *           compressed at
- *           the fast level; every event reads back in order with its
- *           address, size and allocation's address, none dropped.
+ *           the fast level; every event reads back in order with its address, size and
+ *           allocation's address, none dropped;
+ *   lost    the same backlog (64 MiB buffer: about ten frames to write,
+ *           all but the round's last compressed by the compressor thread
+ *           while the writer encodes the next), and the disk fails once
+ *           (the 5th write): a frame in flight that is lost takes the one
+ *           encoded after it along (one run of lost events), and the
+ *           frames after them say so once; the trace still reads to its END, every event in it is
+ *           one of those emitted, in order, each lost one is counted
+ *           once (written + dropped = emitted, the DROPS records' sum =
+ *           END's dropped = the writer's count).
  * Each case runs in its own child process. */
+#include <errno.h>
+
 #include "gmt_test.h"
 #include "unit_tracer_collect.h"
 
@@ -107,6 +118,110 @@ static void behind(void)
 	}
 }
 
+/* The lost case's stream: event 2k allocates block k, event 2k + 1 frees
+ * block k - 16 (16 blocks live from then on, so that a frame's frees name
+ * allocations of the frames before it by their ids), or, for k < 16, a
+ * block never allocated (named by address). */
+static gmt_event_t lost_ev(uint64_t i)
+{
+	uint64_t k = i / 2;
+	uint64_t b = (i & 1) ? (k >= 16 ? k - 16 : 4096 + k) : k;
+	gmt_event_t e = { .type = (i & 1) ? GMT_EV_FREE : GMT_EV_ALLOC,
+			  .addr = 0x7100000000ull + (b % 8192) * 0x100000,
+			  .size = (i & 1) ? 0 : 512 + (k * 40503u % 8192) * 64,
+			  .device = 0 };
+	return e;
+}
+
+/* A backlog of about ten frames, one write failing on the way. */
+
+static void lost(void)
+{
+	gmt_config_t cfg = config("lost");
+	cfg.buffer_bytes = 64u << 20;
+	cfg.test_fail_write_after = 5;
+	cfg.test_fail_errno = ENOSPC;
+	cfg.test_fail_count = 1;
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));
+	snprintf(path, sizeof(path), "%s", gmt_tracer_path());
+	CHECK_EQ_U64(0, gmt_tracer_flush(5000));
+	gmt_tracer_test_hold_writes(1);
+	gmt_tracer_stats_t st;
+	uint64_t n = 0;
+	do {
+		for (int k = 0; k < 1000; k++) {
+			gmt_event_t e = lost_ev(n++);
+			gmt_emit(&e, 0, 0);
+		}
+		gmt_tracer_get_stats(&st);
+	} while (st.buffered * 8 <= st.buffer_limit * 5 && n < 4 * BEHIND_MAX);
+	CHECK(st.buffered * 2 > st.buffer_limit);
+	CHECK_EQ_U64(0, st.dropped);
+	gmt_tracer_test_hold_writes(0);
+	CHECK_EQ_U64(0, gmt_tracer_flush(60000));
+	gmt_tracer_get_stats(&st);
+	fprintf(stderr, "lost: %llu events, %llu written, %llu dropped, %llu frames by the compressor\n",
+		(unsigned long long)n, (unsigned long long)st.written, (unsigned long long)st.dropped,
+		(unsigned long long)st.frames_async);
+	CHECK(st.frames_async >= 2);
+	CHECK(st.dropped > 0);
+	CHECK_EQ_U64(n, st.written + st.dropped);
+	gmt_tracer_shutdown();
+	char npath[4300];
+	snprintf(npath, sizeof(npath), "%s.emitted", path);
+	FILE *f = fopen(npath, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fprintf(f, "%llu %llu %llu\n", (unsigned long long)n, (unsigned long long)st.written,
+			(unsigned long long)st.dropped);
+		fclose(f);
+	}
+}
+
+/* The lost case's trace: what it holds is what was written, each event one
+ * of lost_ev(0..n), in order; the losses counted once. */
+static void check_lost(uint64_t n, uint64_t written, uint64_t dropped)
+{
+	gmt_decode_result_t r;
+	coll_t *c = coll_decode(path, &r);
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	CHECK_EQ_U64(1, r.ended_cleanly);
+	CHECK_EQ_U64(written, c->n);
+	CHECK_EQ_U64(written, c->end.written);
+	CHECK_EQ_U64(dropped, c->end.dropped);
+	CHECK_EQ_U64(dropped, c->drops_total);
+	CHECK_EQ_U64(1, c->drops_records);   /* said once, after the loss */
+	CHECK_EQ_U64(dropped, c->drops_write);
+	CHECK_EQ_U64(ENOSPC, c->drops_errno);
+	CHECK_EQ_U64(n, c->n + c->end.dropped);
+	/* The events written are runs of lost_ev(0..n) in order; what lies
+	 * between runs was lost: whole frames, one run of them per failed
+	 * write, adding up to what was counted as dropped. */
+	uint64_t bad = 0, j = 0, gaps = 0, gap_events = 0;
+	for (uint64_t i = 0; i < c->n; i++, j++) {
+		const gmt_devent_t *d = &c->ev[i];
+		uint64_t from = j;
+		while (j < n) {   /* the next emitted event it can be */
+			gmt_event_t e = lost_ev(j);
+			if (d->type == e.type && d->addr == e.addr && d->size == e.size)
+				break;
+			j++;
+		}
+		if (j > from) {
+			gaps++;
+			gap_events += j - from;
+		}
+		if (j == n || (i && d->ts < c->ev[i - 1].ts))
+			bad++;
+	}
+	gap_events += n - j;   /* lost at the end */
+	CHECK_EQ_U64(0, bad);
+	CHECK_EQ_U64(1, gaps);
+	CHECK_EQ_U64(dropped, gap_events);
+	coll_free(c);
+	free(c);
+}
+
 /* Every event of the trace is ev_of(0..n) in order. */
 static void check_trace(uint64_t n)
 {
@@ -143,5 +258,13 @@ int main(void)
 		fclose(f);
 	CHECK(n >= 60000);
 	check_trace(n);
+	CHECK_EQ_U64(0, in_child(lost));
+	unsigned long long ln = 0, lw = 0, ld = 0;
+	snprintf(npath, sizeof(npath), "%s.emitted", path);
+	f = fopen(npath, "r");
+	CHECK(f != NULL && fscanf(f, "%llu %llu %llu", &ln, &lw, &ld) == 3);
+	if (f)
+		fclose(f);
+	check_lost(ln, lw, ld);
 	TEST_DONE();
 }

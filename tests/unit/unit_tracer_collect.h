@@ -51,6 +51,7 @@ typedef struct coll {
 	unsigned char device_uuid[8][16];
 	size_t n_drops;
 	uint64_t drops_total, drops_buffer, drops_write;
+	uint64_t drops_records;   /* DROPS records read */
 	int drops_errno;
 	int has_end;
 	gmt_end_t end;      /* end.how points into end_how */
@@ -152,6 +153,7 @@ static int c_drops(void *ctx, const gmt_drops_t *d)
 	coll_t *c = ctx;
 	c->n_drops++;
 	c->drops_total += d->count;
+	c->drops_records++;
 	if (!strcmp(d->reason, "buffer_full"))
 		c->drops_buffer += d->count;
 	if (!strcmp(d->reason, "write_error")) {
