@@ -22,9 +22,13 @@
  * or goes re-examines the driver ranges that intersect it. Those are found
  * in an ordered map keyed by start address (the treap of
  * support/gmt_treap.h over a node pool, no allocation per event once the
- * pool has grown): driver ranges do not
- * overlap each other, so the ranges that intersect [a, b) are the one that
- * starts before a (if it reaches past a) and those that start in [a, b).
+ * pool has grown), built only once a framework range exists: driver ranges
+ * do not overlap each other, so the ranges that intersect [a, b) are the
+ * one that starts before a (if it reaches past a) and those that start in
+ * [a, b). A device block itself is a 16-byte record (its time, stack and
+ * flags) by the cookie the replay keeps in its slot: the replay holds the
+ * rest and tells it with every observation, so memory per live block is
+ * the replay's slot plus 16 bytes.
  *
  * Stream order: a stream-ordered free (kind stream_ordered) leaves the
  * requested view at once and the held view at the next SYNC that covers its
@@ -56,6 +60,9 @@ enum { T_RANGE = 1, T_HANDLE = 2, T_FW = 3 };
 #define F_INSIDE 0x02u   /* inside a framework range now                   */
 #define F_EVER   0x04u   /* was inside at some time                        */
 #define F_PEND   0x08u   /* a new block or handle, not yet attributed      */
+#define F_SHADOW 0x10u   /* a block's place in the ranges treap (aux: its
+			    record); the block itself is an lv_blk_t      */
+#define F_LIVE   0x80u   /* lv_blk_t: the record is in use                 */
 
 typedef struct tnode {
 	uint64_t key, size, ts;
@@ -110,6 +117,58 @@ static void t_release(tpool_t *p, uint32_t i)
 {
 	p->n[i].tree = 0;
 	p->n[i].left = p->free_head;
+	p->free_head = i;
+}
+
+/* ---- device blocks: what the replay's slot lacks ------------------------ */
+
+/* A live device block's own record, indexed by the cookie the replay keeps
+ * in the block's slot: the replay has its address, size, device, kind and
+ * owner and hands them over with every observation, so only its time,
+ * stack and flags are kept here (16 bytes a block). A free record's ts is
+ * the next free one. */
+typedef struct lv_blk {
+	uint64_t ts;
+	uint32_t stack;
+	uint8_t flags;       /* F_INSIDE, F_EVER, F_PEND, F_LIVE */
+} lv_blk_t;
+
+typedef struct bpool {
+	lv_blk_t *b;         /* b[0] unused: cookie 0 is "none" */
+	uint32_t cap, used, free_head;
+} bpool_t;
+
+static uint32_t b_alloc(bpool_t *p)
+{
+	uint32_t i;
+	if (p->free_head) {
+		i = p->free_head;
+		p->free_head = (uint32_t)p->b[i].ts;
+	} else {
+		if (p->used + 1 >= p->cap) {
+			/* doubled; realloc moves a large array by remapping its
+			 * pages, and only records up to the most live at once are
+			 * ever written */
+			uint32_t nc = p->cap ? p->cap * 2 : 1024;
+			if (nc < p->cap || nc > (1u << 30))
+				return 0;
+			lv_blk_t *nb = realloc(p->b, (size_t)nc * sizeof(*nb));
+			if (!nb)
+				return 0;
+			p->b = nb;
+			p->cap = nc;
+			if (!p->used)
+				p->used = 1;
+		}
+		i = p->used++;
+	}
+	return i;
+}
+
+static void b_release(bpool_t *p, uint32_t i)
+{
+	p->b[i].flags = 0;
+	p->b[i].ts = p->free_head;
 	p->free_head = i;
 }
 
@@ -219,10 +278,14 @@ typedef struct lv_pending {
 	unsigned owner;
 } lv_pending_t;
 
-/* A pending new allocation (F_PEND node: a block, or a VMM handle). */
+/* A pending new allocation (F_PEND: a block's record, or a VMM handle's
+ * node), with what its bytes count in while it waits. */
 typedef struct lv_new {
 	uint64_t ts;         /* its time (a handle: of its latest mapping)   */
-	uint32_t node, thread;
+	uint64_t size;
+	uint32_t idx, thread;
+	int16_t dev;
+	uint8_t owner, is_blk;
 } lv_new_t;
 
 typedef struct lv_dev {
@@ -246,18 +309,21 @@ typedef struct lv_dev {
 	size_t n_top;
 } lv_dev_t;
 
-/* Driver ranges: the replay keeps each block's or mapping's node index in
- * its own slot (gmt_obs_t.cookie), so the observations need no lookup
- * here; the ordered treap over the same ranges is only needed to find the
- * ranges that a framework range intersects, so it is built at the first
- * framework segment event and kept from then on (a trace without segments
- * never pays for it). */
+/* Driver ranges: the replay keeps each block's record index (bpool_t) or
+ * mapping's node index in its own slot (gmt_obs_t.cookie), so the
+ * observations need no lookup here; the ordered treap over the same ranges
+ * is only needed to find the ranges that a framework range intersects, so
+ * it is built at the first framework segment event and kept from then on
+ * (a trace without segments never pays for it). In it, a block is a
+ * shadow node (F_SHADOW: its address, size, device, kind and owner, aux
+ * its record), a mapping its own node. */
 
 struct gmt_levels {
 	gmt_replay_t *rp;
 	int fw_registered;                     /* FW_REGISTER seen: allocations
 						  wait on every device        */
 	tpool_t pool;
+	bpool_t blk;                           /* device blocks' records */
 	uint32_t ranges, handles, fw;          /* tree roots */
 	int ranges_ordered;                    /* the ranges treap is kept */
 	lv_dev_t **dev;                        /* index ordinal + 1 */
@@ -285,15 +351,47 @@ static inline uint64_t end_of(uint64_t a, uint64_t size)
 	return a + size < a ? UINT64_MAX : a + size;
 }
 
-/* Builds the ranges treap from the live driver ranges, once. */
-static void ranges_order(gmt_levels_t *lv)
+/* Block record b's shadow node in the ranges treap. 0 or -ENOMEM. */
+static int shadow_add(gmt_levels_t *lv, uint32_t b, uint64_t key, uint64_t size, int dev,
+		      unsigned kind, unsigned owner)
+{
+	uint32_t t = t_alloc(&lv->pool);
+	if (!t)
+		return -ENOMEM;
+	tnode_t *n = &lv->pool.n[t];
+	n->key = key;
+	n->size = size;
+	n->dev = (int16_t)dev;
+	n->kind = (uint8_t)kind;
+	n->owner = (uint8_t)gmt_downer(owner);
+	n->aux = b;
+	n->flags = F_SHADOW;
+	n->tree = T_RANGE;
+	t_insert(lv->pool.n, &lv->ranges, t);
+	return 0;
+}
+
+static int shadow_block(void *ctx, uint64_t addr, uint64_t size, int dev, unsigned kind,
+			unsigned owner, uint32_t cookie)
+{
+	gmt_levels_t *lv = ctx;
+	if (!cookie || cookie >= lv->blk.used || !(lv->blk.b[cookie].flags & F_LIVE))
+		return 0;
+	return shadow_add(lv, cookie, addr, size, dev, kind, owner);
+}
+
+/* Builds the ranges treap from the live driver ranges, once: the mappings'
+ * nodes, and a shadow node for each live block (the replay's). 0 or
+ * -ENOMEM. */
+static int ranges_order(gmt_levels_t *lv)
 {
 	if (lv->ranges_ordered)
-		return;
+		return 0;
 	lv->ranges_ordered = 1;
 	for (uint32_t i = 1; i < lv->pool.used; i++)
 		if (lv->pool.n[i].tree == T_RANGE)
 			t_insert(lv->pool.n, &lv->ranges, i);
+	return gmt_replay_each_block(lv->rp, shadow_block, lv);
 }
 
 static lv_dev_t *dev_get_slow(gmt_levels_t *lv, int ordinal)
@@ -417,17 +515,34 @@ static void outlier_push(gmt_levels_t *lv, lv_dev_t *d, const gmt_outlier_t *o)
 	d->top[i] = *o;
 }
 
-static void node_outlier(gmt_levels_t *lv, const tnode_t *n, int is_handle, uint64_t freed_ts)
+/* An allocation that went (freed_ts) or is live at the end (0): listed if
+ * it never lay inside a framework range (flags: its F_EVER). */
+static void outlier_add(gmt_levels_t *lv, unsigned flags, const gmt_outlier_t *o)
 {
-	lv_dev_t *d = dev_get(lv, n->dev);
-	if (!d || (n->flags & F_EVER) || !counts_outside(d, n->kind))
+	lv_dev_t *d = dev_get(lv, o->dev);
+	if (!d || (flags & F_EVER) || !counts_outside(d, o->kind))
 		return;
+	outlier_push(lv, d, o);
+	if (lv->outside_fn)
+		lv->outside_fn(lv->outside_ctx, o);
+}
+
+static void handle_outlier(gmt_levels_t *lv, const tnode_t *n, uint64_t freed_ts)
+{
 	gmt_outlier_t o = { .addr = n->key, .size = n->size, .ts = n->ts, .freed_ts = freed_ts,
 			    .stack = n->stack, .dev = n->dev, .kind = n->kind, .owner = n->owner,
-			    .is_handle = (uint8_t)is_handle };
-	outlier_push(lv, d, &o);
-	if (lv->outside_fn)
-		lv->outside_fn(lv->outside_ctx, &o);
+			    .is_handle = 1 };
+	outlier_add(lv, n->flags, &o);
+}
+
+/* A block as the replay tells it, with its record x. */
+static void block_outlier(gmt_levels_t *lv, const lv_blk_t *x, uint64_t addr, uint64_t size, int dev,
+			  unsigned kind, unsigned owner, uint64_t freed_ts)
+{
+	gmt_outlier_t o = { .addr = addr, .size = size, .ts = x->ts, .freed_ts = freed_ts,
+			    .stack = x->stack, .dev = (int16_t)dev, .kind = (uint8_t)kind,
+			    .owner = (uint8_t)gmt_downer(owner) };
+	outlier_add(lv, x->flags, &o);
 }
 
 void gmt_levels_set_outside_fn(gmt_levels_t *lv, void (*fn)(void *ctx, const gmt_outlier_t *o), void *ctx)
@@ -438,16 +553,22 @@ void gmt_levels_set_outside_fn(gmt_levels_t *lv, void (*fn)(void *ctx, const gmt
 
 /* ---- pending new allocations --------------------------------------------- */
 
-static lv_new_t *nw_find(gmt_levels_t *lv, uint32_t t)
+static lv_new_t *nw_find(gmt_levels_t *lv, int is_blk, uint32_t idx)
 {
 	for (size_t i = 0; i < lv->n_nw; i++)
-		if (lv->nw[i].node == t)
+		if (lv->nw[i].idx == idx && lv->nw[i].is_blk == is_blk)
 			return &lv->nw[i];
 	return NULL;
 }
 
-/* Makes node t (a block or a handle) pending from cause. */
-static int pend_new(gmt_levels_t *lv, lv_dev_t *d, uint32_t t, const gmt_devent_t *cause)
+static uint8_t *flags_of(gmt_levels_t *lv, int is_blk, uint32_t idx)
+{
+	return is_blk ? &lv->blk.b[idx].flags : &lv->pool.n[idx].flags;
+}
+
+/* Makes a block's record or a handle's node (idx) pending from cause. */
+static int pend_new(gmt_levels_t *lv, lv_dev_t *d, int is_blk, uint32_t idx, uint64_t size,
+		    unsigned owner, const gmt_devent_t *cause)
 {
 	if (lv->n_nw == lv->cap_nw) {
 		size_t nc = lv->cap_nw ? lv->cap_nw * 2 : 8;
@@ -457,29 +578,31 @@ static int pend_new(gmt_levels_t *lv, lv_dev_t *d, uint32_t t, const gmt_devent_
 		lv->nw = p;
 		lv->cap_nw = nc;
 	}
-	tnode_t *n = &lv->pool.n[t];
-	lv->nw[lv->n_nw++] = (lv_new_t){ .ts = cause->ts, .node = t, .thread = cause->thread };
-	n->flags |= F_PEND;
-	d->pnew_owner[gmt_downer(n->owner)] += n->size;
+	lv->nw[lv->n_nw++] = (lv_new_t){ .ts = cause->ts, .size = size, .idx = idx, .thread = cause->thread,
+					 .dev = (int16_t)d->ordinal, .owner = (uint8_t)owner,
+					 .is_blk = (uint8_t)is_blk };
+	*flags_of(lv, is_blk, idx) |= F_PEND;
+	d->pnew_owner[owner] += size;
 	return mark(lv, d);
 }
 
-/* Node t is attributed (claimed, outside or gone): its bytes count as the
- * other quantities say from now. */
-static int unpend(gmt_levels_t *lv, uint32_t t)
+/* The block or handle is attributed (claimed, outside or gone): its bytes
+ * count as the other quantities say from now. */
+static int unpend(gmt_levels_t *lv, int is_blk, uint32_t idx)
 {
-	tnode_t *n = &lv->pool.n[t];
-	if (!(n->flags & F_PEND))
+	uint8_t *f = flags_of(lv, is_blk, idx);
+	if (!(*f & F_PEND))
 		return 0;
-	n->flags &= (uint8_t)~F_PEND;
-	lv_new_t *w = nw_find(lv, t);
-	if (w)
-		*w = lv->nw[--lv->n_nw];
-	lv_dev_t *d = dev_get(lv, n->dev);
+	*f &= (uint8_t)~F_PEND;
+	lv_new_t *w = nw_find(lv, is_blk, idx);
+	if (!w)
+		return 0;
+	lv_new_t x = *w;
+	*w = lv->nw[--lv->n_nw];
+	lv_dev_t *d = dev_get(lv, x.dev);
 	if (!d)
 		return -ENOMEM;
-	unsigned o = gmt_downer(n->owner);
-	d->pnew_owner[o] = sub0(d->pnew_owner[o], n->size);
+	d->pnew_owner[x.owner] = sub0(d->pnew_owner[x.owner], x.size);
 	return mark(lv, d);
 }
 
@@ -493,7 +616,7 @@ static int pend_resolve(gmt_levels_t *lv, uint64_t now, int by_thread, uint32_t 
 		const lv_new_t *w = &lv->nw[i];
 		if (((by_thread && w->thread == thread) ||
 		     (now >= w->ts && now - w->ts >= GMT_LV_GRACE_NS)) &&
-		    (rc = unpend(lv, w->node)))
+		    (rc = unpend(lv, w->is_blk, w->idx)))
 			return rc;
 	}
 	return 0;
@@ -501,7 +624,40 @@ static int pend_resolve(gmt_levels_t *lv, uint64_t now, int by_thread, uint32_t 
 
 /* ---- containment -------------------------------------------------------- */
 
-/* Sets a driver range's inside flag and moves its bytes. */
+/* Sets a block's inside flag and moves its bytes. */
+static int blk_set_inside(gmt_levels_t *lv, uint32_t b, int dev, unsigned owner, uint64_t size, int inside)
+{
+	uint8_t *f = &lv->blk.b[b].flags;
+	if (!!(*f & F_INSIDE) == !!inside)
+		return 0;
+	if (inside)
+		*f |= F_INSIDE | F_EVER;
+	else
+		*f &= (uint8_t)~F_INSIDE;
+	lv_dev_t *d = dev_get(lv, dev);
+	if (!d)
+		return -ENOMEM;
+	int rc;
+	if (inside && (rc = unpend(lv, 1, b)))   /* rule (a): claimed */
+		return rc;
+	if (inside)
+		d->inside_owner[owner] += size;
+	else
+		d->inside_owner[owner] = sub0(d->inside_owner[owner], size);
+	return mark(lv, d);
+}
+
+/* Whether a block lies inside a framework range of its device now. */
+static int blk_eval(gmt_levels_t *lv, uint32_t b, uint64_t key, uint64_t size, int dev, unsigned owner)
+{
+	if (!(lv->blk.b[b].flags & F_LIVE))
+		return 0;
+	const lv_dev_t *d = dev_find(lv, dev);
+	int in = d && d->fwr.n && iset_contains(&d->fwr, key, end_of(key, size));
+	return blk_set_inside(lv, b, dev, owner, size, in);
+}
+
+/* Sets a mapping's inside flag and moves its handle's bytes. */
 static int set_inside(gmt_levels_t *lv, uint32_t t, int inside)
 {
 	tnode_t *N = lv->pool.n;
@@ -511,20 +667,6 @@ static int set_inside(gmt_levels_t *lv, uint32_t t, int inside)
 		N[t].flags |= F_INSIDE | F_EVER;
 	else
 		N[t].flags &= (uint8_t)~F_INSIDE;
-	if (!(N[t].flags & F_MAP)) {
-		lv_dev_t *d = dev_get(lv, N[t].dev);
-		if (!d)
-			return -ENOMEM;
-		unsigned o = gmt_downer(N[t].owner);
-		int rc;
-		if (inside && (rc = unpend(lv, t)))   /* rule (a): claimed */
-			return rc;
-		if (inside)
-			d->inside_owner[o] += N[t].size;
-		else
-			d->inside_owner[o] = sub0(d->inside_owner[o], N[t].size);
-		return mark(lv, d);
-	}
 	uint32_t h = t_find(N, lv->handles, N[t].aux);
 	if (!h)
 		return 0;
@@ -533,9 +675,10 @@ static int set_inside(gmt_levels_t *lv, uint32_t t, int inside)
 		return -ENOMEM;
 	unsigned o = gmt_downer(N[h].owner);
 	if (inside) {
-		int rc = unpend(lv, h);  /* rule (a): claimed through a mapping */
+		int rc = unpend(lv, 0, h);  /* rule (a): claimed through a mapping */
 		if (rc)
 			return rc;
+		N = lv->pool.n;
 		if (N[h].aux++ == 0) {
 			d->inside_owner[o] += N[h].size;
 			N[h].flags |= F_EVER;
@@ -557,13 +700,16 @@ static int range_dev(const gmt_levels_t *lv, uint32_t t)
 	return h ? N[h].dev : -2;
 }
 
+/* Node t: a mapping, or a block's shadow. */
 static int eval_range(gmt_levels_t *lv, uint32_t t)
 {
+	const tnode_t *n = &lv->pool.n[t];
+	if (n->flags & F_SHADOW)
+		return blk_eval(lv, (uint32_t)n->aux, n->key, n->size, n->dev, n->owner);
 	int dv = range_dev(lv, t);
 	if (dv < -1)
 		return 0;
 	const lv_dev_t *d = dev_find(lv, dv);
-	const tnode_t *n = &lv->pool.n[t];
 	int in = d && d->fwr.n && iset_contains(&d->fwr, n->key, end_of(n->key, n->size));
 	return set_inside(lv, t, in);
 }
@@ -571,10 +717,11 @@ static int eval_range(gmt_levels_t *lv, uint32_t t)
 /* Re-examines the driver ranges of device dv that intersect [a, b). */
 static int reeval(gmt_levels_t *lv, int dv, uint64_t a, uint64_t b)
 {
-	ranges_order(lv);
+	int rc = ranges_order(lv);
+	if (rc)
+		return rc;
 	const tnode_t *N = lv->pool.n;
 	uint32_t t = t_pred(N, lv->ranges, a);
-	int rc = 0;
 	if (t && end_of(N[t].key, N[t].size) > a && range_dev(lv, t) == dv)
 		rc = eval_range(lv, t);
 	for (t = t_lower(N, lv->ranges, a); t && !rc && lv->pool.n[t].key < b;) {
@@ -668,58 +815,77 @@ static void pend_undo(gmt_levels_t *lv, lv_dev_t *d, unsigned owner, uint64_t si
 
 /* ---- the replay's observer ---------------------------------------------- */
 
-static int range_del(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
+/* A mapping went. */
+static int map_del(gmt_levels_t *lv, uint32_t t)
 {
-	tnode_t *N;
 	int rc = set_inside(lv, t, 0);
-	if (rc || (rc = unpend(lv, t)))   /* gone before it was attributed */
+	if (rc)
 		return rc;
-	N = lv->pool.n;
-	tnode_t n = N[t];
 	if (lv->ranges_ordered)
-		t_unlink(N, &lv->ranges, n.key);
+		t_unlink(lv->pool.n, &lv->ranges, lv->pool.n[t].key);
 	t_release(&lv->pool, t);
-	if (n.flags & F_MAP)
-		return 0;
-	lv_dev_t *d = dev_get(lv, n.dev);
+	return 0;
+}
+
+/* Block record b went (o: the replay's observation of it). */
+static int blk_del(gmt_levels_t *lv, uint32_t b, const gmt_obs_t *o, const gmt_devent_t *cause)
+{
+	int dev = (int16_t)o->dev;
+	unsigned owner = gmt_downer(o->owner);
+	int rc = blk_set_inside(lv, b, dev, owner, o->size, 0);
+	if (rc || (rc = unpend(lv, 1, b)))   /* gone before it was attributed */
+		return rc;
+	if (lv->ranges_ordered) {
+		uint32_t t = t_find(lv->pool.n, lv->ranges, o->key);
+		if (t && (lv->pool.n[t].flags & F_SHADOW) && lv->pool.n[t].aux == b) {
+			t_unlink(lv->pool.n, &lv->ranges, o->key);
+			t_release(&lv->pool, t);
+		}
+	}
+	lv_blk_t x = lv->blk.b[b];
+	b_release(&lv->blk, b);
+	lv_dev_t *d = dev_get(lv, dev);
 	if (!d)
 		return -ENOMEM;
-	if (n.kind == GMT_KIND_ASYNC) {
-		unsigned o = gmt_downer(n.owner);
-		d->async_owner[o] = sub0(d->async_owner[o], n.size);
+	if (o->kind == GMT_KIND_ASYNC) {
+		d->async_owner[owner] = sub0(d->async_owner[owner], o->size);
 		if (cause && cause->type == GMT_EV_FREE &&
-		    (rc = pend_add(lv, d, cause->stream, o, n.size, counts_outside(d, n.kind))))
+		    (rc = pend_add(lv, d, cause->stream, owner, o->size, counts_outside(d, o->kind))))
 			return rc;
 	}
-	node_outlier(lv, &n, 0, cause ? cause->ts : 0);
+	block_outlier(lv, &x, o->key, o->size, dev, o->kind, owner, cause ? cause->ts : 0);
 	return mark(lv, d);
 }
 
-/* A driver range just added (and evaluated): a new block that no segment
- * contains waits (only an ALLOC makes a new one: a FREE undone by
- * FREE_FAIL is not new); a mapping of a pending handle re-arms the
- * handle's wait from the mapping's time, since the mapping is what the
- * framework's FW_SEGMENT_MAP will report. */
-static int new_range(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
+/* A block just added (and evaluated): a new block that no segment contains
+ * waits (only an ALLOC makes a new one: a FREE undone by FREE_FAIL is not
+ * new). */
+static int blk_new(gmt_levels_t *lv, uint32_t b, const gmt_obs_t *o, const gmt_devent_t *cause)
+{
+	if (lv->blk.b[b].flags & F_INSIDE)
+		return 0;
+	lv_dev_t *d = dev_get(lv, (int16_t)o->dev);
+	if (!d)
+		return -ENOMEM;
+	if (cause->type != GMT_EV_ALLOC || !(d->fw_any || lv->fw_registered) || !counts_outside(d, o->kind))
+		return 0;
+	return pend_new(lv, d, 1, b, o->size, gmt_downer(o->owner), cause);
+}
+
+/* A mapping just added (and evaluated): a mapping of a pending handle
+ * re-arms the handle's wait from the mapping's time, since the mapping is
+ * what the framework's FW_SEGMENT_MAP will report. */
+static void map_new(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
 {
 	const tnode_t *n = &lv->pool.n[t];
 	if (n->flags & F_INSIDE)
-		return 0;
-	if (n->flags & F_MAP) {
-		uint32_t h = t_find(lv->pool.n, lv->handles, n->aux);
-		lv_new_t *w = h && (lv->pool.n[h].flags & F_PEND) ? nw_find(lv, h) : NULL;
-		if (w) {
-			w->ts = cause->ts;
-			w->thread = cause->thread;
-		}
-		return 0;
+		return;
+	uint32_t h = t_find(lv->pool.n, lv->handles, n->aux);
+	lv_new_t *w = h && (lv->pool.n[h].flags & F_PEND) ? nw_find(lv, 0, h) : NULL;
+	if (w) {
+		w->ts = cause->ts;
+		w->thread = cause->thread;
 	}
-	lv_dev_t *d = dev_get(lv, n->dev);
-	if (!d)
-		return -ENOMEM;
-	if (cause->type != GMT_EV_ALLOC || !(d->fw_any || lv->fw_registered) || !counts_outside(d, n->kind))
-		return 0;
-	return pend_new(lv, d, t, cause);
 }
 
 static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t *o)
@@ -728,12 +894,41 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 	uint32_t t;
 	int rc;
 	switch (o->op) {
-	case GMT_OBS_BLOCK_ADD:
+	case GMT_OBS_BLOCK_ADD: {
+		/* The replay keeps our record's index in its own slot (the
+		 * cookie), 0 when a block is added. */
+		uint32_t b = b_alloc(&lv->blk);
+		if (!b)
+			return -ENOMEM;
+		lv_blk_t *x = &lv->blk.b[b];
+		x->ts = cause ? cause->ts : 0;
+		x->stack = cause ? cause->stack : 0;
+		x->flags = F_LIVE;
+		*o->cookie = b;
+		if (lv->ranges_ordered && (rc = shadow_add(lv, b, o->key, o->size, (int16_t)o->dev, o->kind, o->owner)))
+			return rc;
+		lv_dev_t *d = dev_get(lv, o->dev);
+		if (!d)
+			return -ENOMEM;
+		if (o->kind == GMT_KIND_ASYNC) {
+			d->async_seen = 1;
+			d->async_owner[gmt_downer(o->owner)] += o->size;
+			if (cause && cause->type == GMT_EV_FREE_FAIL)
+				pend_undo(lv, d, gmt_downer(o->owner), o->size, counts_outside(d, o->kind));
+		}
+		if ((rc = mark(lv, d)))
+			return rc;
+		if ((rc = blk_eval(lv, b, o->key, o->size, (int16_t)o->dev, gmt_downer(o->owner))))
+			return rc;
+		return cause ? blk_new(lv, b, o, cause) : 0;
+	}
+	case GMT_OBS_BLOCK_DEL:
+		t = *o->cookie;
+		*o->cookie = 0;
+		return t && t < lv->blk.used && (lv->blk.b[t].flags & F_LIVE) ? blk_del(lv, t, o, cause) : 0;
 	case GMT_OBS_MAP_ADD: {
-		int is_map = o->op == GMT_OBS_MAP_ADD;
-		/* The replay keeps our node in its own slot (the cookie): an
-		 * address that was live was deleted first, so this is 0. */
-		if ((t = *o->cookie) && (rc = range_del(lv, t, NULL)))
+		/* an address that was live was deleted first, so this is 0 */
+		if ((t = *o->cookie) && (rc = map_del(lv, t)))
 			return rc;
 		if (!(t = t_alloc(&lv->pool)))
 			return -ENOMEM;
@@ -742,40 +937,28 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 		n->size = o->size;
 		n->ts = cause ? cause->ts : 0;
 		n->stack = cause ? cause->stack : 0;
-		n->dev = (int16_t)(is_map ? -1 : o->dev);
+		n->dev = -1;
 		n->kind = (uint8_t)o->kind;
 		n->owner = (uint8_t)gmt_downer(o->owner);
-		n->aux = is_map ? o->handle : 0;
-		n->flags = is_map ? F_MAP : 0;
+		n->aux = o->handle;
+		n->flags = F_MAP;
 		n->tree = T_RANGE;
 		*o->cookie = t;
 		if (lv->ranges_ordered)
 			t_insert(lv->pool.n, &lv->ranges, t);
-		if (!is_map) {
-			lv_dev_t *d = dev_get(lv, o->dev);
-			if (!d)
-				return -ENOMEM;
-			if (o->kind == GMT_KIND_ASYNC) {
-				d->async_seen = 1;
-				d->async_owner[gmt_downer(o->owner)] += o->size;
-				if (cause && cause->type == GMT_EV_FREE_FAIL)
-					pend_undo(lv, d, gmt_downer(o->owner), o->size, counts_outside(d, o->kind));
-			}
-			if ((rc = mark(lv, d)))
-				return rc;
-		}
 		if ((rc = eval_range(lv, t)))
 			return rc;
-		return cause ? new_range(lv, t, cause) : 0;
+		if (cause)
+			map_new(lv, t, cause);
+		return 0;
 	}
-	case GMT_OBS_BLOCK_DEL:
 	case GMT_OBS_MAP_DEL:
 		t = *o->cookie;
 		*o->cookie = 0;
-		return t ? range_del(lv, t, cause) : 0;
+		return t ? map_del(lv, t) : 0;
 	case GMT_OBS_HANDLE_ADD: {
 		if ((t = t_find(lv->pool.n, lv->handles, o->key))) {
-			if ((rc = unpend(lv, t)))
+			if ((rc = unpend(lv, 0, t)))
 				return rc;
 			t_unlink(lv->pool.n, &lv->handles, o->key);
 			t_release(&lv->pool, t);
@@ -796,14 +979,14 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 		if (!d)
 			return -ENOMEM;
 		if ((d->fw_any || lv->fw_registered) && cause && cause->type == GMT_EV_VMM_CREATE)
-			return pend_new(lv, d, t, cause);
+			return pend_new(lv, d, 0, t, n->size, n->owner, cause);
 		return mark(lv, d);
 	}
 	case GMT_OBS_HANDLE_DEL: {
 		t = t_find(lv->pool.n, lv->handles, o->key);
 		if (!t)
 			return 0;
-		if ((rc = unpend(lv, t)))
+		if ((rc = unpend(lv, 0, t)))
 			return rc;
 		t_unlink(lv->pool.n, &lv->handles, o->key);
 		tnode_t n = lv->pool.n[t];
@@ -813,7 +996,7 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 			return -ENOMEM;
 		if (n.aux)
 			d->inside_owner[n.owner] = sub0(d->inside_owner[n.owner], n.size);
-		node_outlier(lv, &n, 1, cause ? cause->ts : 0);
+		handle_outlier(lv, &n, cause ? cause->ts : 0);
 		return mark(lv, d);
 	}
 	}
@@ -963,6 +1146,7 @@ void gmt_levels_free(gmt_levels_t *lv)
 	free(lv->pend);
 	free(lv->nw);
 	free(lv->pool.n);
+	free(lv->blk.b);
 	free(lv);
 }
 
@@ -1032,7 +1216,7 @@ int gmt_levels_end_pending(gmt_levels_t *lv)
 {
 	int rc = 0;
 	while (lv->n_nw && !rc)
-		rc = unpend(lv, lv->nw[lv->n_nw - 1].node);
+		rc = unpend(lv, lv->nw[lv->n_nw - 1].is_blk, lv->nw[lv->n_nw - 1].idx);
 	return rc;
 }
 
@@ -1219,6 +1403,16 @@ void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, 
 	*v = both[view == GMT_VIEW_HELD ? GMT_VIEW_HELD : GMT_VIEW_REQUESTED];
 }
 
+/* A block live at the end (the replay's). */
+static int live_block(void *ctx, uint64_t addr, uint64_t size, int dev, unsigned kind,
+		      unsigned owner, uint32_t cookie)
+{
+	gmt_levels_t *lv = ctx;
+	if (cookie && cookie < lv->blk.used && (lv->blk.b[cookie].flags & F_LIVE))
+		block_outlier(lv, &lv->blk.b[cookie], addr, size, dev, kind, owner, 0);
+	return 0;
+}
+
 int gmt_levels_finish(gmt_levels_t *lv)
 {
 	if (lv->finished)
@@ -1227,12 +1421,12 @@ int gmt_levels_finish(gmt_levels_t *lv)
 	int rc = gmt_levels_end_pending(lv);
 	if (rc)
 		return rc;
+	if ((rc = gmt_replay_each_block(lv->rp, live_block, lv)))
+		return rc;
 	for (uint32_t i = 1; i < lv->pool.used; i++) {
 		const tnode_t *n = &lv->pool.n[i];
-		if (n->tree == T_RANGE && !(n->flags & F_MAP))
-			node_outlier(lv, n, 0, 0);
-		else if (n->tree == T_HANDLE)
-			node_outlier(lv, n, 1, 0);
+		if (n->tree == T_HANDLE)
+			handle_outlier(lv, n, 0);
 	}
 	for (size_t i = 0; i < lv->n_dev; i++) {
 		lv_dev_t *d = lv->dev[i];
