@@ -439,10 +439,8 @@ static const lv_dev_t *dev_find(const gmt_levels_t *lv, int ordinal)
 	return idx < lv->n_dev ? lv->dev[idx] : NULL;
 }
 
-static int mark(gmt_levels_t *lv, lv_dev_t *d)
+static int mark_slow(gmt_levels_t *lv, lv_dev_t *d)
 {
-	if (d->dirty)
-		return 0;
 	if (lv->n_dirty == lv->cap_dirty) {
 		size_t nc = lv->cap_dirty ? lv->cap_dirty * 2 : 8;
 		int *p = realloc(lv->dirty, nc * sizeof(*p));
@@ -459,6 +457,13 @@ static int mark(gmt_levels_t *lv, lv_dev_t *d)
 	lv->dirty[lv->n_dirty++] = d->ordinal;
 	d->dirty = 1;
 	return 0;
+}
+
+/* Device d's values may have changed (at most once per instant it is
+ * listed). */
+static inline int mark(gmt_levels_t *lv, lv_dev_t *d)
+{
+	return d->dirty ? 0 : mark_slow(lv, d);
 }
 
 /* Whether a driver range of a device counts as outside (for the list of
@@ -588,11 +593,9 @@ static int pend_new(gmt_levels_t *lv, lv_dev_t *d, int is_blk, uint32_t idx, uin
 
 /* The block or handle is attributed (claimed, outside or gone): its bytes
  * count as the other quantities say from now. */
-static int unpend(gmt_levels_t *lv, int is_blk, uint32_t idx)
+static int unpend_slow(gmt_levels_t *lv, int is_blk, uint32_t idx)
 {
 	uint8_t *f = flags_of(lv, is_blk, idx);
-	if (!(*f & F_PEND))
-		return 0;
 	*f &= (uint8_t)~F_PEND;
 	lv_new_t *w = nw_find(lv, is_blk, idx);
 	if (!w)
@@ -604,6 +607,11 @@ static int unpend(gmt_levels_t *lv, int is_blk, uint32_t idx)
 		return -ENOMEM;
 	d->pnew_owner[x.owner] = sub0(d->pnew_owner[x.owner], x.size);
 	return mark(lv, d);
+}
+
+static inline int unpend(gmt_levels_t *lv, int is_blk, uint32_t idx)
+{
+	return *flags_of(lv, is_blk, idx) & F_PEND ? unpend_slow(lv, is_blk, idx) : 0;
 }
 
 /* Resolves the pending allocations that rule (b) (thread, when by_thread)
@@ -624,12 +632,9 @@ static int pend_resolve(gmt_levels_t *lv, uint64_t now, int by_thread, uint32_t 
 
 /* ---- containment -------------------------------------------------------- */
 
-/* Sets a block's inside flag and moves its bytes. */
-static int blk_set_inside(gmt_levels_t *lv, uint32_t b, int dev, unsigned owner, uint64_t size, int inside)
+static int blk_inside_moves(gmt_levels_t *lv, uint32_t b, int dev, unsigned owner, uint64_t size, int inside)
 {
 	uint8_t *f = &lv->blk.b[b].flags;
-	if (!!(*f & F_INSIDE) == !!inside)
-		return 0;
 	if (inside)
 		*f |= F_INSIDE | F_EVER;
 	else
@@ -645,6 +650,15 @@ static int blk_set_inside(gmt_levels_t *lv, uint32_t b, int dev, unsigned owner,
 	else
 		d->inside_owner[owner] = sub0(d->inside_owner[owner], size);
 	return mark(lv, d);
+}
+
+/* Sets a block's inside flag and moves its bytes. */
+static inline int blk_set_inside(gmt_levels_t *lv, uint32_t b, int dev, unsigned owner, uint64_t size,
+				 int inside)
+{
+	if (!!(lv->blk.b[b].flags & F_INSIDE) == !!inside)
+		return 0;
+	return blk_inside_moves(lv, b, dev, owner, size, inside);
 }
 
 /* Whether a block lies inside a framework range of its device now. */

@@ -354,7 +354,10 @@ static int offer_pending(gmt_phases_t *ph)
 	return rc;
 }
 
-static int add_pending(gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n)
+/* Devices changed at ts. Only open occurrences take an instant's values,
+ * and none opens or closes between this and the offer (a range event
+ * offers first), so without one there is nothing to keep. */
+static int add_pending_open(gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n)
 {
 	ph->pend_ts = ts;
 	for (size_t i = 0; i < n; i++) {
@@ -386,6 +389,11 @@ static int add_pending(gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n)
 		ph->pend_flag[d] = 1;
 	}
 	return 0;
+}
+
+static inline int add_pending(gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n)
+{
+	return ph->n_active ? add_pending_open(ph, ts, devs, n) : 0;
 }
 
 /* The devices with values now, into ph->devbuf. */
