@@ -1190,8 +1190,8 @@ int gmt_levels_event_from(gmt_levels_t *lv, const gmt_devent_t *e, int side)
 	/* Rules (b) and (c) before the event (a MEMINFO sample then sees
 	 * them), except that a segment of the same thread first claims what
 	 * it contains and resolves the rest after. */
-	int by_thread = !side && !vmm_step(e->type) && !claims(e->type);
-	if (lv->n_nw && (rc = pend_resolve(lv, e->ts, by_thread, e->thread)))
+	if (lv->n_nw &&
+	    (rc = pend_resolve(lv, e->ts, !side && !vmm_step(e->type) && !claims(e->type), e->thread)))
 		return rc;
 	if ((rc = apply(lv, e)))
 		return rc;
@@ -1326,7 +1326,22 @@ static uint64_t pool_reserved(const gmt_summary_t *s, int dev, int *has)
 	return sum;
 }
 
-void gmt_levels_values_all(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t v[GMT_VIEWS])
+/* What every view derives from its parts. */
+static inline void finish_view(gmt_lv_vals_t *x, int64_t untraced)
+{
+	/* A pool's reserve holds its live allocations: a sample older than an
+	 * allocation (or taken right after a context went, before its blocks
+	 * do) never counts less than they hold. */
+	if (x->has_reserved && x->rsrc == GMT_RSRC_POOL && x->has_allocated && x->allocated > x->reserved)
+		x->reserved = x->allocated;
+	x->held = (x->has_reserved ? x->reserved : x->has_allocated ? x->allocated : 0) + x->outside;
+	x->gap = (int64_t)(x->reserved - x->allocated);
+	if (x->has_used)
+		x->untraced = untraced;
+}
+
+/* The requested view into *q and, when h is not NULL, the held view. */
+static void values_into(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t *q, gmt_lv_vals_t *h)
 {
 	const gmt_summary_t *s = gmt_replay_summary(lv->rp);
 	const gmt_dev_summary_t *rd = gmt_summary_device(s, ordinal);
@@ -1334,7 +1349,6 @@ void gmt_levels_values_all(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t v[
 	static const lv_dev_t none;
 	static const gmt_dev_summary_t rnone;
 	int has_pool;
-	gmt_lv_vals_t *q = &v[GMT_VIEW_REQUESTED], *h = &v[GMT_VIEW_HELD];
 	if (!d)
 		d = &none;
 	if (!rd)
@@ -1384,6 +1398,10 @@ void gmt_levels_values_all(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t v[
 		q->used_ts = rd->meminfo_ts;
 	}
 	q->live = rd->live.total;
+	if (!h) {
+		finish_view(q, d->untraced[GMT_VIEW_REQUESTED]);
+		return;
+	}
 	*h = *q;
 	h->live = q->live + d->pend_total;
 	if (d->fw_seen)
@@ -1396,25 +1414,23 @@ void gmt_levels_values_all(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t v[
 			h->outside += d->pend_out_owner[o];
 		}
 	}
-	for (int w = 0; w < GMT_VIEWS; w++) {
-		gmt_lv_vals_t *x = &v[w];
-		/* A pool's reserve holds its live allocations: a sample older
-		 * than an allocation (or taken right after a context went, before
-		 * its blocks do) never counts less than they hold. */
-		if (x->has_reserved && x->rsrc == GMT_RSRC_POOL && x->has_allocated && x->allocated > x->reserved)
-			x->reserved = x->allocated;
-		x->held = (x->has_reserved ? x->reserved : x->has_allocated ? x->allocated : 0) + x->outside;
-		x->gap = (int64_t)(x->reserved - x->allocated);
-		if (x->has_used)
-			x->untraced = d->untraced[w];
-	}
+	finish_view(q, d->untraced[GMT_VIEW_REQUESTED]);
+	finish_view(h, d->untraced[GMT_VIEW_HELD]);
+}
+
+void gmt_levels_values_all(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t v[GMT_VIEWS])
+{
+	values_into(lv, ordinal, &v[GMT_VIEW_REQUESTED], &v[GMT_VIEW_HELD]);
 }
 
 void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, gmt_lv_vals_t *v)
 {
-	gmt_lv_vals_t both[GMT_VIEWS];
-	gmt_levels_values_all(lv, ordinal, both);
-	*v = both[view == GMT_VIEW_HELD ? GMT_VIEW_HELD : GMT_VIEW_REQUESTED];
+	if (view != GMT_VIEW_HELD) {
+		values_into(lv, ordinal, v, NULL);
+		return;
+	}
+	gmt_lv_vals_t q;
+	values_into(lv, ordinal, &q, v);
 }
 
 /* A block live at the end (the replay's). */
