@@ -372,9 +372,10 @@ static int shadow_add(gmt_levels_t *lv, uint32_t b, uint64_t key, uint64_t size,
 }
 
 static int shadow_block(void *ctx, uint64_t addr, uint64_t size, int dev, unsigned kind,
-			unsigned owner, uint32_t cookie)
+			unsigned owner, uint64_t cookie_all)
 {
 	gmt_levels_t *lv = ctx;
+	uint32_t cookie = (uint32_t)cookie_all;   /* ours: the low half */
 	if (!cookie || cookie >= lv->blk.used || !(lv->blk.b[cookie].flags & F_LIVE))
 		return 0;
 	return shadow_add(lv, cookie, addr, size, dev, kind, owner);
@@ -1435,9 +1436,10 @@ void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, 
 
 /* A block live at the end (the replay's). */
 static int live_block(void *ctx, uint64_t addr, uint64_t size, int dev, unsigned kind,
-		      unsigned owner, uint32_t cookie)
+		      unsigned owner, uint64_t cookie_all)
 {
 	gmt_levels_t *lv = ctx;
+	uint32_t cookie = (uint32_t)cookie_all;   /* ours: the low half */
 	if (cookie && cookie < lv->blk.used && (lv->blk.b[cookie].flags & F_LIVE))
 		block_outlier(lv, &lv->blk.b[cookie], addr, size, dev, kind, owner, 0);
 	return 0;
