@@ -69,7 +69,7 @@ CUresult gmt_do_cuMemAlloc_v2(__typeof__(cuMemAlloc_v2) *real, const gmt_call_t 
 	CUresult r;
 	GMT_GUARD_ENTER();
 	r = real(dptr, bytesize);
-	alloc_done(r, call, GMT_KIND_PLAIN, gmt_cur_device(), r == CUDA_SUCCESS ? *dptr : 0, bytesize, 0);
+	alloc_done(r, call, GMT_KIND_PLAIN, GMT_CUR_DEVICE_AFTER(r), r == CUDA_SUCCESS ? *dptr : 0, bytesize, 0);
 	GMT_GUARD_LEAVE();
 	return r;
 }
@@ -83,9 +83,9 @@ CUresult gmt_do_cuMemAllocPitch_v2(__typeof__(cuMemAllocPitch_v2) *real, const g
 	r = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 	/* The bytes held are pitch * height; a failure reports what was asked. */
 	if (r == CUDA_SUCCESS)
-		alloc_done(r, call, GMT_KIND_PLAIN, gmt_cur_device(), *dptr, (uint64_t)*pPitch * Height, 0);
+		alloc_done(r, call, GMT_KIND_PLAIN, GMT_CUR_DEVICE_AFTER(r), *dptr, (uint64_t)*pPitch * Height, 0);
 	else
-		alloc_done(r, call, GMT_KIND_PLAIN, gmt_cur_device(), 0, (uint64_t)WidthInBytes * Height, 0);
+		alloc_done(r, call, GMT_KIND_PLAIN, GMT_CUR_DEVICE_AFTER(r), 0, (uint64_t)WidthInBytes * Height, 0);
 	GMT_GUARD_LEAVE();
 	return r;
 }
@@ -96,7 +96,7 @@ CUresult gmt_do_cuMemAllocManaged(__typeof__(cuMemAllocManaged) *real, const gmt
 	CUresult r;
 	GMT_GUARD_ENTER();
 	r = real(dptr, bytesize, flags);
-	alloc_done(r, call, GMT_KIND_MANAGED, gmt_cur_device(), r == CUDA_SUCCESS ? *dptr : 0, bytesize, 0);
+	alloc_done(r, call, GMT_KIND_MANAGED, GMT_CUR_DEVICE_AFTER(r), r == CUDA_SUCCESS ? *dptr : 0, bytesize, 0);
 	GMT_GUARD_LEAVE();
 	return r;
 }
@@ -136,7 +136,7 @@ CUresult gmt_do_cuMemAllocAsync(__typeof__(cuMemAllocAsync) *real, const gmt_cal
 	r = real(dptr, bytesize, hStream);
 	/* The block is the current context's (what its destruction takes):
 	 * written before the block if it changed (gmt_cur_device). */
-	(void)gmt_cur_device();
+	(void)GMT_CUR_DEVICE_AFTER(r);
 	dev = gmt_stream_device((call->flags & GMT_FLAG_PTSZ) && hStream == NULL ? CU_STREAM_PER_THREAD : hStream);
 	/* A graph's memory node comes from no pool of ours (and costs nothing
 	 * until the graph runs). */
@@ -171,7 +171,7 @@ CUresult gmt_do_cuMemAllocFromPoolAsync(__typeof__(cuMemAllocFromPoolAsync) *rea
 
 	GMT_GUARD_ENTER();
 	r = real(dptr, bytesize, pool, hStream);
-	(void)gmt_cur_device();	/* the current context, as cuMemAllocAsync */
+	(void)GMT_CUR_DEVICE_AFTER(r);	/* the current context, as cuMemAllocAsync */
 	/* The pool's device, known from its creation or look-up; else (a host
 	 * or managed pool with no device, a pool we never saw being made) the
 	 * stream's. */
@@ -524,7 +524,7 @@ CUresult gmt_do_cuMemAllocHost_v2(__typeof__(cuMemAllocHost_v2) *real, const gmt
 	CUresult r;
 	GMT_GUARD_ENTER();
 	r = real(pp, bytesize);
-	alloc_done(r, call, GMT_KIND_HOST, gmt_cur_device(), r == CUDA_SUCCESS ? u64p(*pp) : 0, bytesize, 0);
+	alloc_done(r, call, GMT_KIND_HOST, GMT_CUR_DEVICE_AFTER(r), r == CUDA_SUCCESS ? u64p(*pp) : 0, bytesize, 0);
 	GMT_GUARD_LEAVE();
 	return r;
 }
@@ -535,7 +535,7 @@ CUresult gmt_do_cuMemHostAlloc(__typeof__(cuMemHostAlloc) *real, const gmt_call_
 	CUresult r;
 	GMT_GUARD_ENTER();
 	r = real(pp, bytesize, Flags);
-	alloc_done(r, call, GMT_KIND_HOST, gmt_cur_device(), r == CUDA_SUCCESS ? u64p(*pp) : 0, bytesize, 0);
+	alloc_done(r, call, GMT_KIND_HOST, GMT_CUR_DEVICE_AFTER(r), r == CUDA_SUCCESS ? u64p(*pp) : 0, bytesize, 0);
 	GMT_GUARD_LEAVE();
 	return r;
 }

@@ -31,6 +31,9 @@ static inline unsigned api_enter(unsigned api)
 }
 
 /* One runtime body: name the API and the owner, call, restore. The
+ * runtime may change the current context inside (its private driver
+ * interface): the thread is unsure of it on entry and exit, and nothing
+ * inside trusts the cache (gmt_cur_device_ok). The
  * outermost runtime call's caller decides the owner (a cuDNN built against
  * the dynamic libcudart calls cudaMalloc from its own text; the driver call
  * under it comes from libcudart's). */
@@ -42,7 +45,9 @@ static inline unsigned api_enter(unsigned api)
 		if (saved == GMT_API_DRIVER)                                            \
 			gmt_tls.rt_owner = gmt_lib_note(call->caller);                  \
 		gmt_versions_note((const void *)real, GMT_LIB_RT);                      \
+		gmt_ctx_unsure();                                                       \
 		r = real args;                                                          \
+		gmt_ctx_unsure();                                                       \
 		gmt_tls.api = saved;                                                    \
 		gmt_tls.rt_owner = saved_owner;                                         \
 		return r;                                                               \
@@ -92,6 +97,7 @@ static nccl_scope_t nccl_enter(unsigned ncall, unsigned api, uint64_t comm, uint
 {
 	nccl_scope_t s = { ncall, api_enter(api), gmt_tls.nccl_depth++ == 0 };
 
+	gmt_ctx_unsure(); /* as a runtime call (GMT_RT_BODY) */
 	gmt_lib_note(real); /* the real function lies in libnccl's text */
 	gmt_versions_note(real, GMT_LIB_NCCL);
 	if (s.outer)
@@ -101,6 +107,7 @@ static nccl_scope_t nccl_enter(unsigned ncall, unsigned api, uint64_t comm, uint
 
 static void nccl_leave(const nccl_scope_t *s, uint64_t comm, uint64_t size, ncclResult_t r)
 {
+	gmt_ctx_unsure();
 	gmt_tls.nccl_depth--;
 	gmt_tls.api = s->saved_api;
 	if (s->outer)

@@ -85,6 +85,40 @@ CUresult gmt_do_cuEventSynchronize(__typeof__(cuEventSynchronize) *real, const g
 
 /* ---- contexts ------------------------------------------------------------- */
 
+/* Hooked only because they change the current context: the wrapper makes
+ * the thread unsure of it (GMT_FLAG_CTX); nothing is recorded (the next
+ * traced call finds the context changed and writes CTX_CURRENT). */
+CUresult gmt_do_cuCtxSetCurrent(__typeof__(cuCtxSetCurrent) *real, const gmt_call_t *call, CUcontext ctx)
+{
+	(void)call;
+	return real(ctx);
+}
+
+CUresult gmt_do_cuCtxPushCurrent_v2(__typeof__(cuCtxPushCurrent_v2) *real, const gmt_call_t *call,
+				    CUcontext ctx)
+{
+	(void)call;
+	return real(ctx);
+}
+
+CUresult gmt_do_cuCtxPopCurrent_v2(__typeof__(cuCtxPopCurrent_v2) *real, const gmt_call_t *call,
+				   CUcontext *pctx)
+{
+	(void)call;
+	return real(pctx);
+}
+
+/* Whoever asks for the driver's private tables (every CUDA runtime does)
+ * may change the current context by a route we cannot see: the cache of
+ * it goes, for the process. Nothing else: no initialisation here. */
+CUresult gmt_do_cuGetExportTable(__typeof__(cuGetExportTable) *real, const gmt_call_t *call,
+				 const void **ppExportTable, const CUuuid *pExportTableId)
+{
+	(void)call;
+	gmt_ctx_cache_off("cuGetExportTable");
+	return real(ppExportTable, pExportTableId);
+}
+
 static inline __attribute__((always_inline)) void ctx_created(CUresult r, CUcontext *pctx, CUdevice dev)
 {
 	if (r != CUDA_SUCCESS)

@@ -39,7 +39,10 @@ _Atomic(void *) gmt_targets[GMT_HOOK_COUNT][GMT_TARGETS];
  * (libnccl, libcublas, libcudnn or not). The body is never a tail call
  * (&call escapes), so the wrapper's frame is always there for the stack
  * skip count. get_real yields the real function or NULL (the library's
- * "not found" error is then returned). */
+ * "not found" error is then returned). A call that can change the current
+ * context (GMT_FLAG_CTX, a constant: no cost elsewhere) makes the thread
+ * unsure of it before and after, also under the re-entry guard
+ * (gmt_cur_device_ok). */
 #define GMT_WRAPPER(fn, lib, name, ret, params, args, body, flg, get_real)                \
 	ret fn GMT_PROTO params                                                          \
 	{                                                                                \
@@ -50,6 +53,13 @@ _Atomic(void *) gmt_targets[GMT_HOOK_COUNT][GMT_TARGETS];
 		real = (__typeof__(name) *)(get_real);                                   \
 		if (GMT_UNLIKELY(real == NULL))                                          \
 			return GMT_MISSING_##lib;                                        \
+		if ((flg) & GMT_FLAG_CTX) {                                              \
+			ret r_;                                                          \
+			gmt_ctx_unsure();                                                \
+			r_ = gmt_tls.guard ? real args : gmt_do_##body(real, &call GMT_TAIL args); \
+			gmt_ctx_unsure();                                                \
+			return r_;                                                       \
+		}                                                                        \
 		if (gmt_tls.guard)                                                       \
 			return real args;                                                \
 		return gmt_do_##body(real, &call GMT_TAIL args);                         \

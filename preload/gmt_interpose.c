@@ -23,9 +23,11 @@
  *    glibc resolves them relative to the CALLER (the object its return
  *    address lies in). Calling glibc's dlsym from here would make us the
  *    caller and change what "next" means (with two interposers it recursed
- *    forever in an experiment). So for those two, the very first thing our
- *    dlsym does is a tail call (a jmp, checked by tests/cases/
- *    preload_tailcall.sh): glibc sees the original return address. Nothing
+ *    forever in an experiment). So for those two our dlsym does a tail
+ *    call (a jmp, checked by tests/cases/preload_tailcall.sh), after no
+ *    more than a look at the name (RTLD_NEXT of a context call turns the
+ *    per-thread context cache off, gmt_preload.h): glibc sees the original
+ *    return address. Nothing
  *    of the driver is lost: RTLD_DEFAULT finds our driver exports anyway,
  *    we are in the global scope (a runtime or NCCL function found that way
  *    is called untraced by name; its driver calls are traced). A real-handle
@@ -70,6 +72,11 @@
  *    GOT entries for those names are bound to per-target wrappers, each of
  *    which calls the very function ld.so had bound that entry to: see
  *    gmt_bind.c (and docs/interception.md).
+ *
+ * The driver's context calls that are not hooked (cuCtxDetach, the OpenGL
+ * and VDPAU interop creators) are exported as pass-throughs that turn the
+ * per-thread context cache off; so does any route above that hands out a
+ * context call as the driver's own function (gmt_ctx_name).
  *
  * Bootstrapping glibc's dlsym. We export dlsym and dlvsym, so any reference
  * to them from this library binds to our own exports (an unversioned
@@ -276,6 +283,11 @@ static inline void *(*real_dlvsym_fn(void))(void *, const char *, const char *)
  * dlsym(libcuda, "cuGetProcAddress_v2") from its own text: that is where
  * gmt_owner() learns its range. Only hooked names and the look-up functions
  * are noted (a dladdr for a module not seen yet), not every dlsym. */
+static int libc_lookup_name(const char *name)
+{
+	return name != NULL && (strcmp(name, "dlsym") == 0 || strcmp(name, "dlvsym") == 0);
+}
+
 static __attribute__((noinline)) void *wrap_lookup(void *p, const char *name, const void *caller)
 {
 	int id;
@@ -284,6 +296,12 @@ static __attribute__((noinline)) void *wrap_lookup(void *p, const char *name, co
 	if (p == NULL)
 		return NULL;
 	id = gmt_hook_find(name);
+	/* A context call handed out as itself (not hooked, or not ours to
+	 * stand in for), or the C library's own dlsym (a look-up with it is
+	 * never ours): calls of what they give change contexts unseen. */
+	if ((gmt_ctx_name(name) && (id < 0 || (gmt_hooks[id].lib == GMT_LIB_DRV && !gmt_real_offer(id, p)))) ||
+	    libc_lookup_name(name))
+		gmt_ctx_cache_off(name);
 	if (id >= 0 || (name != NULL && (strcmp(name, "cuGetProcAddress") == 0 ||
 					 strcmp(name, "cuGetProcAddress_v2") == 0 ||
 					 strcmp(name, "cuGetProcAddress_v2_ptsz") == 0)))
@@ -313,19 +331,35 @@ static __attribute__((noinline)) void *wrap_lookup(void *p, const char *name, co
 #define GMT_MUSTTAIL
 #endif
 
+/* RTLD_NEXT from a library loaded after us finds the driver's own function,
+ * not our wrapper: a context call (or the C library's dlsym) found that way
+ * turns the per-thread context cache off (checked by name before the tail
+ * call). */
+static __attribute__((noinline)) void next_lookup(const char *name)
+{
+	if (gmt_ctx_name(name) || libc_lookup_name(name))
+		gmt_ctx_cache_off(name);
+}
+
 GMT_EXPORT GMT_TAILCALL_FN void *dlsym(void *restrict handle, const char *restrict name)
 {
-	/* First statement, a tail call: glibc must see our caller's return
-	 * address for these two (see the top of this file). */
-	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT)
+	/* A tail call: glibc must see our caller's return address for these
+	 * two (see the top of this file). */
+	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT) {
+		if (handle == RTLD_NEXT && (name[0] == 'c' || name[0] == 'd'))
+			next_lookup(name);
 		GMT_MUSTTAIL return real_dlsym_fn()(handle, name);
+	}
 	return wrap_lookup(real_dlsym_fn()(handle, name), name, __builtin_return_address(0));
 }
 
 GMT_EXPORT GMT_TAILCALL_FN void *dlvsym(void *restrict handle, const char *restrict name, const char *restrict version)
 {
-	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT)
+	if (handle == RTLD_NEXT || handle == RTLD_DEFAULT) {
+		if (handle == RTLD_NEXT && (name[0] == 'c' || name[0] == 'd'))
+			next_lookup(name);
 		GMT_MUSTTAIL return real_dlvsym_fn()(handle, name, version);
+	}
 	return wrap_lookup(real_dlvsym_fn()(handle, name, version), name, __builtin_return_address(0));
 }
 
@@ -400,6 +434,47 @@ void *gmt_resolve(int id)
 			   hk->name, hk->min_version);
 	return p;
 }
+
+/* ---- context calls we do not trace ----------------------------------------- */
+
+/* They can change the calling thread's current context (cuCtxDetach destroys
+ * it at the last detach; the deprecated OpenGL and VDPAU interop creators
+ * make a new one current), and a call of one turns the per-thread context
+ * cache off. Exported so that whatever links against them reaches us (the
+ * interop headers need OpenGL/VDPAU headers: the prototypes are written
+ * here, VdpDevice is a uint32_t and VdpGetProcAddress a function); then the
+ * driver's own function, with the same arguments and result. */
+static void *ctx_call_real(const char *name)
+{
+	void *h = gmt_driver_handle();
+
+	gmt_ctx_cache_off(name);
+	return h != NULL ? real_dlsym_fn()(h, name) : NULL;
+}
+
+#define GMT_CTX_UNTRACED(name, params, args)                                         \
+	GMT_EXPORT CUresult name params                                              \
+	{                                                                            \
+		GMT_KEEP_ERRNO;                                                      \
+		CUresult (*real) params = (CUresult (*) params)ctx_call_real(#name); \
+		return real != NULL ? real args : CUDA_ERROR_NOT_FOUND;              \
+	}
+CUresult cuGLCtxCreate(CUcontext *pCtx, unsigned int Flags, CUdevice device);
+CUresult cuGLCtxCreate_v2(CUcontext *pCtx, unsigned int Flags, CUdevice device);
+CUresult cuVDPAUCtxCreate(CUcontext *pCtx, unsigned int flags, CUdevice device, uint32_t vdpDevice,
+			  void *vdpGetProcAddress);
+CUresult cuVDPAUCtxCreate_v2(CUcontext *pCtx, unsigned int flags, CUdevice device, uint32_t vdpDevice,
+			     void *vdpGetProcAddress);
+GMT_CTX_UNTRACED(cuCtxDetach, (CUcontext ctx), (ctx))
+GMT_CTX_UNTRACED(cuGLCtxCreate, (CUcontext *pCtx, unsigned int Flags, CUdevice device), (pCtx, Flags, device))
+GMT_CTX_UNTRACED(cuGLCtxCreate_v2, (CUcontext *pCtx, unsigned int Flags, CUdevice device),
+		 (pCtx, Flags, device))
+GMT_CTX_UNTRACED(cuVDPAUCtxCreate, (CUcontext *pCtx, unsigned int flags, CUdevice device, uint32_t vdpDevice,
+				    void *vdpGetProcAddress),
+		 (pCtx, flags, device, vdpDevice, vdpGetProcAddress))
+GMT_CTX_UNTRACED(cuVDPAUCtxCreate_v2, (CUcontext *pCtx, unsigned int flags, CUdevice device,
+				       uint32_t vdpDevice, void *vdpGetProcAddress),
+		 (pCtx, flags, device, vdpDevice, vdpGetProcAddress))
 
 /* ---- driver helpers the tracer calls itself -------------------------------- */
 
@@ -541,7 +616,21 @@ static void *unidentified(void *fn, const char *requested, int version, cuuint64
 	return w != NULL ? w : fn;
 }
 
+static void *substitute(void *fn, const char *requested, int version, cuuint64_t flags);
+
 void *gmt_substitute(void *fn, const char *requested, int version, cuuint64_t flags)
+{
+	void *p = substitute(fn, requested, version, flags);
+
+	/* A context call handed out as the driver's own function (not hooked,
+	 * or a pointer we cannot trace): its calls would change contexts
+	 * unseen. */
+	if (p != NULL && p == fn && gmt_ctx_name(requested))
+		gmt_ctx_cache_off(requested);
+	return p;
+}
+
+static void *substitute(void *fn, const char *requested, int version, cuuint64_t flags)
 {
 	Dl_info info;
 	int id;

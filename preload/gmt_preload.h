@@ -57,6 +57,10 @@ enum gmt_hook_lib { GMT_LIB_DRV = 0, GMT_LIB_RT = 1, GMT_LIB_NCCL = 2 };
 #define GMT_LIB_OF_NCCL GMT_LIB_NCCL
 #define GMT_REQ_REQ 1
 #define GMT_REQ_OPT 0
+/* hooks.def's flags beside GMT_FLAG_PTSZ (gmt_format.h), never in a trace
+ * (gmt_aux keeps the low 8 bits): the call can change the calling thread's
+ * current context (gmt_cur_device_ok). */
+#define GMT_FLAG_CTX 0x100u
 
 /* What a wrapper returns when the real function does not exist (only a
  * driver wrapper can lack one: a runtime or NCCL wrapper is handed out
@@ -82,7 +86,7 @@ typedef struct gmt_hook {
 	const char *body;       /* the body's base name                        */
 	int min_version;
 	uint8_t lib;            /* enum gmt_hook_lib                           */
-	uint8_t flags;          /* GMT_FLAG_PTSZ                               */
+	uint16_t flags;         /* GMT_FLAG_PTSZ, GMT_FLAG_CTX                 */
 	uint8_t required;
 } gmt_hook_t;
 
@@ -149,7 +153,8 @@ int gmt_hook_find(const char *name);
 /* What the generated wrapper tells its body. */
 typedef struct gmt_call {
 	int id;                 /* the hook that was called             */
-	unsigned flags;         /* GMT_FLAG_PTSZ for a _ptsz variant    */
+	unsigned flags;         /* GMT_FLAG_PTSZ for a _ptsz variant,
+				 * GMT_FLAG_CTX                          */
 	void *caller;           /* the wrapper's return address         */
 } gmt_call_t;
 
@@ -180,6 +185,10 @@ typedef struct gmt_tls {
 	unsigned ctx_gen;       /* gmt_ctx_gen when ctx/ctx_dev were cached      */
 	CUcontext ctx;          /* cache: the last current context seen ...      */
 	int ctx_dev;            /* ... and its device                            */
+	unsigned ctx_sure;      /* gmt_ctx_sure_gen when sure_dev was asked of the
+				 * driver, 0: not sure (gmt_cur_device_ok)      */
+	int sure_dev;           /* the current context's device then (-1: none)  */
+	unsigned ctx_changes;   /* context calls of this thread (gmt_ctx_unsure) */
 	int hooked;             /* the thread entered a hook (made a CUDA call)  */
 	unsigned fails;         /* ALLOC_FAIL records this thread wrote          */
 } gmt_tls_t;
@@ -279,9 +288,62 @@ static inline const gmt_drv_t *gmt_drv(void)
 
 #define GMT_MAX_DEVICES 64
 
-/* Device of the calling thread's current context, -1 if none. Cheap: a
- * per-thread cache refreshed only when the context changes. */
+/* Device of the calling thread's current context, -1 if none: asks the
+ * driver (cuCtxGetCurrent); CTX_CURRENT is written when the context is not
+ * the one this thread last saw (or a context went since). */
 int gmt_cur_device(void);
+
+/*
+ * The same answer without asking the driver, for a body right after its
+ * real call succeeded (the hot path): the answer gmt_cur_device() last
+ * gave on this thread, while nothing can have changed it since.
+ *
+ * The thread's current context changes only by calls the thread makes (the
+ * context stack is per thread; a context destroyed elsewhere stays current
+ * here, and every destruction we see bumps gmt_ctx_sure_gen). Every route
+ * to a driver function that changes it passes through us:
+ * - the hooked context calls (cuCtxSetCurrent, Push/PopCurrent, Create*,
+ *   Destroy*, Attach/Detach, cuDevicePrimaryCtxRetain/Release/Reset): their
+ *   wrappers (GMT_FLAG_CTX) make the thread unsure before and after the
+ *   real call, under the re-entry guard too, by whatever route they were
+ *   reached (exported symbol, dlsym on a handle, cuGetProcAddress, our
+ *   per-target wrappers); runtime and NCCL entry points make it unsure on
+ *   entry and exit, and nothing inside them trusts the cache;
+ * - routes we cannot follow turn the cache off for the process
+ *   (gmt_ctx_cache_off; every answer asks the driver again, as without the
+ *   cache): cuGetExportTable called at all (the driver's private tables:
+ *   every CUDA runtime, the dynamic libcudart and the static copies inside
+ *   cuBLAS, cuDNN, NCCL, asks for them, and what they hold is not
+ *   documented), a context-changing name looked up with dlsym(RTLD_NEXT)
+ *   (the real function, not our wrapper), a cuGetProcAddress result we
+ *   cannot trace, and the interop creators cuGLCtxCreate/cuVDPAUCtxCreate
+ *   (not hooked: exported as pass-throughs that turn it off, and looked up
+ *   by name);
+ * - a fork child starts unsure; the driver's teardown at exit makes calls
+ *   fail, and a failed call never uses the cache (GMT_CUR_DEVICE_AFTER).
+ */
+extern _Atomic unsigned gmt_ctx_sure_gen;
+static inline int gmt_cur_device_ok(void)
+{
+	if (GMT_LIKELY(gmt_tls.ctx_sure == atomic_load_explicit(&gmt_ctx_sure_gen, memory_order_relaxed)))
+		return gmt_tls.sure_dev;
+	return gmt_cur_device();
+}
+/* The device for a body after its real call returned r. */
+#define GMT_CUR_DEVICE_AFTER(r) ((r) == CUDA_SUCCESS ? gmt_cur_device_ok() : gmt_cur_device())
+/* This thread's current context may change (or have changed). */
+static inline void gmt_ctx_unsure(void)
+{
+	gmt_tls.ctx_sure = 0;
+	gmt_tls.ctx_changes++;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+/* A route the cache cannot follow is in use: off for the process, for good
+ * (why: said at log level 3). */
+void gmt_ctx_cache_off(const char *why);
+/* name (a dlsym or cuGetProcAddress look-up) is a driver function that can
+ * change a thread's current context, or cuGetExportTable. */
+int gmt_ctx_name(const char *name);
 /* Device of ctx (-1 if unknown); NULL means the current context. */
 int gmt_ctx_device(CUcontext ctx);
 /* Forget every cached context -> device (a context was destroyed). */

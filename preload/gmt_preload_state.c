@@ -28,6 +28,8 @@ int gmt_pl_log_level = 1;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void sync_period_from_env(void);
 
+static void ctx_fork_child(void);
+
 static void init_run(void)
 {
 	gmt_config_t cfg;
@@ -35,6 +37,7 @@ static void init_run(void)
 	gmt_config_from_env(&cfg);
 	gmt_pl_log_level = cfg.log_level;
 	sync_period_from_env();
+	pthread_atfork(NULL, NULL, ctx_fork_child);
 	gmt_libc_init();
 	if (gmt_interpose_boot() != 0)
 		gmt_pl_log(1, "glibc's dlsym was not found: dlopen'ed CUDA is not traced");
@@ -81,9 +84,47 @@ void gmt_pl_log(int level, const char *fmt, ...)
 static _Atomic unsigned ctx_gen = 1;
 _Atomic uint64_t gmt_described[GMT_MAX_DEVICES / 64];
 
+/* What a thread's ctx_sure must equal for gmt_cur_device_ok to trust it:
+ * odd (a thread's 0 never matches), bumped by 2 when a context goes, when
+ * the cache is turned off and in a fork child. */
+_Atomic unsigned gmt_ctx_sure_gen = 1;
+static _Atomic int ctx_cache_off;
+
 void gmt_ctx_forget(void)
 {
 	atomic_fetch_add_explicit(&ctx_gen, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&gmt_ctx_sure_gen, 2, memory_order_relaxed);
+}
+
+void gmt_ctx_cache_off(const char *why)
+{
+	if (!atomic_exchange(&ctx_cache_off, 1))
+		gmt_pl_log(3, "%s: the current context is asked of the driver at every call from now on", why);
+	atomic_fetch_add_explicit(&gmt_ctx_sure_gen, 2, memory_order_relaxed);
+}
+
+/* The child's only thread has the parent's answer in its cache: whether
+ * the driver still says the same there is the driver's business. */
+static void ctx_fork_child(void)
+{
+	atomic_fetch_add_explicit(&gmt_ctx_sure_gen, 2, memory_order_relaxed);
+}
+
+int gmt_ctx_name(const char *n)
+{
+	if (n == NULL || n[0] != 'c' || n[1] != 'u')
+		return 0;
+	n += 2;
+	if (strncmp(n, "Ctx", 3) == 0) {
+		n += 3;
+		return strncmp(n, "SetCurrent", 10) == 0 || strncmp(n, "PushCurrent", 11) == 0 ||
+		       strncmp(n, "PopCurrent", 10) == 0 || strncmp(n, "Create", 6) == 0 ||
+		       strncmp(n, "Destroy", 7) == 0 || strncmp(n, "Attach", 6) == 0 ||
+		       strncmp(n, "Detach", 6) == 0;
+	}
+	return strncmp(n, "DevicePrimaryCtxRe", 18) == 0 || /* Retain, Release, Reset */
+	       strncmp(n, "GLCtxCreate", 11) == 0 ||
+	       strncmp(n, "VDPAUCtxCreate", 14) == 0 || strcmp(n, "GetExportTable") == 0;
 }
 
 /* NVIDIA's stub libcuda (the toolkit's lib64/stubs/libcuda.so, for linking)
@@ -172,18 +213,37 @@ void gmt_describe_slow(int dev)
 	gmt_tracer_device(&info);
 }
 
+/* The answer the driver gave is the thread's for as long as nothing can
+ * have changed it (gmt_cur_device_ok): kept when no context call of this
+ * thread came in between (a signal handler's), no context went and the
+ * cache is on, outside runtime and NCCL calls. */
+static inline int ctx_answer(int dev, unsigned sure, unsigned changes)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	if (gmt_tls.ctx_changes == changes && gmt_tls.api == GMT_API_DRIVER && gmt_tls.nccl_depth == 0 &&
+	    !atomic_load_explicit(&ctx_cache_off, memory_order_relaxed)) {
+		gmt_tls.sure_dev = dev;
+		gmt_tls.ctx_sure = sure;
+	}
+	return dev;
+}
+
 int gmt_cur_device(void)
 {
 	const gmt_drv_t *d = gmt_drv();
 	CUcontext ctx = NULL;
 	CUdevice dev;
-	unsigned gen;
+	unsigned gen, sure = atomic_load_explicit(&gmt_ctx_sure_gen, memory_order_relaxed);
+	unsigned changes = gmt_tls.ctx_changes;
 
-	if (d->ctx_get_current == NULL || d->ctx_get_current(&ctx) != CUDA_SUCCESS || ctx == NULL)
+	atomic_signal_fence(memory_order_seq_cst);
+	if (d->ctx_get_current == NULL || d->ctx_get_current(&ctx) != CUDA_SUCCESS)
 		return -1;
+	if (ctx == NULL)
+		return ctx_answer(-1, sure, changes);
 	gen = atomic_load_explicit(&ctx_gen, memory_order_relaxed);
 	if (GMT_LIKELY(ctx == gmt_tls.ctx && gen == gmt_tls.ctx_gen))
-		return gmt_tls.ctx_dev;
+		return ctx_answer(gmt_tls.ctx_dev, sure, changes);
 	if (d->ctx_get_device == NULL || d->ctx_get_device(&dev) != CUDA_SUCCESS)
 		return -1;
 	/* The thread's events from here on were made under ctx: the analyzer
@@ -193,7 +253,7 @@ int gmt_cur_device(void)
 	gmt_tls.ctx = ctx;
 	gmt_tls.ctx_dev = (int)dev;
 	gmt_tls.ctx_gen = gen;
-	return (int)dev;
+	return ctx_answer((int)dev, sure, changes);
 }
 
 /* The current context's device without recording anything (the samples

@@ -24,7 +24,7 @@ hooks = {}
 for line in open(sys.argv[2]):
     _, _, name, ver, flags = line.split()
     base = re.sub(r'(_v\d+)?(_ptsz|_ptds)?$', '', name)
-    hooks.setdefault(base, set()).add((int(ver), flags != '0', name))
+    hooks.setdefault(base, set()).add((int(ver), 'PTSZ' in flags or flags == '1', name))
 bad = []
 for base, hs in sorted(hooks.items()):
     abis = pfn.get(base)

@@ -35,9 +35,10 @@ diff exported.txt internal.txt >&2 || fail "runtime: events on internal entry po
 [ -s traced.err ] && grep -v '^addr ' traced.err >&2 && fail "runtime: something said on stderr"
 unidentified > u.txt
 # Every hooked look-up the runtime double makes (tests/fakecuda/fake_runtime.c
-# drv_init: 30 names, the per-thread-stream ones with flag 2), each traced
-# as the implementation of its version.
-assert_eq 30 "$(wc -l < u.txt)" "runtime: unidentified look-ups"
+# drv_init: 31 names, cuCtxSetCurrent among them, the per-thread-stream ones
+# with flag 2), each traced as the implementation of its version.
+assert_eq 31 "$(wc -l < u.txt)" "runtime: unidentified look-ups"
+assert_contains u.txt "cuCtxSetCurrent 13000 1 cuCtxSetCurrent"
 assert_eq 0 "$(grep -c ' -$' u.txt)" "runtime: untraced look-ups"
 assert_contains u.txt "cuCtxSynchronize 13000 1 cuCtxSynchronize_v2"
 assert_contains u.txt "cuMemAlloc 13000 1 cuMemAlloc_v2"

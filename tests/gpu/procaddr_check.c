@@ -19,6 +19,7 @@
 
 static const struct { const char *name; int version; int ptsz; } hooks[] = {
 #define GMT_FLAG_PTSZ 1
+#define GMT_FLAG_CTX 0 /* (preload-private: not the per-thread flag) */
 #define GMT_HOOK(lib, name, ret, params, args, minver, body, flags, req) GMT_ROW_##lib(name, minver, flags)
 #define GMT_ROW_DRV(name, minver, flags) { #name, minver, flags },
 #define GMT_ROW_RT(name, minver, flags)
