@@ -330,7 +330,7 @@ GPU_EXTRA ?=
 GPU_LIBS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -Wl,-rpath,'$$ORIGIN/lib'
 .PHONY: gpu-progs
 gpu-progs: $(GPU_DIR)/demo_workload $(GPU_DIR)/ballast $(GPU_DIR)/gpu_reset $(GPU_DIR)/gpu_graph \
-	$(GPU_DIR)/lib/libcudart.so.13
+	$(GPU_DIR)/route_ctx_cache $(GPU_DIR)/lib/libcudart.so.13
 $(GPU_DIR)/demo_workload: tests/routes/demo_workload.c
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
@@ -339,6 +339,10 @@ $(GPU_DIR)/gpu_reset: tests/routes/gpu_reset.c
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_BASE) $(CUDA_INC) $(GPU_EXTRA) -o $@ $< $(GPU_LIBS) -lcudart -lcuda
+$(GPU_DIR)/route_ctx_cache: tests/routes/route_ctx_cache.c tests/routes/route_util.h
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_BASE) $(CUDA_INC) -Itests/routes $(GPU_EXTRA) -o $@ $< $(GPU_LIBS) -lcudart -lcuda -ldl -lpthread
 $(GPU_DIR)/gpu_graph: tests/routes/gpu_graph.c
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)

@@ -9,7 +9,8 @@
 # row 18 (library versions in the trace, judged on row 5's run) and rows
 # 19-22 (issue 7: does cuGetProcAddress hand out exported symbols, no
 # look-up left untraced, a renamed real runtime loaded RTLD_LOCAL, PyTorch's
-# cudaMalloc named). docs/gpu-validation.md says how to run it on the device
+# cudaMalloc named) and row 23 (issue 12: the preload's per-thread cache of
+# the current context). docs/gpu-validation.md says how to run it on the device
 # machine and what each row means.
 #
 #   sh scripts/gpu-check.sh [--doubles] [--budget SECONDS]
@@ -437,6 +438,60 @@ check_rtlocal() {
 	publish
 }
 
+# 23: the preload's per-thread cache of the current context on the real
+# driver (tests/routes/route_ctx_cache.c, linked against the real runtime;
+# docs/interception.md): the context changes between allocations by every
+# route, in three runs (routes; bypass: libcuda's own cuCtxSetCurrent
+# through glibc's dlsym; export: cuGetExportTable first). Every allocation
+# of the trace (STEP KiB) must name the device the program itself saw, and
+# the thread's last CTX_CURRENT before it the program's context's handle.
+check_ctx_cache() {
+	D=$WORK/ctxcache
+	if [ "$DOUBLES" = 1 ]; then
+		prog=$BUILD/tests/route_ctx_cache ld=$BUILD/fakecuda
+	else
+		prog=$BUILD/gpu/route_ctx_cache ld=$GPU_LD
+	fi
+	if [ ! -x "$prog" ]; then
+		row 23 ctx-cache "allocations name the program's own device and context" "-" FAIL \
+			"$prog missing: make gpu-progs"
+		publish
+		return
+	fi
+	bad="" measured=""
+	for m in routes bypass export; do
+		mkdir -p "$D/$m/traces"
+		GPUMEMTRACE_LOG=3 run_pair "ctx-cache $m" "$D/$m" "$ld" 60 "$prog" "$m"
+		if ! cmp -s "$D/$m/plain.out" "$D/$m/traced.out" || [ "$(cat "$D/$m/plain.rc")" != 0 ] ||
+		   [ "$(cat "$D/$m/traced.rc")" != 0 ]; then
+			bad="$bad $m: output or exit status differs (or not 0);"
+			continue
+		fi
+		t=$(ls "$D/$m"/traces/*.gmt 2>/dev/null | head -n 1)
+		[ -n "$t" ] || { bad="$bad $m: no trace;"; continue; }
+		"$BUILD/tests/tools/gmt-dump" "$t" > "$D/$m/dump.txt" 2>&1
+		# steps checked, mismatches (program's view: stdout; handles: stderr)
+		r=$(awk 'FNR == 1 { f++ }
+			f == 1 && $1 == "addr" { h[$2] = $3; next }
+			f == 2 && $2 == "KiB" { split($3, d, "="); split($4, c, "="); dev[$1 * 1024] = d[2]; ctx[$1 * 1024] = c[2]; n++; next }
+			f == 3 && $1 == "EV" { for (i = 3; i <= NF; i++) { split($i, kv, "="); e[kv[1]] = kv[2] }
+				if ($2 == "ctx_current") last[e["thread"]] = e["addr"]
+				else if ($2 == "alloc" && (e["size"] in dev)) { seen++
+					if (e["device"] != dev[e["size"]] || last[e["thread"]] != h[ctx[e["size"]]]) bad++ } }
+			END { printf "%d %d %d", n, seen, bad }' "$D/$m/traced.err" "$D/$m/traced.out" "$D/$m/dump.txt")
+		set -- $r
+		off=$(sed -n 's/^gpumemtrace: \([A-Za-z_]*\): the current context is asked of the driver.*/\1/p' "$D/$m/traced.err" | head -n 1)
+		measured="$measured $m: $2 of $1 steps, $3 wrong${off:+, cache off at $off};"
+		[ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$3" = 0 ] || bad="$bad $m: $2 of $1 steps in the trace, $3 wrong;"
+	done
+	if [ -n "$bad" ]; then
+		row 23 ctx-cache "allocations name the program's own device and context" "${measured# }" FAIL "${bad# }"
+	else
+		row 23 ctx-cache "allocations name the program's own device and context" "${measured# }" PASS ""
+	fi
+	publish
+}
+
 # 22 (after alloc-native): PyTorch's caching allocator calls cudaMalloc from
 # libc10_cuda through its PLT; bound to our wrapper (preload/gmt_bind.c), the
 # driver allocations under it carry api=cudaMalloc.
@@ -620,6 +675,7 @@ main() {
 	check_graph
 	check_procaddr
 	check_rtlocal
+	check_ctx_cache
 	check_alloc alloc-native ""
 	check_torch_named
 	evaluate context

@@ -13,6 +13,11 @@
  *                            look-up of dlsym itself turns the cache off)
  *   route_ctx_cache export   cuGetExportTable first (the driver's private
  *                            tables: the cache is off), then the same steps
+ *
+ * With one device (a real GPU machine: scripts/gpu-check.sh row 23, where
+ * the same program is linked against the real runtime), "P1" is a context
+ * created on device 0 and cudaSetDevice(1) is cudaSetDevice(0): every
+ * allocation still names the program's own device and context.
  */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -32,6 +37,7 @@ static void route_fail(const char *what)
 	exit(1);
 }
 static CUdevice d0, d1;
+static int ndev;
 
 /* Allocates kib KiB and says what the program itself sees as current. */
 static void step(int kib)
@@ -114,7 +120,7 @@ static void routes(void)
 	ROUTE_CHECK("legacy pop", pop(&x), CUDA_SUCCESS);
 	step(12);
 	/* The runtime makes a device's primary context current itself. */
-	ROUTE_CHECK("cudaSetDevice 1", cudaSetDevice(1), cudaSuccess);
+	ROUTE_CHECK("cudaSetDevice 1", cudaSetDevice(ndev > 1 ? 1 : 0), cudaSuccess);
 	step(13);
 	ROUTE_CHECK("cudaSetDevice 0", cudaSetDevice(0), cudaSuccess);
 	step(14);
@@ -172,10 +178,18 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "routes";
 
 	ROUTE_CHECK("cuInit", cuInit(0), CUDA_SUCCESS);
+	ROUTE_CHECK("cuDeviceGetCount", cuDeviceGetCount(&ndev), CUDA_SUCCESS);
 	ROUTE_CHECK("cuDeviceGet 0", cuDeviceGet(&d0, 0), CUDA_SUCCESS);
-	ROUTE_CHECK("cuDeviceGet 1", cuDeviceGet(&d1, 1), CUDA_SUCCESS);
 	ROUTE_CHECK("cuDevicePrimaryCtxRetain 0", cuDevicePrimaryCtxRetain(&p0, d0), CUDA_SUCCESS);
-	ROUTE_CHECK("cuDevicePrimaryCtxRetain 1", cuDevicePrimaryCtxRetain(&p1, d1), CUDA_SUCCESS);
+	if (ndev > 1) {
+		ROUTE_CHECK("cuDeviceGet 1", cuDeviceGet(&d1, 1), CUDA_SUCCESS);
+		ROUTE_CHECK("cuDevicePrimaryCtxRetain 1", cuDevicePrimaryCtxRetain(&p1, d1), CUDA_SUCCESS);
+	} else {
+		CUcontext x;
+		d1 = d0;
+		ROUTE_CHECK("cuCtxCreate_v4 P1", cuCtxCreate_v4(&p1, NULL, 0, d0), CUDA_SUCCESS);
+		ROUTE_CHECK("cuCtxPopCurrent_v2", cuCtxPopCurrent_v2(&x), CUDA_SUCCESS);
+	}
 	route_name("P0", (uint64_t)(uintptr_t)p0);
 	route_name("P1", (uint64_t)(uintptr_t)p1);
 	if (strcmp(mode, "bypass") == 0) {
