@@ -213,37 +213,28 @@ void gmt_describe_slow(int dev)
 	gmt_tracer_device(&info);
 }
 
-/* The answer the driver gave is the thread's for as long as nothing can
- * have changed it (gmt_cur_device_ok): kept when no context call of this
- * thread came in between (a signal handler's), no context went and the
- * cache is on, outside runtime and NCCL calls. */
-static inline int ctx_answer(int dev, unsigned sure, unsigned changes)
-{
-	atomic_signal_fence(memory_order_seq_cst);
-	if (gmt_tls.ctx_changes == changes && gmt_tls.api == GMT_API_DRIVER && gmt_tls.nccl_depth == 0 &&
-	    !atomic_load_explicit(&ctx_cache_off, memory_order_relaxed)) {
-		gmt_tls.sure_dev = dev;
-		gmt_tls.ctx_sure = sure;
-	}
-	return dev;
-}
-
-int gmt_cur_device(void)
+/* The driver's answer (CTX_CURRENT written when the context is not the one
+ * this thread last saw, or a context went since); *known: it answered
+ * (a context, or none). */
+static inline __attribute__((always_inline)) int ask_driver(int *known)
 {
 	const gmt_drv_t *d = gmt_drv();
 	CUcontext ctx = NULL;
 	CUdevice dev;
-	unsigned gen, sure = atomic_load_explicit(&gmt_ctx_sure_gen, memory_order_relaxed);
-	unsigned changes = gmt_tls.ctx_changes;
+	unsigned gen;
 
-	atomic_signal_fence(memory_order_seq_cst);
+	*known = 0;
 	if (d->ctx_get_current == NULL || d->ctx_get_current(&ctx) != CUDA_SUCCESS)
 		return -1;
-	if (ctx == NULL)
-		return ctx_answer(-1, sure, changes);
+	if (ctx == NULL) {
+		*known = 1;
+		return -1;
+	}
 	gen = atomic_load_explicit(&ctx_gen, memory_order_relaxed);
-	if (GMT_LIKELY(ctx == gmt_tls.ctx && gen == gmt_tls.ctx_gen))
-		return ctx_answer(gmt_tls.ctx_dev, sure, changes);
+	if (GMT_LIKELY(ctx == gmt_tls.ctx && gen == gmt_tls.ctx_gen)) {
+		*known = 1;
+		return gmt_tls.ctx_dev;
+	}
 	if (d->ctx_get_device == NULL || d->ctx_get_device(&dev) != CUDA_SUCCESS)
 		return -1;
 	/* The thread's events from here on were made under ctx: the analyzer
@@ -253,7 +244,33 @@ int gmt_cur_device(void)
 	gmt_tls.ctx = ctx;
 	gmt_tls.ctx_dev = (int)dev;
 	gmt_tls.ctx_gen = gen;
-	return ctx_answer((int)dev, sure, changes);
+	*known = 1;
+	return (int)dev;
+}
+
+/* The answer is the thread's for as long as nothing can have changed it
+ * (gmt_cur_device_ok): kept when no context call of this thread came in
+ * between (a signal handler's), no context went and the cache is on,
+ * outside runtime and NCCL calls. With the cache off: the driver's answer,
+ * nothing else. */
+int gmt_cur_device(void)
+{
+	unsigned sure, changes;
+	int dev, known;
+
+	if (atomic_load_explicit(&ctx_cache_off, memory_order_relaxed))
+		return ask_driver(&known);
+	sure = atomic_load_explicit(&gmt_ctx_sure_gen, memory_order_relaxed);
+	changes = gmt_tls.ctx_changes;
+	atomic_signal_fence(memory_order_seq_cst);
+	dev = ask_driver(&known);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (known && gmt_tls.ctx_changes == changes && gmt_tls.api == GMT_API_DRIVER &&
+	    gmt_tls.nccl_depth == 0) {
+		gmt_tls.sure_dev = dev;
+		gmt_tls.ctx_sure = sure;
+	}
+	return dev;
 }
 
 /* The current context's device without recording anything (the samples
