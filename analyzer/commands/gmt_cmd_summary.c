@@ -42,7 +42,7 @@ static int phases_of(const gmt_common_t *c, const char *path, const gmt_summary_
 	gmt_phase_opts_t po = { .max_listed = GMT_PHASES_DEFAULT_LISTED, .top_n = GMT_PHASES_DEFAULT_TOP,
 				.domains = c->domains, .n_domains = c->n_domains,
 				.patterns = c->patterns, .n_patterns = c->n_patterns,
-				.all_depths = c->all_depths };
+				.all_depths = c->all_depths, .open_only = 1 };
 	gmt_decode_result_t res;
 	int rc = gmt_phase_at_run(path, &po, ts, n, *at, &res);
 	free(ts);

@@ -169,6 +169,7 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 		.patterns = c->patterns, .n_patterns = c->n_patterns,
 		.all_depths = c->all_depths, .max_listed = o->max_listed,
 		.top_n = o->top, .max_ck_listed = o->max_ck,
+		.open_only = o->curves,   /* curves names the open phase only */
 	};
 	if (out->json) {
 		json_head(out->json, o, c);

@@ -15,7 +15,12 @@
  * the first instant each maximum was reached with all the values of that
  * instant: that is what makes the coinciding values real. An occurrence is
  * folded into its name when it closes: kept apart (the first max_listed) and
- * merged into the warm aggregate (occurrences 2 and later).
+ * merged into the warm aggregate (occurrences 2 and later). With open_only
+ * (the commands that ask only which occurrence is open) it is freed
+ * instead, and a name keeps only its count, in the string table
+ * (support/gmt_strtab.h): memory then follows the open occurrences and the
+ * trace's strings, not the names' figures (docs/analyzer.md, "Memory for
+ * many phase names").
  *
  * Checkpoints: a framework's own counters (FW_ALLOCATED, FW_RESERVED) are
  * compared, as they arrive, with the rebuilt allocated and reserved of
@@ -35,6 +40,7 @@
 
 #include "engines/gmt_phase_engine.h"
 #include "engines/gmt_timeline.h"
+#include "support/gmt_strtab.h"
 #include "support/gmt_u64map.h"
 
 #define MAX_THREADS 65536u
@@ -58,11 +64,17 @@ struct gmt_phases {
 	gmt_phase_opts_t o;
 	gmt_levels_t *lv;
 	gmt_phases_hook_t hook;
-	gmt_u64map_t strings;    /* id -> a: the text (a char *), b: the id
-				    of the same text's first STRING (0: this
-				    one, which owns the text)              */
-	gmt_u64map_t by_text;    /* a text's hash -> a: its first id          */
-	gmt_u64map_t names_by_id;  /* name id + 1 -> a: index in names + 1  */
+	gmt_strtab_t strs;       /* the STRING records: ids of one text
+				    merged (canon); a text's value: its
+				    name's index + 1, or with open_only its
+				    occurrences so far                    */
+	gmt_u64map_t names_by_id;  /* a name id without a STRING (0 or
+				    unknown) + 1 -> a: the text's value;
+				    with open_only, every folded name's
+				    index + 1 (texts' values count)       */
+	uint32_t fold_id;        /* open_only: fold_only's id, 0: not seen */
+	uint64_t n_distinct;     /* open_only: named phases seen */
+	uint32_t first_names[8];
 	gmt_phase_name_t *names;
 	size_t n_names, cap_names;
 	tstack_t *threads;       /* by thread index */
@@ -72,7 +84,6 @@ struct gmt_phases {
 	gmt_occ_t **active;      /* open phase occurrences, in begin order */
 	size_t n_active, cap_active;
 	gmt_phase_anomalies_t anom;
-	uint32_t gmt_domain_id;  /* the string id of "gpumemtrace", 0 if none */
 	uint64_t last_ts;
 	int finished;
 	int *devbuf;
@@ -89,18 +100,11 @@ struct gmt_phases {
 	gmt_boundary_t last_boundary;
 };
 
+static uint64_t *map_value(gmt_phases_t *ph, uint32_t name_id);
+
 static const char *str_of(const gmt_phases_t *ph, uint32_t id)
 {
-	const gmt_u64map_slot_t *x = id ? gmt_u64map_find(&ph->strings, id) : NULL;
-	return x ? (const char *)(uintptr_t)x->a : NULL;
-}
-
-static uint64_t text_hash(const char *text, size_t len)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
-	return h == UINT64_MAX ? 0 : h;
+	return gmt_strtab_text(&ph->strs, id, NULL);
 }
 
 /* The id names are keyed by: a text defined again under a new id (the
@@ -108,50 +112,31 @@ static uint64_t text_hash(const char *text, size_t len)
  * each use, docs/configuration.md GPUMEMTRACE_BUFFER_MB) is its first id. */
 static uint32_t canon(const gmt_phases_t *ph, uint32_t id)
 {
-	const gmt_u64map_slot_t *x = id ? gmt_u64map_find(&ph->strings, id) : NULL;
-	return x && x->b ? (uint32_t)x->b : id;
+	return gmt_strtab_canon(&ph->strs, id);
+}
+
+/* The value kept for a name (canonical id): its text's in the string
+ * table, or for an id without a STRING one in names_by_id. NULL: out of
+ * memory. */
+static uint64_t *name_value(gmt_phases_t *ph, uint32_t name_id)
+{
+	uint64_t *v = gmt_strtab_value(&ph->strs, name_id);
+	if (v)
+		return v;
+	return map_value(ph, name_id);
+}
+
+static uint64_t *map_value(gmt_phases_t *ph, uint32_t name_id)
+{
+	int existed;
+	gmt_u64map_slot_t *x = gmt_u64map_put(&ph->names_by_id, (uint64_t)name_id + 1, &existed);
+	return x ? &x->a : NULL;
 }
 
 static int ph_string(void *ctx, uint32_t id, const char *text, size_t len)
 {
 	gmt_phases_t *ph = ctx;
-	if (!id || gmt_u64map_find(&ph->strings, id))
-		return 0;   /* ids are never reused; a repeat changes nothing */
-	int existed;
-	const uint64_t h = text_hash(text, len);
-	gmt_u64map_slot_t *t = gmt_u64map_put(&ph->by_text, h, &existed);
-	if (!t)
-		return -ENOMEM;
-	if (existed) {
-		const char *first = str_of(ph, (uint32_t)t->a);
-		if (first && strlen(first) == len && !memcmp(first, text, len)) {
-			/* the same text again: shares the first one's (a hash
-			 * collision of two texts keeps them apart, unmerged) */
-			gmt_u64map_slot_t *x = gmt_u64map_put(&ph->strings, id, &existed);
-			if (!x)
-				return -ENOMEM;
-			x->a = (uintptr_t)first;
-			x->b = t->a;
-			return 0;
-		}
-	} else {
-		t->a = id;
-	}
-	char *s = malloc(len + 1);
-	if (!s)
-		return -ENOMEM;
-	memcpy(s, text, len);
-	s[len] = 0;
-	gmt_u64map_slot_t *x = gmt_u64map_put(&ph->strings, id, &existed);
-	if (!x) {
-		free(s);
-		return -ENOMEM;
-	}
-	x->a = (uintptr_t)s;
-	x->b = 0;
-	if (!ph->gmt_domain_id && !strcmp(s, "gpumemtrace"))
-		ph->gmt_domain_id = id;
-	return 0;
+	return id ? gmt_strtab_put(&ph->strs, id, text, len) : 0;
 }
 
 gmt_phases_t *gmt_phases_new(const char *file, const gmt_phase_opts_t *o)
@@ -189,11 +174,7 @@ void gmt_phases_free(gmt_phases_t *ph)
 	if (!ph)
 		return;
 	gmt_levels_free(ph->lv);
-	for (size_t i = 0; i < ph->strings.cap; i++)
-		if (ph->strings.s[i].key != UINT64_MAX && !ph->strings.s[i].b)
-			free((char *)(uintptr_t)ph->strings.s[i].a);
-	gmt_u64map_clear(&ph->strings);
-	gmt_u64map_clear(&ph->by_text);
+	gmt_strtab_clear(&ph->strs);
 	gmt_u64map_clear(&ph->names_by_id);
 	for (size_t i = 0; i < ph->n_names; i++) {
 		for (size_t j = 0; j < ph->names[i].n_listed; j++)
@@ -534,9 +515,11 @@ const gmt_ck_dev_t *gmt_phases_checkpoints(const gmt_phases_t *ph, int ordinal)
 
 static gmt_phase_name_t *name_get(gmt_phases_t *ph, uint32_t name_id)
 {
-	const gmt_u64map_slot_t *x = gmt_u64map_find(&ph->names_by_id, (uint64_t)name_id + 1);
-	if (x)
-		return &ph->names[x->a - 1];
+	uint64_t *v = ph->o.open_only ? map_value(ph, name_id) : name_value(ph, name_id);
+	if (!v)
+		return NULL;
+	if (*v)
+		return &ph->names[*v - 1];
 	if (ph->n_names == ph->cap_names) {
 		size_t nc = ph->cap_names ? ph->cap_names * 2 : 8;
 		gmt_phase_name_t *nn = realloc(ph->names, nc * sizeof(*nn));
@@ -549,12 +532,7 @@ static gmt_phase_name_t *name_get(gmt_phases_t *ph, uint32_t name_id)
 	memset(n, 0, sizeof(*n));
 	n->name_id = name_id;
 	n->warm.name_id = name_id;
-	int existed;
-	gmt_u64map_slot_t *y = gmt_u64map_put(&ph->names_by_id, (uint64_t)name_id + 1, &existed);
-	if (!y)
-		return NULL;
-	y->a = ph->n_names + 1;
-	ph->n_names++;
+	*v = ++ph->n_names;
 	return n;
 }
 
@@ -602,9 +580,29 @@ static int selected(const gmt_phases_t *ph, unsigned source, uint32_t name_id,
 static gmt_occ_t *occ_open(gmt_phases_t *ph, const gmt_devent_t *e, uint32_t name_id,
 			   uint32_t domain_id)
 {
-	gmt_phase_name_t *nm = name_get(ph, name_id);
-	if (!nm)
-		return NULL;
+	uint64_t k;
+	if (ph->o.open_only) {
+		uint64_t *c = name_value(ph, name_id);
+		if (!c)
+			return NULL;
+		k = ++*c;
+		const char *text = k == 1 ? str_of(ph, name_id) : NULL;
+		if (text && ph->n_distinct++ < 8)
+			ph->first_names[ph->n_distinct - 1] = name_id;
+		if (text && ph->o.fold_only && !strcmp(text, ph->o.fold_only))
+			ph->fold_id = name_id;
+		if (name_id && name_id == ph->fold_id) {
+			gmt_phase_name_t *nm = name_get(ph, name_id);
+			if (!nm)
+				return NULL;
+			nm->occurrences = k;
+		}
+	} else {
+		gmt_phase_name_t *nm = name_get(ph, name_id);
+		if (!nm)
+			return NULL;
+		k = ++nm->occurrences;
+	}
 	if (ph->n_active == ph->cap_active) {
 		size_t nc = ph->cap_active ? ph->cap_active * 2 : 8;
 		gmt_occ_t **na = realloc(ph->active, nc * sizeof(*na));
@@ -620,7 +618,7 @@ static gmt_occ_t *occ_open(gmt_phases_t *ph, const gmt_devent_t *e, uint32_t nam
 	o->domain_id = domain_id;
 	o->source = (unsigned)e->stream;
 	o->thread = e->thread;
-	o->k = ++nm->occurrences;
+	o->k = k;
 	o->begin_ts = e->ts;
 	o->fail_dev = -1;
 	size_t n = known_devices(ph);
@@ -713,6 +711,10 @@ static int occ_close(gmt_phases_t *ph, gmt_occ_t *o, uint64_t ts, int ended)
 		}
 	o->end_ts = ts;
 	o->ended = ended;
+	if (ph->o.open_only && (!o->name_id || o->name_id != ph->fold_id)) {
+		occ_free(o);   /* nobody asks for it again */
+		return 0;
+	}
 	size_t n = known_devices(ph);
 	for (size_t i = 0; i < n; i++) {
 		gmt_pdev_t *p = occ_dev(o, ph->devbuf[i]);
@@ -1126,6 +1128,13 @@ const gmt_phase_name_t *gmt_phases_names(const gmt_phases_t *ph, size_t *n)
 const gmt_phase_anomalies_t *gmt_phases_anomalies(const gmt_phases_t *ph)
 {
 	return &ph->anom;
+}
+
+uint64_t gmt_phases_first_names(const gmt_phases_t *ph, const uint32_t **first, size_t *n_first)
+{
+	*first = ph->first_names;
+	*n_first = ph->n_distinct < 8 ? (size_t)ph->n_distinct : 8;
+	return ph->n_distinct;
 }
 
 uint32_t gmt_phases_current(const gmt_phases_t *ph, int *open)

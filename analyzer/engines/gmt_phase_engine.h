@@ -28,6 +28,17 @@ typedef struct gmt_phase_opts {
 	unsigned top_n;              /* outside allocations listed per device */
 	unsigned max_ck_listed;      /* checkpoint disagreements listed per
 					device (0: the default) */
+	int open_only;               /* keep only what the open occurrences
+					need: a closed one is freed, no name
+					is folded (gmt_phases_names: none;
+					occurrences are still numbered per
+					name), for the commands that ask which
+					occurrence is open (hooks,
+					gmt_phases_current_occ), not for a
+					list of phases */
+	const char *fold_only;       /* with open_only: the name whose
+					occurrences are still folded (the only
+					one gmt_phases_names lists) */
 } gmt_phase_opts_t;
 
 #define GMT_PHASES_DEFAULT_LISTED 100
@@ -214,6 +225,9 @@ const gmt_summary_t *gmt_phases_summary(const gmt_phases_t *ph);
 const char *gmt_phases_string(const gmt_phases_t *ph, uint32_t id);  /* NULL: unknown */
 const gmt_phase_name_t *gmt_phases_names(const gmt_phases_t *ph, size_t *n);
 const gmt_phase_anomalies_t *gmt_phases_anomalies(const gmt_phases_t *ph);
+/* With open_only: the number of distinct named phases seen; *first gets
+ * the ids of the first ones (at most 8, in the order they first began). */
+uint64_t gmt_phases_first_names(const gmt_phases_t *ph, const uint32_t **first, size_t *n_first);
 /* Name id of the innermost open phase (the latest begun), 0 if none;
  * *open says whether one is open. */
 uint32_t gmt_phases_current(const gmt_phases_t *ph, int *open);

@@ -350,6 +350,7 @@ gmt_memviz_model_t *gmt_memviz_model_build(const char *path, const char *const *
 	p->path = path;
 	p->po.max_listed = GMT_PHASES_DEFAULT_LISTED;
 	p->po.top_n = GMT_PHASES_DEFAULT_TOP;
+	p->po.open_only = 1;
 	gmt_timeline_sink_t sink = {
 		.ctx = m, .reset = s_reset, .event = s_event,
 		.meta = { .ctx = m, .header = s_header, .thread = s_thread, .module = s_module,

@@ -624,7 +624,7 @@ static gmt_phase_opts_t phase_opts(const gmt_oom_model_opts_t *o)
 	return (gmt_phase_opts_t){ .max_listed = GMT_PHASES_DEFAULT_LISTED, .top_n = GMT_PHASES_DEFAULT_TOP,
 				   .domains = o->domains, .n_domains = o->n_domains,
 				   .patterns = o->patterns, .n_patterns = o->n_patterns,
-				   .all_depths = o->all_depths };
+				   .all_depths = o->all_depths, .open_only = 1 };
 }
 
 static int s_reset(void *ctx, int pass)

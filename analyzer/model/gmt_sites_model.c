@@ -258,20 +258,24 @@ static int load_phase(gmt_sites_model_t *m)
 	gmt_phase_opts_t po = { .max_listed = MAX_PHASE_OCC, .top_n = GMT_PHASES_DEFAULT_TOP,
 				.domains = o->domains, .n_domains = o->n_domains,
 				.patterns = o->patterns, .n_patterns = o->n_patterns,
-				.all_depths = o->all_depths };
+				.all_depths = o->all_depths,
+				/* only that phase is folded: memory follows
+				 * the open occurrences, not the names */
+				.open_only = 1, .fold_only = o->phase };
 	gmt_phases_t *ph = NULL;
 	gmt_decode_result_t res;
 	gmt_phases_run(m->file, &po, NULL, &ph, &res);
 	if (!ph)
 		return -ENOMEM;
 	int rc = res.status == GMT_DECODE_STOPPED ? -ENOMEM : 0;
-	size_t nn = 0;
+	size_t nn = 0, n_first = 0;
 	const gmt_phase_name_t *names = gmt_phases_names(ph, &nn);
+	const uint32_t *first;
 	gmt_strbuf_t hint = { 0 };
-	for (size_t i = 0; i < nn && !rc; i++) {
-		const char *nm = gmt_phases_string(ph, names[i].name_id);
-		/* (a name in two domains is two entries: counted twice) */
-		if (nm && ++m->phase_names <= 8) {
+	m->phase_names = gmt_phases_first_names(ph, &first, &n_first);
+	for (size_t i = 0; i < n_first; i++) {
+		const char *nm = gmt_phases_string(ph, first[i]);
+		if (nm) {
 			if (hint.len)
 				gmt_strbuf_put(&hint, ", ", 2);
 			gmt_strbuf_put(&hint, "\"", 1);
@@ -279,6 +283,9 @@ static int load_phase(gmt_sites_model_t *m)
 				gmt_strbuf_put(&hint, (unsigned char)nm[c] < 0x20 ? "?" : &nm[c], 1);
 			gmt_strbuf_put(&hint, "\"", 1);
 		}
+	}
+	for (size_t i = 0; i < nn && !rc; i++) {
+		const char *nm = gmt_phases_string(ph, names[i].name_id);
 		if (!nm || strcmp(nm, o->phase))
 			continue;
 		m->occ_total += names[i].occurrences;
@@ -817,7 +824,7 @@ static int when_all(gmt_sites_model_t *m)
 	gmt_phase_opts_t po = { .max_listed = GMT_PHASES_DEFAULT_LISTED, .top_n = GMT_PHASES_DEFAULT_TOP,
 				.domains = o->domains, .n_domains = o->n_domains,
 				.patterns = o->patterns, .n_patterns = o->n_patterns,
-				.all_depths = o->all_depths };
+				.all_depths = o->all_depths, .open_only = 1 };
 	gmt_decode_result_t res;
 	int rc = gmt_phase_at_run(m->file, &po, ts, n, at, &res);
 	free(ts);

@@ -14,6 +14,20 @@
 #   - the analyzer names every phase exactly: "start", then n0000000 to
 #     n0999999 in order, n0000000 and n0999999 twice (a name by value used
 #     again is the same phase).
+# Then the analyzer's own memory for those names (many_names N alloc: the
+# same names with a device, a 64 MiB block in n0500000, a failed 1 PiB
+# request there, and the 128 MiB peak in occurrence 2 of n0000000): the
+# commands that list no phase (summary, curves, oom, sites, flamegraph,
+# sites --phase) keep only what the open occurrences need; what grows
+# with the names is the trace's string table (analyzer/support/
+# gmt_strtab.h): 8 B per STRING id (~2,000,000 ids here: a dense array
+# grown to 2^21 entries, 16 MiB), per distinct text (1,000,001) a 24-byte
+# record (24 MiB) and an 8-byte index slot (2^21 slots, 16 MiB, 24 MiB
+# while it grows): at most 64 MiB + the program's own ~8 MiB; the bound
+# is 96 MiB. Before, every name kept its aggregate and listed
+# occurrence with its per-device figures: 6.3 GB for each of these
+# commands (553 MB without a device). Outputs exact: each command places
+# the peak and the failure in their occurrences.
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 N=1000000
@@ -41,4 +55,56 @@ grew=$(sed -n 's/^hwm_grew_kib=//p' out.txt)
 	sed -n 's/^Phase "\(.*\)": \([0-9]*\) occurrences*$/\1 \2/p' > got.txt
 awk -v n=$N 'BEGIN { print "start 1"; for (i = 0; i < n; i++) printf "n%07d %d\n", i, (i == 0 || i == n - 1) ? 2 : 1 }' > want.txt
 cmp -s want.txt got.txt || { diff want.txt got.txt | head -5 >&2; fail "phases does not name every phase exactly ($(wc -l < got.txt) lines)"; }
+
+# peak_kib OUT CMD...: runs CMD (stdout to OUT, stderr to OUT.err), prints
+# its peak resident size in KiB (getrusage's ru_maxrss of the child)
+peak_kib() {
+	python3 -c 'import resource, subprocess, sys
+with open(sys.argv[1], "w") as o, open(sys.argv[1] + ".err", "w") as e:
+    rc = subprocess.call(sys.argv[2:], stdout=o, stderr=e)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc in (0, 1) else "rc%d" % rc)' "$@"
+}
+mkdir alloc && cd alloc
+GPUMEMTRACE_BUFFER_MB=8 GPUMEMTRACE_BUFFER_MS=0 GPUMEMTRACE_OUTPUT="$TESTDIR/alloc" \
+	LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LD_PRELOAD="$PRELOAD" \
+	"$BUILD/tests/many_names" $N alloc > out.txt 2> err.txt || { cat err.txt; fail "many_names alloc exited $?"; }
+set -- "$TESTDIR"/alloc/*.gmt
+[ $# = 1 ] && [ -f "$1" ] || fail "expected one trace of many_names alloc: $*"
+T2=$1
+bound=$((96 * 1024))
+for cmd in summary curves oom sites flamegraph "sites --phase n0500000" "flamegraph --phase n0000000"; do
+	f=$(echo "$cmd" | tr ' ' _)
+	kib=$(peak_kib "$f.out" "$ANALYZE" $cmd "$T2")
+	case $kib in rc*) cat "$f.out.err"; fail "$cmd exited ${kib#rc}" ;; esac
+	[ "$kib" -le $bound ] || fail "$cmd: peak resident size $kib KiB > $bound KiB for $N distinct names"
+done
+peak='    in phase "n0000000" occurrence 2 (warm), begun at'
+grep -q "^$peak" summary.out || fail "summary does not place the peak in occurrence 2 of n0000000"
+grep -A1 '^Failed allocations: 1$' summary.out | grep -q '^  at ts' || fail "summary: no failure"
+grep -q '^    in phase "n0500000" occurrence 1 (cold), begun at' summary.out || fail "summary does not place the failure in n0500000"
+grep -q '^  Peak device bytes held by live allocations: 134217728 B (128.00 MiB)$' summary.out || fail "summary's peak"
+grep -q ', in phase "n0500000" #1 (cold)$' oom.out || fail "oom does not place the failure in n0500000"
+grep -q '^  request      1125899906842624 B (1024.00 TiB) on device 0' oom.out || fail "oom's request"
+grep -q '^  in phase "n0000000" occurrence 2 (warm)$' sites.out || fail "sites does not place the peak"
+# curves: every phase with the device names its rows (the N names, not
+# "start", over before the context; the header and the rows outside any
+# phase add 2), and the rows holding memory
+# are exactly these (phase, outside, taken, live; consecutive repeats,
+# the device's used samples, merged)
+n=$(cut -d, -f5 curves.out | sort -u | wc -l)
+assert_eq $((N + 2)) "$n" "distinct phase column values in curves"
+cut -d, -f5,8,10,11 curves.out | grep -v ',0,0,0$' | uniq > held.txt
+printf '%s\n' phase,outside_bytes,taken_bytes,live_bytes n0500000,67108864,67108864,67108864 \
+	,67108864,67108864,67108864 n0500001,67108864,67108864,67108864 \
+	n0000000,134217728,134217728,134217728 > want_held.txt
+cmp -s want_held.txt held.txt || { diff want_held.txt held.txt >&2; fail "curves' rows with memory"; }
+# sites --phase: the named phase's occurrences only (1 of n0500000: the
+# 64 MiB block at its peak)
+sed -n '/^phase n0500000: /,/^  device 0: peak/p' sites_--phase_n0500000.out | sed 's/(ts [0-9]* to [0-9]* ns)/(ts)/; s/ at ts [0-9]* ns/ at ts/' > got_phase.txt
+printf '%s\n' 'phase n0500000: 1 occurrence' '  occurrence 1 (ts)' \
+	'  device 0: peak in the occurrence 67108864 B (64.00 MiB) at ts (1 site):' > want_phase.txt
+cmp -s want_phase.txt got_phase.txt || { diff want_phase.txt got_phase.txt >&2; fail "sites --phase n0500000"; }
+# flamegraph --phase: occurrence 2 of n0000000 holds the 128 MiB block
+grep -q '^n0000000 #2;device 0;.* 134217728$' flamegraph_--phase_n0000000.out ||
+	{ cat flamegraph_--phase_n0000000.out; fail "flamegraph --phase n0000000"; }
 exit 0

@@ -11,12 +11,16 @@
  * at least its children's, and find, lower and pred answer as a scan of
  * the reference does for keys present, absent, below and above all.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gmt_test.h"
+#include <string.h>
+
 #include "support/gmt_hmap.h"
+#include "support/gmt_strtab.h"
 #include "support/gmt_treap.h"
 #include "support/gmt_u64map.h"
 
@@ -337,8 +341,80 @@ static void test_treap(void)
 	}
 }
 
+/* Text of reference entry i: ids i and i + 1 share a text when i % 3 == 1
+ * (so every third id is an alias), texts are otherwise distinct. */
+static int st_text(char *b, size_t cap, uint32_t id)
+{
+	uint32_t t = id % 3 == 2 ? id - 1 : id;
+	return snprintf(b, cap, "name-%u-%x", t * 2654435761u, t);
+}
+
+static void test_strtab(void)
+{
+	gmt_strtab_t t = { 0 };
+	char b[64];
+	const uint32_t n = 300000;
+	for (uint32_t id = 1; id <= n; id++) {
+		int len = st_text(b, sizeof(b), id);
+		CHECK_EQ_I64(0, gmt_strtab_put(&t, id, b, (size_t)len));
+	}
+	CHECK_EQ_U64(n / 3 * 2, t.n_texts);
+	size_t bad = 0;
+	for (uint32_t id = 1; id <= n; id++) {
+		size_t len;
+		int want = st_text(b, sizeof(b), id);
+		const char *got = gmt_strtab_text(&t, id, &len);
+		uint32_t first = id % 3 == 2 ? id - 1 : id;
+		if (!got || len != (size_t)want || memcmp(got, b, len) || got[len] ||
+		    gmt_strtab_canon(&t, id) != first || gmt_strtab_value(&t, id) != gmt_strtab_value(&t, first))
+			bad++;
+		(*gmt_strtab_value(&t, id))++;
+	}
+	CHECK_EQ_U64(0, bad);
+	CHECK_EQ_U64(2, *gmt_strtab_value(&t, 1));    /* ids 1 and 2 */
+	CHECK_EQ_U64(1, *gmt_strtab_value(&t, 3));
+	/* a repeated id changes nothing; id 0 is no id; unknown ids */
+	CHECK_EQ_I64(0, gmt_strtab_put(&t, 3, "other", 5));
+	st_text(b, sizeof(b), 3);
+	CHECK_EQ_STR(b, gmt_strtab_text(&t, 3, NULL));
+	CHECK_EQ_I64(-EINVAL, gmt_strtab_put(&t, 0, "x", 1));
+	CHECK(!gmt_strtab_text(&t, n + 1, NULL));
+	CHECK(!gmt_strtab_value(&t, n + 1));
+	CHECK_EQ_U64(n + 1, gmt_strtab_canon(&t, n + 1));
+	CHECK_EQ_U64(0, gmt_strtab_canon(&t, 0));
+	/* texts with NULs are compared whole; far ids go to the sparse map
+	 * and still merge with a dense one's text */
+	CHECK_EQ_I64(0, gmt_strtab_put(&t, 4000000000u, "a\0b", 3));
+	CHECK_EQ_I64(0, gmt_strtab_put(&t, 4000000001u, "a\0c", 3));
+	CHECK_EQ_I64(0, gmt_strtab_put(&t, 4000000002u, "a\0b", 3));
+	CHECK_EQ_I64(0, gmt_strtab_put(&t, 4000000003u, "a", 1));
+	st_text(b, sizeof(b), 4);
+	CHECK_EQ_I64(0, gmt_strtab_put(&t, 3999999999u, b, strlen(b)));
+	CHECK(t.n_dense < 4000000000u && t.sparse.n == 5);
+	CHECK_EQ_U64(4000000000u, gmt_strtab_canon(&t, 4000000002u));
+	CHECK_EQ_U64(4000000001u, gmt_strtab_canon(&t, 4000000001u));
+	CHECK_EQ_U64(4000000003u, gmt_strtab_canon(&t, 4000000003u));
+	CHECK_EQ_U64(4, gmt_strtab_canon(&t, 3999999999u));
+	size_t len;
+	CHECK(!memcmp("a\0c", gmt_strtab_text(&t, 4000000001u, &len), 4) && len == 3);
+	/* a long text gets a block of its own */
+	char *big = malloc(200000);
+	CHECK(big != NULL);
+	if (big) {
+		memset(big, 'x', 200000);
+		CHECK_EQ_I64(0, gmt_strtab_put(&t, n + 1, big, 200000));
+		CHECK_EQ_I64(0, gmt_strtab_put(&t, n + 2, big, 200000));
+		CHECK_EQ_U64(n + 1, gmt_strtab_canon(&t, n + 2));
+		CHECK(gmt_strtab_text(&t, n + 2, &len) && len == 200000);
+		free(big);
+	}
+	gmt_strtab_clear(&t);
+	CHECK(!gmt_strtab_text(&t, 1, NULL) && !t.n_texts);
+}
+
 int main(void)
 {
+	test_strtab();
 	test_treap();
 	test_hmap_first_capacity_and_growth();
 	fmap_t f = { 0 };
