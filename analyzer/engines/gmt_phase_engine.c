@@ -180,7 +180,7 @@ void gmt_phases_free(gmt_phases_t *ph)
 		for (size_t j = 0; j < ph->names[i].n_listed; j++)
 			occ_free(ph->names[i].listed[j]);
 		free(ph->names[i].listed);
-		free(ph->names[i].warm.dev);
+		occ_free(ph->names[i].warm);
 	}
 	free(ph->names);
 	for (size_t i = 0; i < ph->n_threads; i++)
@@ -252,7 +252,9 @@ static gmt_pdev_t *occ_dev(gmt_occ_t *o, int ordinal)
 	if (ordinal < 0)
 		return NULL;
 	if ((size_t)ordinal >= o->n_dev) {
-		size_t n = o->n_dev ? o->n_dev : 2;
+		/* exactly the devices up to this one at first (most
+		 * processes use one: a pdev is about 3 KB), then doubling */
+		size_t n = o->n_dev ? o->n_dev : (size_t)ordinal + 1;
 		while (n <= (size_t)ordinal)
 			n *= 2;
 		gmt_pdev_t *nd = realloc(o->dev, n * sizeof(*nd));
@@ -531,7 +533,6 @@ static gmt_phase_name_t *name_get(gmt_phases_t *ph, uint32_t name_id)
 	gmt_phase_name_t *n = &ph->names[ph->n_names];
 	memset(n, 0, sizeof(*n));
 	n->name_id = name_id;
-	n->warm.name_id = name_id;
 	*v = ++ph->n_names;
 	return n;
 }
@@ -731,13 +732,18 @@ static int occ_close(gmt_phases_t *ph, gmt_occ_t *o, uint64_t ts, int ended)
 	if (!ended)
 		nm->unterminated++;
 	if (o->k >= 2) {
+		if (!nm->warm) {
+			if (!(nm->warm = calloc(1, sizeof(*nm->warm))))
+				return -ENOMEM;
+			nm->warm->name_id = nm->name_id;
+		}
 		nm->n_warm++;
-		if (warm_merge(&nm->warm, o))
+		if (warm_merge(nm->warm, o))
 			return -ENOMEM;
 	}
 	if (nm->n_listed < ph->o.max_listed) {
 		if (nm->n_listed == nm->cap_listed) {
-			size_t nc = nm->cap_listed ? nm->cap_listed * 2 : 4;
+			size_t nc = nm->cap_listed ? nm->cap_listed * 2 : 1;
 			gmt_occ_t **nl = realloc(nm->listed, nc * sizeof(*nl));
 			if (!nl)
 				return -ENOMEM;
@@ -975,8 +981,8 @@ static void derive(gmt_phases_t *ph)
 		for (size_t k = 0; k < n->n_listed; k++)
 			if (n->listed[k])
 				derive_occ(n->listed[k]);
-		if (n->n_warm)
-			derive_occ(&n->warm);
+		if (n->warm)
+			derive_occ(n->warm);
 	}
 	for (size_t i = 0; i < ph->n_ck; i++) {
 		gmt_ck_dev_t *c = ph->ck[i];

@@ -168,7 +168,8 @@ typedef struct gmt_phase_name {
 	gmt_occ_t **listed;          /* by occurrence number */
 	size_t n_listed, cap_listed;
 	uint64_t n_warm;
-	gmt_occ_t warm;              /* aggregate over occurrences >= 2 */
+	gmt_occ_t *warm;             /* aggregate over occurrences >= 2;
+					NULL while n_warm is 0 */
 } gmt_phase_name_t;
 
 typedef struct gmt_phase_anomalies {

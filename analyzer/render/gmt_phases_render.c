@@ -446,9 +446,9 @@ void gmt_phases_report_text(FILE *f, gmt_phases_t *ph)
 				n->not_listed);
 		if (n->n_warm) {
 			fprintf(f, "  warm aggregate over %" PRIu64 " occurrences (%s)\n", n->n_warm, aggregate_note);
-			for (size_t d = 0; d < n->warm.n_dev; d++)
-				if (n->warm.dev[d].ordinal >= 0)
-					t_pdev(f, ph, s, &n->warm.dev[d], 1, 0);
+			for (size_t d = 0; d < n->warm->n_dev; d++)
+				if (n->warm->dev[d].ordinal >= 0)
+					t_pdev(f, ph, s, &n->warm->dev[d], 1, 0);
 		}
 	}
 	const gmt_phase_anomalies_t *a = gmt_phases_anomalies(ph);
@@ -823,10 +823,10 @@ void gmt_phases_report_json(gmt_json_t *j, gmt_phases_t *ph)
 		if (n->n_warm) {
 			gmt_json_obj_begin(j);
 			gmt_json_kv_u64(j, "occurrences", n->n_warm);
-			gmt_json_kv_u64(j, "failed", (uint64_t)n->warm.failed);
+			gmt_json_kv_u64(j, "failed", (uint64_t)n->warm->failed);
 			gmt_json_kv_str(j, "note", aggregate_note);
 			gmt_json_key(j, "devices");
-			j_devices(j, ph, s, &n->warm, 1);
+			j_devices(j, ph, s, n->warm, 1);
 			gmt_json_obj_end(j);
 		} else {
 			gmt_json_null(j);

@@ -431,11 +431,11 @@ static void test_figures(void)
 	CHECK_EQ_U64(1, s->failed);
 	CHECK_EQ_U64(1, s->unterminated);
 	CHECK_EQ_U64(2, s->n_warm);
-	const gmt_pfig_t *w = &s->warm.dev[0].fig[GMT_VIEW_REQUESTED];
+	const gmt_pfig_t *w = &s->warm->dev[0].fig[GMT_VIEW_REQUESTED];
 	CHECK_EQ_U64(900, w->max_alloc.v.allocated);
 	CHECK_EQ_U64(2, w->max_alloc.occ);
 	CHECK_EQ_U64(100, w->end.allocated);                       /* per-field max */
-	CHECK_EQ_U64(900, s->warm.dev[0].fig[GMT_VIEW_HELD].end.allocated);
+	CHECK_EQ_U64(900, s->warm->dev[0].fig[GMT_VIEW_HELD].end.allocated);
 	gmt_lv_dev_info_t info;
 	CHECK(gmt_levels_dev_info(gmt_phases_levels(P), 0, &info) == 0);
 	CHECK_EQ_U64(1, info.fw_anomalies);
@@ -691,7 +691,7 @@ static void test_checkpoints(void)
 		CHECK_EQ_U64(31, p->ck_end[GMT_CK_ALLOCATED].ts);
 		CHECK_EQ_U64(50, p->ck_end[GMT_CK_RESERVED].ts);
 		/* the warm aggregate pairs nothing */
-		CHECK_EQ_U64(0, s->warm.dev[0].ck_start[GMT_CK_ALLOCATED].valid);
+		CHECK_EQ_U64(0, s->warm->dev[0].ck_start[GMT_CK_ALLOCATED].valid);
 	}
 	c = gmt_phases_checkpoints(P, 1);
 	CHECK(c && c->count[GMT_CK_ALLOCATED] == 1 && c->by_state[GMT_CK_ALLOCATED][GMT_CK_UNKNOWN] == 1);
@@ -766,11 +766,11 @@ static void test_listed_and_counted(void)
 		CHECK_EQ_U64(5, p->listed[0]->duration_ns);
 		/* the warm aggregate's maximum is the last occurrence's, unlisted:
 		 * 100 + 200 + 300 + 400 + 500 live then */
-		CHECK(p->warm.n_dev >= 1);
-		if (p->warm.n_dev >= 1)
-			CHECK_EQ_U64(1500, p->warm.dev[0].fig[GMT_VIEW_REQUESTED].max_held.v.held);
-		if (p->warm.n_dev >= 1)
-			CHECK_EQ_U64(5, p->warm.dev[0].fig[GMT_VIEW_REQUESTED].max_held.occ);
+		CHECK(p->warm->n_dev >= 1);
+		if (p->warm->n_dev >= 1)
+			CHECK_EQ_U64(1500, p->warm->dev[0].fig[GMT_VIEW_REQUESTED].max_held.v.held);
+		if (p->warm->n_dev >= 1)
+			CHECK_EQ_U64(5, p->warm->dev[0].fig[GMT_VIEW_REQUESTED].max_held.occ);
 	}
 	gmt_phases_free(P);
 }
