@@ -49,12 +49,12 @@ void gmt_diff_text(FILE *o, const gmt_diff_model_t *m)
 	for (size_t i = 0; i < m->n_env; i++) {
 		const gmt_denv_t *e = &m->env[i];
 		fprintf(o, "%s ", e->differs ? "*" : " ");
-		gmt_text_str(o, e->key);
+		gmt_text_esc(o, e->key);
 		fputs(": ", o);
-		gmt_text_str(o, e->a ? e->a : "(absent)");
+		gmt_text_esc(o, e->a ? e->a : "(absent)");
 		if (e->differs) {
 			fputs("  ->  ", o);
-			gmt_text_str(o, e->b ? e->b : "(absent)");
+			gmt_text_esc(o, e->b ? e->b : "(absent)");
 		}
 		fputc('\n', o);
 	}

@@ -98,6 +98,25 @@ void gmt_text_str(FILE *f, const char *str)
 	}
 }
 
+void gmt_text_esc(FILE *f, const char *str)
+{
+	const unsigned char *p = (const unsigned char *)(str ? str : "");
+	while (*p) {
+		size_t n = utf8_len(p);
+		if (*p == '\n' || *p == '\r' || *p == '\t' || *p == '\\') {
+			fputc('\\', f);
+			fputc(*p == '\n' ? 'n' : *p == '\r' ? 'r' : *p == '\t' ? 't' : '\\', f);
+			p++;
+		} else if (n && *p >= 0x20 && *p != 0x7f) {
+			fwrite(p, 1, n, f);
+			p += n;
+		} else {
+			fprintf(f, "\\x%02x", *p);
+			p++;
+		}
+	}
+}
+
 /* The document around every command's traces: tool, version, command. */
 void gmt_render_json_head(gmt_json_t *j, const char *command)
 {

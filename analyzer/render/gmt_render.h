@@ -36,6 +36,12 @@ const char *gmt_fmt_utc(char *buf, size_t len, uint64_t realtime_ns);
  * '?'). */
 void gmt_text_str(FILE *f, const char *str);
 
+/* Writes str as one line of text with what it cannot show escaped
+ * visibly, C style: \n, \r, \t, \\ for a backslash, \xNN for another
+ * control byte or invalid UTF-8: a value of several lines (GPUMEMTRACE_META's
+ * KEY=VALUE lines) stays readable and unambiguous. */
+void gmt_text_esc(FILE *f, const char *str);
+
 /* The drops caveat of a trace object, in every command's JSON (the same
  * numbers as the stderr line of cli/gmt_cli.c, gmt_cli_outcome):
  * "missing_events": {count (the larger of the DROPS records' sum, timed,

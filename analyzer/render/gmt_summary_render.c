@@ -330,9 +330,9 @@ void gmt_report_text(FILE *f, const gmt_summary_t *s, const gmt_summary_phases_t
 			fprintf(f, "  environment (allow-listed):\n");
 			for (size_t i = 0; i < s->n_env; i++) {
 				fprintf(f, "    ");
-				gmt_text_str(f, s->env_keys[i]);
+				gmt_text_esc(f, s->env_keys[i]);
 				fputc('=', f);
-				gmt_text_str(f, s->env_values[i]);
+				gmt_text_esc(f, s->env_values[i]);
 				fputc('\n', f);
 			}
 		}
