@@ -322,6 +322,9 @@ struct gmt_levels {
 	gmt_replay_t *rp;
 	int fw_registered;                     /* FW_REGISTER seen: allocations
 						  wait on every device        */
+	int fw_any;                            /* some device's fw_any        */
+	int fw_ranges;                         /* a framework range was added:
+						  blocks are evaluated        */
 	tpool_t pool;
 	bpool_t blk;                           /* device blocks' records */
 	uint32_t ranges, handles, fw;          /* tree roots */
@@ -523,9 +526,10 @@ static void outlier_push(gmt_levels_t *lv, lv_dev_t *d, const gmt_outlier_t *o)
 
 /* An allocation that went (freed_ts) or is live at the end (0): listed if
  * it never lay inside a framework range (flags: its F_EVER). */
-static void outlier_add(gmt_levels_t *lv, unsigned flags, const gmt_outlier_t *o)
+static void outlier_add(gmt_levels_t *lv, lv_dev_t *d, unsigned flags, const gmt_outlier_t *o)
 {
-	lv_dev_t *d = dev_get(lv, o->dev);
+	if (!d)
+		d = dev_get(lv, o->dev);
 	if (!d || (flags & F_EVER) || !counts_outside(d, o->kind))
 		return;
 	outlier_push(lv, d, o);
@@ -538,17 +542,18 @@ static void handle_outlier(gmt_levels_t *lv, const tnode_t *n, uint64_t freed_ts
 	gmt_outlier_t o = { .addr = n->key, .size = n->size, .ts = n->ts, .freed_ts = freed_ts,
 			    .stack = n->stack, .dev = n->dev, .kind = n->kind, .owner = n->owner,
 			    .is_handle = 1 };
-	outlier_add(lv, n->flags, &o);
+	outlier_add(lv, NULL, n->flags, &o);
 }
 
-/* A block as the replay tells it, with its record x. */
-static void block_outlier(gmt_levels_t *lv, const lv_blk_t *x, uint64_t addr, uint64_t size, int dev,
-			  unsigned kind, unsigned owner, uint64_t freed_ts)
+/* A block as the replay tells it, with its record x (d: its device's
+ * state, NULL: looked up). */
+static void block_outlier(gmt_levels_t *lv, lv_dev_t *d, const lv_blk_t *x, uint64_t addr, uint64_t size,
+			  int dev, unsigned kind, unsigned owner, uint64_t freed_ts)
 {
 	gmt_outlier_t o = { .addr = addr, .size = size, .ts = x->ts, .freed_ts = freed_ts,
 			    .stack = x->stack, .dev = (int16_t)dev, .kind = (uint8_t)kind,
 			    .owner = (uint8_t)gmt_downer(owner) };
-	outlier_add(lv, x->flags, &o);
+	outlier_add(lv, d, x->flags, &o);
 }
 
 void gmt_levels_set_outside_fn(gmt_levels_t *lv, void (*fn)(void *ctx, const gmt_outlier_t *o), void *ctx)
@@ -868,7 +873,7 @@ static int blk_del(gmt_levels_t *lv, uint32_t b, const gmt_obs_t *o, const gmt_d
 		    (rc = pend_add(lv, d, cause->stream, owner, o->size, counts_outside(d, o->kind))))
 			return rc;
 	}
-	block_outlier(lv, &x, o->key, o->size, dev, o->kind, owner, cause ? cause->ts : 0);
+	block_outlier(lv, d, &x, o->key, o->size, dev, o->kind, owner, cause ? cause->ts : 0);
 	return mark(lv, d);
 }
 
@@ -877,7 +882,7 @@ static int blk_del(gmt_levels_t *lv, uint32_t b, const gmt_obs_t *o, const gmt_d
  * new). */
 static int blk_new(gmt_levels_t *lv, uint32_t b, const gmt_obs_t *o, const gmt_devent_t *cause)
 {
-	if (lv->blk.b[b].flags & F_INSIDE)
+	if ((lv->blk.b[b].flags & F_INSIDE) || !(lv->fw_any || lv->fw_registered))
 		return 0;
 	lv_dev_t *d = dev_get(lv, (int16_t)o->dev);
 	if (!d)
@@ -933,7 +938,8 @@ static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t 
 		}
 		if ((rc = mark(lv, d)))
 			return rc;
-		if ((rc = blk_eval(lv, b, o->key, o->size, (int16_t)o->dev, gmt_downer(o->owner))))
+		/* (no framework range ever: never inside) */
+		if (lv->fw_ranges && (rc = blk_eval(lv, b, o->key, o->size, (int16_t)o->dev, gmt_downer(o->owner))))
 			return rc;
 		return cause ? blk_new(lv, b, o, cause) : 0;
 	}
@@ -1027,7 +1033,7 @@ static int fw_event(gmt_levels_t *lv, const gmt_devent_t *e)
 	int rc = 0;
 	if (!d)
 		return -ENOMEM;
-	d->fw_any = 1;
+	d->fw_any = lv->fw_any = 1;
 	if (e->type <= GMT_EV_FW_SEGMENT_UNMAP) {
 		/* whose bytes the rebuilt allocated and reserved hold (checkpoints
 		 * of one framework compare with them only while alone) */
@@ -1098,6 +1104,7 @@ static int fw_event(gmt_levels_t *lv, const gmt_devent_t *e)
 	case GMT_EV_FW_SEGMENT_MAP:
 		d->fw_seen = d->fw_seg_seen = 1;
 		d->fw_reserved += e->size;
+		lv->fw_ranges = 1;
 		if ((rc = iset_add(&d->fwr, e->addr, end_of(e->addr, e->size))))
 			return rc;
 		if ((rc = reeval(lv, d->ordinal, e->addr, end_of(e->addr, e->size))))
@@ -1441,7 +1448,7 @@ static int live_block(void *ctx, uint64_t addr, uint64_t size, int dev, unsigned
 	gmt_levels_t *lv = ctx;
 	uint32_t cookie = (uint32_t)cookie_all;   /* ours: the low half */
 	if (cookie && cookie < lv->blk.used && (lv->blk.b[cookie].flags & F_LIVE))
-		block_outlier(lv, &lv->blk.b[cookie], addr, size, dev, kind, owner, 0);
+		block_outlier(lv, NULL, &lv->blk.b[cookie], addr, size, dev, kind, owner, 0);
 	return 0;
 }
 
