@@ -96,6 +96,9 @@ struct gmt_liveset {
 	ls_freed_t *last_freed;       /* the slot of the latest key put (valid
 					 until another key is put)            */
 	const gmt_devent_t *pending_cause;   /* a rise waits for its event's end */
+	size_t pending_dev;           /* ... of this device (index), or of
+					 several (pending_many)               */
+	int pending_many;
 	const gmt_devent_t *batch;    /* the events being applied ...        */
 	uint64_t batch_seq;           /* ... the first of them numbered this + 1 */
 	uint64_t seq, ts;
@@ -125,7 +128,9 @@ static ls_dev_t *dev_grow(gmt_liveset_t *l, int ordinal)
 static void rises_done(gmt_liveset_t *l)
 {
 	const gmt_devent_t *c = l->pending_cause;
-	for (size_t i = 0; i < l->n_dev; i++) {
+	const size_t lo = l->pending_many ? 0 : l->pending_dev;
+	const size_t hi = l->pending_many ? l->n_dev : l->pending_dev + 1;
+	for (size_t i = lo; i < hi; i++) {
 		ls_dev_t *d = &l->dev[i];
 		if (!d->pending)
 			continue;
@@ -135,6 +140,7 @@ static void rises_done(gmt_liveset_t *l)
 		d->at_ts = c->ts;
 	}
 	l->pending_cause = NULL;
+	l->pending_many = 0;
 }
 
 /* A block or handle became live on device dev: its generation, and
@@ -154,6 +160,10 @@ static inline int added(gmt_liveset_t *l, const gmt_devent_t *cause, int dev, ui
 	if (ds && ds->peak.total > d->peak && cause) {
 		d->peak = ds->peak.total;
 		d->pending = 1;
+		if (!l->pending_cause)
+			l->pending_dev = (size_t)dev + 1;
+		else if (l->pending_dev != (size_t)dev + 1)
+			l->pending_many = 1;
 		l->pending_cause = cause;
 	}
 	return 0;
