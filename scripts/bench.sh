@@ -137,27 +137,29 @@ done
 
 # Instructions per event (callgrind: the same on a loaded machine as on an
 # idle one), 200,000 pairs, no drop (a large buffer, no backlog window):
-# the allocating thread's overhead (traced minus plain) and the writer's.
+# the allocating thread's overhead (traced minus plain), the writer's, and
+# the compressor's (the writer's second thread, in a backlog: callgrind runs
+# one thread at a time, so the writer falls behind and uses it).
 if command -v valgrind >/dev/null 2>&1; then
 	IP=200000
 	cgtot() { [ -n "$1" ] && [ -f "$1" ] && callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }' || echo 0; }
-	icount() { # PRELOAD STACK_DEPTH MODE: "thread writer events" (instructions; events of the trace)
+	icount() { # PRELOAD STACK_DEPTH MODE: "thread writer compressor events" (instructions; events of the trace)
 		rm -rf "$W/cg" "$W/out"; mkdir -p "$W/cg" "$W/out"
 		(cd "$W/out" && env GPUMEMTRACE_BUFFER_MS=0 GPUMEMTRACE_BUFFER_MB=2048 GPUMEMTRACE_STACK_DEPTH="$2" \
 			LD_PRELOAD="$1" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg/cg.%p" \
 			"$B/tests/bench_cuda_fp" $IP "$DEPTH" $3 >/dev/null 2>&1) || exit 1
 		ev=0; [ -n "$1" ] && ev=$("$B/gpumemtrace-analyze" summary --json "$W"/out/*.gmt 2>/dev/null |
 			python3 -c 'import json,sys; print(json.load(sys.stdin)["traces"][0]["events"]["total"])')
-		echo "$(cgtot "$(ls "$W"/cg/cg.*-01 2>/dev/null | head -1)") $(cgtot "$(ls "$W"/cg/cg.*-02 2>/dev/null | head -1)") $ev"
+		echo "$(cgtot "$(ls "$W"/cg/cg.*-01 2>/dev/null | head -1)") $(cgtot "$(ls "$W"/cg/cg.*-02 2>/dev/null | head -1)") $(cgtot "$(ls "$W"/cg/cg.*-03 2>/dev/null | head -1)") $ev"
 	}
 	printf "\ninstructions per event (callgrind, %s pairs; overhead = traced - plain, per event of the trace)\n\n" "$IP"
-	printf "| configuration | allocating thread, overhead | writer thread |\n|---|---|---|\n"
+	printf "| configuration | allocating thread, overhead | writer thread | compressor thread | writer + compressor |\n|---|---|---|---|---|\n"
 	for cfg in "0 same" "0 mixed" "$DEPTH mixed"; do
 		set -- $cfg; d=$1; m=$2; [ "$m" = same ] && m=""
 		base=$(icount "" 0 "$m" | cut -d' ' -f1)
 		set -- $(icount "$B/libgpumemtrace.so" "$d" "$m")
-		awk -v t="$1" -v w="$2" -v e="$3" -v p="$base" -v d="$d" -v m="${m:-same few sizes}" 'BEGIN {
-			printf "| stacks %s, %s | %.0f | %.0f |\n", (d == 0 ? "off" : "at depth " d), m, (t - p) / e, w / e }'
+		awk -v t="$1" -v w="$2" -v z="$3" -v e="$4" -v p="$base" -v d="$d" -v m="${m:-same few sizes}" 'BEGIN {
+			printf "| stacks %s, %s | %.0f | %.0f | %.0f | %.0f |\n", (d == 0 ? "off" : "at depth " d), m, (t - p) / e, w / e, z / e, (w + z) / e }'
 	done
 fi
 [ -n "${BENCH_TRACER_ONLY:-}" ] && exit 0
