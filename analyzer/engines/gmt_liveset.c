@@ -37,6 +37,8 @@
 #include "support/gmt_hmap.h"
 #include "support/gmt_u64map.h"
 
+uint32_t gmt_liveset_max_rises = UINT32_MAX - 1;
+
 /* Frees recorded lately, for a FREE_FAIL that brings a block back. */
 #define RECENT 16
 
@@ -75,6 +77,8 @@ typedef struct ls_dev {
 	const gmt_dev_summary_t *ds;   /* its summary (stays put once made) */
 	uint64_t peak;           /* its summary's peak.total when last seen  */
 	uint32_t gen;            /* rises so far                              */
+	int lost;                /* more rises than gmt_liveset_max_rises: not
+				    followed any more                          */
 	int pending;             /* rose during the event being applied       */
 	uint64_t at_seq, at_ts;  /* the event of the latest rise              */
 } ls_dev_t;
@@ -135,7 +139,10 @@ static void rises_done(gmt_liveset_t *l)
 		if (!d->pending)
 			continue;
 		d->pending = 0;
-		d->gen++;
+		if (d->gen >= gmt_liveset_max_rises)
+			d->lost = 1;   /* (the caller takes this one another way) */
+		else
+			d->gen++;
 		d->at_seq = l->batch_seq + (uint64_t)(c - l->batch) + 1;
 		d->at_ts = c->ts;
 	}
@@ -470,7 +477,7 @@ int gmt_liveset_finish(gmt_liveset_t *l, gmt_instant_t **maxima, size_t *n_maxim
 		return 0;
 	size_t n = 0;
 	for (size_t i = 1; i < l->n_dev; i++)
-		n += l->dev[i].gen != 0;
+		n += l->dev[i].gen != 0 && !l->dev[i].lost;
 	if (!n)
 		return 0;
 	gmt_instant_t *at = calloc(n, sizeof(*at));
@@ -481,7 +488,7 @@ int gmt_liveset_finish(gmt_liveset_t *l, gmt_instant_t **maxima, size_t *n_maxim
 	size_t k = 0;
 	for (size_t i = 1; !rc && i < l->n_dev; i++) {
 		const ls_dev_t *d = &l->dev[i];
-		if (!d->gen)
+		if (!d->gen || d->lost)
 			continue;
 		const gmt_dev_summary_t *ds = gmt_summary_device(s, (int)i - 1);
 		at[k] = (gmt_instant_t){ .kind = GMT_AT_PEAK, .ordinal = (int)i - 1,

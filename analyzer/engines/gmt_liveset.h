@@ -83,9 +83,15 @@ int gmt_liveset_events(gmt_liveset_t *l, const gmt_devent_t *ev, size_t n, unsig
 /* After the last event: with maxima, one instant per device of ordinal
  * >= 0 whose peak is above 0, by ordinal, kind GMT_AT_PEAK with bytes =
  * the peak and the live set at it (an array the caller frees, and each
- * instant's groups with gmt_instant_clear). Returns 0 or -ENOMEM. */
+ * instant's groups with gmt_instant_clear). A device whose peak rose more
+ * than gmt_liveset_max_rises times (a block's generation is 32 bits) is
+ * left out: the caller takes its peak by the bytes, in another pass.
+ * Returns 0 or -ENOMEM. */
 int gmt_liveset_finish(gmt_liveset_t *l, gmt_instant_t **maxima, size_t *n_maxima);
 void gmt_liveset_free(gmt_liveset_t *l);
+
+/* UINT32_MAX - 1; tests lower it to exercise the other way. */
+extern uint32_t gmt_liveset_max_rises;
 
 /* Whether an event of an EVENTS record with these flags counts as a
  * main-stream event for instants. */

@@ -490,9 +490,15 @@ static int pass1(gmt_sites_model_t *m)
 	m->devs = calloc(s->n_dev ? s->n_dev : 1, sizeof(*m->devs));
 	if (!m->devs)
 		rc = -ENOMEM;
-	/* the devices with a peak, and the live set at it: the live set
-	 * engine found the same peaks (by ordinal; checked) */
-	size_t q = 0;
+	/* the devices with a peak, and the live set at it as the live set
+	 * engine found it (by ordinal); a device it left out (more rises
+	 * than a block's generation counts) is taken by its peak's bytes in
+	 * a second pass */
+	size_t q = 0, n_again = 0;
+	gmt_instant_t *again = calloc(s->n_dev ? s->n_dev : 1, sizeof(*again));
+	size_t *again_dev = calloc(s->n_dev ? s->n_dev : 1, sizeof(*again_dev));
+	if (!again || !again_dev)
+		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < s->n_dev; i++) {
 		const gmt_dev_summary_t *d = s->dev[i];
 		if (!d || d->ordinal < 0 || !d->peak.total)
@@ -501,21 +507,39 @@ static int pass1(gmt_sites_model_t *m)
 		x->ordinal = d->ordinal;
 		x->peak = d->peak.total;
 		x->peak_ts = d->peak_ts;
-		if (q >= n_peaks || peaks[q].ordinal != d->ordinal || peaks[q].bytes != d->peak.total ||
-		    peaks[q].at_ts != d->peak_ts) {
-			rc = -EPROTO;   /* not reached: the engine and the summary agree */
-			break;
+		while (q < n_peaks && peaks[q].ordinal < d->ordinal)
+			q++;
+		if (q < n_peaks && peaks[q].ordinal == d->ordinal && peaks[q].bytes == d->peak.total &&
+		    peaks[q].at_ts == d->peak_ts) {
+			rc = gmt_site_list_of(&x->live, peaks[q].groups, peaks[q].n_groups);
+			q++;
+		} else {
+			again[n_again] = (gmt_instant_t){ .kind = GMT_AT_PEAK, .ordinal = d->ordinal,
+							  .bytes = d->peak.total };
+			again_dev[n_again++] = m->n_devs - 1;
 		}
-		rc = gmt_site_list_of(&x->live, peaks[q].groups, peaks[q].n_groups);
-		if (!rc)
-			rc = gmt_stacks_group(p->cat, x->live.sites, &x->live.n);
-		q++;
 	}
 	for (size_t i = 0; i < n_peaks; i++)
 		gmt_instant_clear(&peaks[i]);
 	free(peaks);
-	if (!rc && q != n_peaks)
-		rc = -EPROTO;
+	if (!rc && n_again) {
+		gmt_instant_t **ap = calloc(n_again, sizeof(*ap));
+		gmt_decode_result_t res2;
+		rc = ap ? 0 : -ENOMEM;
+		for (size_t i = 0; ap && i < n_again; i++)
+			ap[i] = &again[i];
+		if (!rc)
+			rc = gmt_liveset_run(m->file, ap, n_again, &res2);
+		for (size_t i = 0; !rc && i < n_again; i++)
+			rc = gmt_site_list_of(&m->devs[again_dev[i]].live, again[i].groups, again[i].n_groups);
+		free(ap);
+	}
+	for (size_t i = 0; again && i < n_again; i++)
+		gmt_instant_clear(&again[i]);
+	free(again);
+	free(again_dev);
+	for (size_t i = 0; !rc && i < m->n_devs; i++)
+		rc = gmt_stacks_group(p->cat, m->devs[i].live.sites, &m->devs[i].live.n);
 	if (rc)
 		return rc;
 	/* the instants asked for */

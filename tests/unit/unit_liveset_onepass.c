@@ -127,13 +127,14 @@ static void known(void)
 	ev[n++] = mk(GMT_EV_FREE, 160, 2, 0x30000, 0, 0, 0);
 	ev[n++] = mk(GMT_EV_ALLOC, 170, 2, 0x40000, 300, 10, 0);
 	ev[n++] = mk(GMT_EV_ALLOC, 180, -1, 0x50000, 4096, 12, 0);
+	size_t nm = 0;
+	gmt_instant_t *mx = NULL;
 	const size_t batches[] = { 1, 2, 3, 5, 0 };
 	for (size_t b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
 		/* with an instant by event number on the way: after the FREE_FAIL */
 		gmt_instant_t after12 = { .kind = GMT_AT_EVENT, .ordinal = 0, .seq = 12 };
 		gmt_instant_t *ap = &after12;
-		size_t nm = 0;
-		gmt_instant_t *mx = run(ev, n, batches[b], 1, &ap, 1, &nm);
+		mx = run(ev, n, batches[b], 1, &ap, 1, &nm);
 		CHECK_EQ_U64(3, nm);
 		if (nm == 3) {
 			CHECK_EQ_U64(0, mx[0].ordinal);
@@ -166,9 +167,32 @@ static void known(void)
 		gmt_instant_clear(&after12);
 		free_max(mx, nm);
 	}
+	/* a device whose peak rises more often than followed is left out
+	 * (the caller takes it by its bytes): devices 0 (5 rises) and 1 (3),
+	 * not 2 (1) */
+	gmt_liveset_max_rises = 2;
+	nm = 0;
+	mx = run(ev, n, 4, 1, NULL, 0, &nm);
+	CHECK_EQ_U64(1, nm);
+	if (nm == 1) {
+		CHECK_EQ_U64(2, mx[0].ordinal);
+		CHECK_EQ_U64(300, mx[0].bytes);
+		check_group(&mx[0], 0, 9, 0, 300, 1);
+	}
+	free_max(mx, nm);
+	gmt_liveset_max_rises = 3;   /* device 1 rises exactly 3 times */
+	mx = run(ev, n, 0, 1, NULL, 0, &nm);
+	CHECK_EQ_U64(2, nm);
+	if (nm == 2) {
+		CHECK_EQ_U64(1, mx[0].ordinal);
+		CHECK_EQ_U64(1510, mx[0].bytes);
+		CHECK_EQ_U64(2, mx[1].ordinal);
+	}
+	free_max(mx, nm);
+	gmt_liveset_max_rises = UINT32_MAX - 1;
 	/* without maxima: none */
-	size_t nm = 5;
-	gmt_instant_t *mx = run(ev, n, 0, 0, NULL, 0, &nm);
+	nm = 5;
+	mx = run(ev, n, 0, 0, NULL, 0, &nm);
 	CHECK_EQ_U64(0, nm);
 	CHECK(mx == NULL);
 }
