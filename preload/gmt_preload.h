@@ -41,13 +41,27 @@
  * the tracer's system calls may change errno; the program never sees it.
  * The real function's own errno, which CUDA and NCCL do not define, is
  * not passed on either: errno is exactly what it was before the call. Not
- * in dlsym/dlvsym, whose tail call must stay one (gmt_interpose.c). */
-static inline void gmt_errno_restore(const int *saved)
+ * in dlsym/dlvsym, whose tail call must stay one (gmt_interpose.c). The
+ * thread's errno lives at one address for the thread's life: found once
+ * (gmt_errno_at), not by a call of __errno_location per wrapper. */
+typedef struct gmt_saved_errno {
+	int *where, value;
+} gmt_saved_errno_t;
+extern __thread int *gmt_errno_at __attribute__((tls_model("initial-exec")));
+static inline gmt_saved_errno_t gmt_errno_save(void)
 {
-	errno = *saved;
+	int *p = gmt_errno_at;
+	if (GMT_UNLIKELY(p == NULL))
+		gmt_errno_at = p = &errno;
+	return (gmt_saved_errno_t){ p, *p };
+}
+static inline void gmt_errno_restore(const gmt_saved_errno_t *saved)
+{
+	*saved->where = saved->value;
 }
 #define GMT_KEEP_ERRNO \
-	const int gmt_saved_errno_ __attribute__((cleanup(gmt_errno_restore), unused)) = errno
+	const gmt_saved_errno_t gmt_saved_errno_ __attribute__((cleanup(gmt_errno_restore), unused)) = \
+		gmt_errno_save()
 
 /* ---- the hook table ------------------------------------------------------ */
 

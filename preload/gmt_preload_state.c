@@ -20,6 +20,7 @@
 #include "gmt_preload.h"
 
 __thread gmt_tls_t gmt_tls __attribute__((tls_model("initial-exec")));
+__thread int *gmt_errno_at __attribute__((tls_model("initial-exec")));
 _Atomic int gmt_preload_ready;
 int gmt_pl_log_level = 1;
 
