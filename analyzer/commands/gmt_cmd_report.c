@@ -48,6 +48,19 @@ int gmt_cmd_temp_max(const gmt_cmd_t *cmd, const char *value, unsigned long long
 	return gmt_cli_number(cmd, "--temp-max", value, 1ull << 50, out) ? -1 : 0;
 }
 
+void gmt_cmd_same_notes(const gmt_report_model_t *m)
+{
+	for (size_t i = 0; i < m->n_traces; i++) {
+		const gmt_rm_trace_t *t = &m->traces[i];
+		if (!t->same_as)
+			continue;
+		const gmt_rm_trace_t *a = &m->traces[t->same_as - 1];
+		fprintf(stderr, "gpumemtrace-analyze: %s (trace %zu) records the same process as %s (trace %zu: "
+			"pid %" PRIu64 ", the same header): counted once, in that trace\n",
+			t->file, i + 1, a->file, t->same_as, a->s->pid);
+	}
+}
+
 gmt_report_model_t *gmt_cmd_report_model(const gmt_cmd_t *cmd, const gmt_common_t *c, gmt_out_t *out,
 					 int *rc, const unsigned long long *temp_max)
 {
@@ -89,6 +102,7 @@ gmt_report_model_t *gmt_cmd_report_model(const gmt_cmd_t *cmd, const gmt_common_
 	for (size_t i = 0; i < c->n_files && i < m->n_traces; i++)
 		if (m->traces[i].s)
 			gmt_cli_gaps(c->files[i], &m->traces[i].s->gaps);
+	gmt_cmd_same_notes(m);
 	out->events += m->events;
 	if (c->stats)
 		fprintf(stderr, "gpumemtrace-analyze stats: temporary_file_bytes=%" PRIu64

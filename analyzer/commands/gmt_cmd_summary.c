@@ -74,6 +74,8 @@ int gmt_cmd_job(const gmt_common_t *c, gmt_report_model_t **rmp, gmt_job_model_t
 	}
 	if (!rc)
 		rc = gmt_report_model_finish(rm);
+	if (!rc)
+		gmt_cmd_same_notes(rm);
 	gmt_job_model_t *jm = rc ? NULL : gmt_job_model_build(rm);
 	if (!rc && !jm)
 		rc = -ENOMEM;

@@ -34,6 +34,10 @@ struct gmt_report_model *gmt_cmd_report_model(const gmt_cmd_t *cmd, const gmt_co
 	"when drawn (0: never use the file)\n"
 int gmt_cmd_temp_max(const gmt_cmd_t *cmd, const char *value, unsigned long long *out);
 
+/* Says on stderr, once per trace, that a trace records the same process
+ * as an earlier one (gmt_rm_trace_t.same_as: counted once). gmt_cmd_report.c. */
+void gmt_cmd_same_notes(const struct gmt_report_model *m);
+
 /* Several traces: the report model of c's traces, finished, and the job
  * model on it (model/gmt_job_model.h: the processes grouped by host and
  * physical device), for summary, phases and oom. 0 with both set, or

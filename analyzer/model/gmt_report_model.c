@@ -1453,12 +1453,26 @@ static int trace_sites(gmt_report_model_t *m, size_t ti)
 	return t->sites ? 0 : -ENOMEM;
 }
 
+/* Whether two traces record the same process: the same header (a trace
+ * given twice, or a copy of it). A fork child has its own pid and header. */
+static int same_process(const gmt_summary_t *a, const gmt_summary_t *b)
+{
+	return a && b && a->has_header && b->has_header && a->pid == b->pid && a->ppid == b->ppid &&
+	       a->clock_monotonic_ns == b->clock_monotonic_ns &&
+	       a->clock_realtime_ns == b->clock_realtime_ns &&
+	       !strcmp(a->host ? a->host : "", b->host ? b->host : "");
+}
+
 int gmt_report_model_finish(gmt_report_model_t *m)
 {
 	int rc = 0;
+	for (size_t ti = 0; ti < m->n_traces; ti++)
+		for (size_t tj = 0; tj < ti && !m->traces[ti].same_as; tj++)
+			if (!m->traces[tj].same_as && same_process(m->traces[ti].s, m->traces[tj].s))
+				m->traces[ti].same_as = tj + 1;
 	for (size_t ti = 0; ti < m->n_traces && !rc; ti++) {
 		const ptrace_t *pt = &m->priv->t[ti];
-		for (size_t k = 0; k < pt->n_mem && !rc; k++)
+		for (size_t k = 0; k < pt->n_mem && !rc && !m->traces[ti].same_as; k++)
 			rc = add_member(m, ti, &pt->mem[k]);
 	}
 	for (size_t i = 0; i < m->n_devices && !rc; i++) {

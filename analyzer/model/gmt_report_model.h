@@ -93,6 +93,10 @@ typedef struct gmt_rm_trace {
 	uint64_t devices_left_out;    /* ordinals >= GMT_RM_MAX_ORDINALS        */
 	uint64_t instants;            /* rows recorded over its devices         */
 	int from_file;                /* added by gmt_report_model_add         */
+	size_t same_as;               /* the same process as trace same_as - 1
+					 (its header: host, pid, ppid, clocks;
+					 the same file given twice, or a copy):
+					 counted once, on no device; 0: none    */
 	struct gmt_sites_model *sites;  /* opts.sites: its `sites` model, with
 					   the live set of each of its devices
 					   at the device's coinciding peak

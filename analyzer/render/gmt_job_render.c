@@ -113,8 +113,14 @@ void gmt_job_text(FILE *f, const gmt_job_model_t *m)
 {
 	const gmt_report_model_t *rm = m->rm;
 	char b[64], c[64], u[48];
+	size_t same = 0;
+	for (size_t i = 0; i < rm->n_traces; i++)
+		same += rm->traces[i].same_as != 0;
 	fprintf(f, "Processes of one job: %zu traces, grouped by host and physical device (UUID), their\n"
 		"times merged on CLOCK_MONOTONIC (which one host shares)\n", rm->n_traces);
+	if (same)
+		fprintf(f, "  %zu of them record%s the same process as an earlier one (the same header): "
+			"counted once\n", same, same == 1 ? "s" : "");
 	for (size_t d = 0; d < rm->n_devices; d++) {
 		const gmt_rm_device_t *dv = &rm->devices[d];
 		fprintf(f, "\nPhysical device %s: ", dv->id);
@@ -164,6 +170,10 @@ void gmt_job_text(FILE *f, const gmt_job_model_t *m)
 			fprintf(f, " %s", rm->devices[p->devs[k]].id);
 		if (!p->n_devs)
 			fprintf(f, " none");
+		if (rm->traces[p->trace].same_as) {
+			fprintf(f, ": the same process as trace %zu, counted there\n", rm->traces[p->trace].same_as);
+			continue;
+		}
 		if (!p->has_peak) {
 			fprintf(f, ": took nothing\n");
 			continue;
@@ -339,6 +349,10 @@ void gmt_job_json(gmt_json_t *j, const gmt_job_model_t *m)
 		gmt_json_obj_begin(j);
 		j_who(j, m, i);
 		gmt_json_kv_str(j, "file", rm->traces[i].file);
+		if (rm->traces[i].same_as)
+			gmt_json_kv_u64(j, "same_process_as", rm->traces[i].same_as - 1);
+		else
+			gmt_json_kv_null(j, "same_process_as");
 		gmt_json_kv_arr_begin(j, "devices");
 		for (size_t k = 0; k < p->n_devs; k++)
 			gmt_json_str(j, rm->devices[p->devs[k]].id);
