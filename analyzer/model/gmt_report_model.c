@@ -72,6 +72,8 @@ typedef struct pdev {
 	mvals_t last;
 	uint64_t last_ts;
 	uint64_t rows, first_ts, syncs_total;
+	uint8_t asrc_seen, rsrc_seen;   /* 1 << gmt_alloc_src / gmt_res_src of
+					   the values it saw known           */
 } pdev_t;
 
 /* A trace's ordinal once the trace has run. */
@@ -80,6 +82,7 @@ typedef struct tmem {
 	size_t stream;           /* SIZE_MAX: no rows, or given up             */
 	uint64_t rows, first_ts, last_ts, syncs;
 	int abandoned;           /* rows counted, not kept: a re-run gives them */
+	uint8_t asrc_seen, rsrc_seen;   /* pdev_t's */
 } tmem_t;
 
 typedef struct ptrace {
@@ -136,6 +139,19 @@ const char *gmt_rm_series_key(unsigned s)
 const char *gmt_rm_series_label(unsigned s)
 {
 	return s < GMT_RM_SERIES ? series_labels[s] : "?";
+}
+
+const char *gmt_rm_series_label_of(const gmt_rm_device_t *d, unsigned s)
+{
+	const unsigned fw_a = 1u << GMT_ASRC_FRAMEWORK, st_a = 1u << GMT_ASRC_STREAM;
+	const unsigned fw_r = 1u << GMT_RSRC_SEGMENTS, pool_r = 1u << GMT_RSRC_POOL;
+	if (s == GMT_RM_ALLOCATED && (d->asrc_seen & st_a))
+		return d->asrc_seen & fw_a ? "allocated (by a framework, else the driver's stream-ordered allocations)"
+					   : "allocated (the driver's stream-ordered allocations: no framework)";
+	if (s == GMT_RM_CACHE && (d->rsrc_seen & pool_r))
+		return d->rsrc_seen & fw_r ? "reserved, not allocated (a framework's cache, else the pools' reserve)"
+					   : "reserved, not allocated (the stream-ordered pools' reserve)";
+	return gmt_rm_series_label(s);
 }
 
 /* ---- rows ------------------------------------------------------------------ */
@@ -315,6 +331,10 @@ static int h_instant(void *ctx, gmt_phases_t *ph, uint64_t ts, const int *devs, 
 		c->f[F_HELD] = v.held;
 		c->flags = (uint8_t)((v.has_allocated ? HAS_ALLOC : 0) | (v.has_reserved ? HAS_RES : 0) |
 				     (v.has_used ? HAS_USED : 0));
+		if (v.has_allocated)
+			d->asrc_seen |= (uint8_t)(1u << (v.asrc & 7));
+		if (v.has_reserved)
+			d->rsrc_seen |= (uint8_t)(1u << (v.rsrc & 7));
 	}
 	return 0;
 }
@@ -539,15 +559,17 @@ static int trace_end(gmt_report_model_t *m, gmt_phases_t *ph, const gmt_decode_r
 		if (!d->open && !(ds && ds->used))
 			continue;
 		tmem_t *tm = &pt->mem[pt->n_mem++];
-		*tm = (tmem_t){ o, SIZE_MAX, 0, 0, 0, 0, 0 };
+		*tm = (tmem_t){ o, SIZE_MAX, 0, 0, 0, 0, 0, 0, 0 };
 		if (d->open) {
 			int r = gmt_spool_close(p->sp, d->stream);
 			rc = rc ? rc : r;
 			if (d->rows)
 				*tm = (tmem_t){ o, d->abandoned ? SIZE_MAX : d->stream, d->rows, d->first_ts,
-						d->last_ts, d->syncs_total, d->abandoned };
+						d->last_ts, d->syncs_total, d->abandoned, 0, 0 };
 			t->instants += d->rows;
 		}
+		tm->asrc_seen = d->asrc_seen;
+		tm->rsrc_seen = d->rsrc_seen;
 	}
 	return rc;
 }
@@ -1237,6 +1259,8 @@ static int add_member(gmt_report_model_t *m, size_t ti, const tmem_t *tm)
 		mb->fw_lost = info.fw_lost;
 	if (!dv->total_bytes && ds && ds->has_record)
 		dv->total_bytes = ds->total_bytes;
+	dv->asrc_seen |= tm->asrc_seen;
+	dv->rsrc_seen |= tm->rsrc_seen;
 	/* the axis: the process's first and last event, its first and last row */
 	uint64_t lo = t->s->have_ts ? t->s->first_ts : UINT64_MAX, hi = t->s->have_ts ? t->s->last_ts : 0;
 	if (tm->rows) {

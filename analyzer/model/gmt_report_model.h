@@ -168,6 +168,9 @@ typedef struct gmt_rm_device {
 	uint64_t syncs;
 	uint8_t series_used[GMT_RM_SERIES];  /* ever above 0 (the line: ever
 						known)                          */
+	uint8_t asrc_seen, rsrc_seen; /* the sources of allocated and reserved
+					 its members' values had: 1 <<
+					 gmt_alloc_src, 1 << gmt_res_src       */
 	int has_peak;                 /* some instant held a byte               */
 	gmt_rm_instant_t peak;        /* the coinciding peak: the first instant
 					 the held of all members together was
@@ -269,5 +272,9 @@ const char *gmt_report_string(const gmt_report_model_t *m, size_t trace, uint32_
 /* Series keys and labels ("allocated", "framework allocated", ...). */
 const char *gmt_rm_series_key(unsigned s);
 const char *gmt_rm_series_label(unsigned s);
+/* The label of series s on device d: allocated and its reserve name their
+ * source (docs/analyzer.md "Held and taken": a framework's, or the
+ * driver's stream-ordered allocations and their pools). */
+const char *gmt_rm_series_label_of(const gmt_rm_device_t *d, unsigned s);
 
 #endif /* GMT_REPORT_MODEL_H */

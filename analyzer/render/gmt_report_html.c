@@ -118,7 +118,7 @@ static void peak_table(FILE *f, const gmt_report_model_t *m, const gmt_rm_device
 		if (s == GMT_RM_REST)
 			continue;
 		fprintf(f, "<tr data-key=\"%s\"><td>", gmt_rm_series_key(s));
-		gmt_web_text(f, gmt_rm_series_label(s));
+		gmt_web_text(f, gmt_rm_series_label_of(d, s));
 		fputs("</td>", f);
 		if (p->known[s])
 			td_bytes(f, p->v[s]);
@@ -524,7 +524,7 @@ static int device_new(const gmt_report_model_t *m, size_t di, size_t buckets, fe
 	for (unsigned s = 0; s < GMT_RM_SERIES; s++)
 		if (d->series_used[s]) {
 			x.map[x.n] = s;
-			ser[x.n++] = (gmt_page_series_t){ gmt_rm_series_key(s), gmt_rm_series_label(s),
+			ser[x.n++] = (gmt_page_series_t){ gmt_rm_series_key(s), gmt_rm_series_label_of(d, s),
 							 s < GMT_RM_STACKED ? GMT_PAGE_STACK : GMT_PAGE_LINE,
 							 series_style[s] };
 		}
@@ -565,7 +565,7 @@ static int device_marks(const gmt_report_model_t *m, const gmt_rm_device_t *d, f
 		size_t np = 0;
 		for (unsigned s = 0; s < GMT_RM_STACKED; s++)
 			if (s != GMT_RM_REST && d->peak.known[s] && d->peak.v[s])
-				parts[np++] = (gmt_page_part_t){ gmt_rm_series_label(s), d->peak.v[s] };
+				parts[np++] = (gmt_page_part_t){ gmt_rm_series_label_of(d, s), d->peak.v[s] };
 		snprintf(href, sizeof(href), "#%s-peak", d->id);
 		if ((rc = gmt_page_dev_peak(x.pd, d->n_members > 1 ? "peak taken (all processes)" : "peak taken",
 					    d->peak.ts - d->t0, d->peak.held, parts, np, href)))
