@@ -330,7 +330,7 @@ struct gmt_levels {
 	uint32_t ranges, handles, fw;          /* tree roots */
 	int ranges_ordered;                    /* the ranges treap is kept */
 	lv_dev_t **dev;                        /* index ordinal + 1 */
-	size_t n_dev;
+	size_t n_dev, n_devs;                  /* slots; devices in them */
 	int *dirty;                            /* ordinals of devices changed */
 	lv_dev_t **dirty_dev;                  /* ... and their states        */
 	size_t n_dirty, cap_dirty;
@@ -418,11 +418,25 @@ static lv_dev_t *dev_get_slow(gmt_levels_t *lv, int ordinal)
 		lv->dev = nd;
 		lv->n_dev = n;
 	}
+	/* the dirty list holds each device at most once: room for all */
+	if (lv->cap_dirty <= lv->n_devs) {
+		size_t nc = lv->cap_dirty ? lv->cap_dirty * 2 : 8;
+		int *p = realloc(lv->dirty, nc * sizeof(*p));
+		if (!p)
+			return NULL;
+		lv->dirty = p;
+		lv_dev_t **pd = realloc(lv->dirty_dev, nc * sizeof(*pd));
+		if (!pd)
+			return NULL;
+		lv->dirty_dev = pd;
+		lv->cap_dirty = nc;
+	}
 	lv_dev_t *d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
 	d->ordinal = ordinal;
 	lv->dev[idx] = d;
+	lv->n_devs++;
 	return d;
 }
 
@@ -443,31 +457,16 @@ static const lv_dev_t *dev_find(const gmt_levels_t *lv, int ordinal)
 	return idx < lv->n_dev ? lv->dev[idx] : NULL;
 }
 
-static int mark_slow(gmt_levels_t *lv, lv_dev_t *d)
-{
-	if (lv->n_dirty == lv->cap_dirty) {
-		size_t nc = lv->cap_dirty ? lv->cap_dirty * 2 : 8;
-		int *p = realloc(lv->dirty, nc * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		lv->dirty = p;
-		lv_dev_t **pd = realloc(lv->dirty_dev, nc * sizeof(*pd));
-		if (!pd)
-			return -ENOMEM;
-		lv->dirty_dev = pd;
-		lv->cap_dirty = nc;
-	}
-	lv->dirty_dev[lv->n_dirty] = d;
-	lv->dirty[lv->n_dirty++] = d->ordinal;
-	d->dirty = 1;
-	return 0;
-}
-
 /* Device d's values may have changed (at most once per instant it is
- * listed). */
+ * listed; dev_get_slow made room for every device). Returns 0. */
 static inline int mark(gmt_levels_t *lv, lv_dev_t *d)
 {
-	return d->dirty ? 0 : mark_slow(lv, d);
+	if (!d->dirty) {
+		lv->dirty_dev[lv->n_dirty] = d;
+		lv->dirty[lv->n_dirty++] = d->ordinal;
+		d->dirty = 1;
+	}
+	return 0;
 }
 
 /* Whether a driver range of a device counts as outside (for the list of
