@@ -135,10 +135,11 @@ const gmt_cmd_t gmt_cmd_report = {
 	.name = "report",
 	.operands = "TRACE...",
 	.help = "One HTML page that opens offline: per physical device (all the processes\n"
-		"given that used it), the memory over time stacked (framework allocated, its\n"
-		"cache, outside the framework by owner, the rest of device used), phases,\n"
-		"synchronisations, the peak and failed allocations marked, zoomable, and the\n"
-		"tables under it. --json: the same report as JSON.\n",
+		"given that used it), the memory over time stacked (allocated, by a framework\n"
+		"or the driver's stream-ordered allocations, its label naming which; the\n"
+		"reserve beyond it; outside the framework by owner; the rest of device used),\n"
+		"phases, synchronisations, the peak and failed allocations marked, zoomable,\n"
+		"and the tables under it. --json: the same report as JSON.\n",
 	.opts = opts,
 	.state_size = sizeof(report_opts_t),
 	.option = option,
