@@ -49,6 +49,23 @@ static gmt_event_t ev_of(uint64_t i)
 	return e;
 }
 
+/* Emits ev(0), ev(1), ... by thousands until the buffer holds over 5/8 of
+ * its limit (writes held) or max events went; returns how many, *st the
+ * stats after the last thousand. */
+static uint64_t fill_past_five_eighths(gmt_event_t (*ev)(uint64_t), uint64_t max,
+				       gmt_tracer_stats_t *st)
+{
+	uint64_t n = 0;
+	do {
+		for (int k = 0; k < 1000; k++) {
+			gmt_event_t e = ev(n++);
+			gmt_emit(&e, 0, 0);
+		}
+		gmt_tracer_get_stats(st);
+	} while (st->buffered * 8 <= st->buffer_limit * 5 && n < max);
+	return n;
+}
+
 static gmt_config_t config(const char *name)
 {
 	gmt_config_t cfg = test_config(test_dir(name));
@@ -89,14 +106,7 @@ static void behind(void)
 	 * write; the rest stays in the buffer. Emitted until the buffer holds
 	 * over half its limit (5/8 of it: 3 MiB short of a drop). */
 	gmt_tracer_stats_t st;
-	uint64_t n = 0;
-	do {
-		for (int k = 0; k < 1000; k++) {
-			gmt_event_t e = ev_of(n++);
-			gmt_emit(&e, 0, 0);
-		}
-		gmt_tracer_get_stats(&st);
-	} while (st.buffered * 8 <= st.buffer_limit * 5 && n < BEHIND_MAX);
+	uint64_t n = fill_past_five_eighths(ev_of, BEHIND_MAX, &st);
 	CHECK(st.buffered * 2 > st.buffer_limit);   /* the premise: over half */
 	CHECK_EQ_U64(0, st.dropped);
 	gmt_tracer_test_hold_writes(0);
@@ -147,14 +157,7 @@ static void lost(void)
 	CHECK_EQ_U64(0, gmt_tracer_flush(5000));
 	gmt_tracer_test_hold_writes(1);
 	gmt_tracer_stats_t st;
-	uint64_t n = 0;
-	do {
-		for (int k = 0; k < 1000; k++) {
-			gmt_event_t e = lost_ev(n++);
-			gmt_emit(&e, 0, 0);
-		}
-		gmt_tracer_get_stats(&st);
-	} while (st.buffered * 8 <= st.buffer_limit * 5 && n < 4 * BEHIND_MAX);
+	uint64_t n = fill_past_five_eighths(lost_ev, 4 * BEHIND_MAX, &st);
 	CHECK(st.buffered * 2 > st.buffer_limit);
 	CHECK_EQ_U64(0, st.dropped);
 	gmt_tracer_test_hold_writes(0);
