@@ -85,6 +85,38 @@ def _backend(torch):
     return "native"
 
 
+# How the history's wall-clock times are put on the tracer's clock
+# (CLOCK_MONOTONIC): see _clock_offset.
+_OFFSET_TRIES = 16
+_OFFSET_GOOD_NS = 2000
+
+
+def _clock_offset():
+    """(CLOCK_REALTIME - CLOCK_MONOTONIC, CLOCK_MONOTONIC now), in ns.
+
+    The two clocks cannot be read at one instant. A CLOCK_REALTIME reading
+    between two CLOCK_MONOTONIC readings gives the offset to within half the
+    gap between them; read one after the other, a thread preempted between
+    the two reads (a loaded machine: milliseconds) would move every event of
+    the move later by that much, past the driver's events that followed
+    them (a block's free after the failed cudaMalloc it came before). So
+    the offset is taken from the tightest of up to _OFFSET_TRIES brackets
+    (done at the first one within _OFFSET_GOOD_NS), its realtime reading set
+    against the bracket's middle. "now" is the last reading, after the
+    snapshot was taken: no moved event is later."""
+    read = time.clock_gettime_ns
+    best_gap, best = None, 0
+    for _ in range(_OFFSET_TRIES):
+        a = read(time.CLOCK_MONOTONIC)
+        r = read(time.CLOCK_REALTIME)
+        b = read(time.CLOCK_MONOTONIC)
+        if best_gap is None or b - a < best_gap:
+            best_gap, best = b - a, r - (a + (b - a) // 2)
+        if best_gap <= _OFFSET_GOOD_NS:
+            break
+    return best, b
+
+
 class _Companion(object):
     def __init__(self, torch, fw):
         self.torch = torch
@@ -229,9 +261,8 @@ class _Companion(object):
         if not self.history:
             return None
         snap = self.torch.cuda.memory._snapshot()
-        real = time.clock_gettime_ns(time.CLOCK_REALTIME)
-        mono = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        res = _convert.convert(snap, self.state, real - mono, self.max_entries, mono,
+        offset, mono = _clock_offset()
+        res = _convert.convert(snap, self.state, offset, self.max_entries, mono,
                                intern_stack=self.fw.stack if self.stacks else None)
         # Every moved event came from the history: say so (SNAPSHOT flag).
         events = [(e[0] | self.fw.FW_FROM_HISTORY,) + tuple(e[1:]) for e in res.events]

@@ -33,8 +33,9 @@ convert() turns them into text frames "name (filename:line)", asks
 intern_stack(frames) for their id (gpumemtrace._framework.stack) once per
 distinct stack (cached in the state) and appends the id to the event tuple.
 
-Times. time_ns = time_us * 1000 - (CLOCK_REALTIME - CLOCK_MONOTONIC) read
-at conversion time, so the events land on the tracer's clock with the
+Times. time_ns = time_us * 1000 - (CLOCK_REALTIME - CLOCK_MONOTONIC) as the
+caller measured it at conversion time (_torch._clock_offset: to within a
+microsecond or two), so the events land on the tracer's clock with the
 accuracy of PyTorch's conversion (microseconds). The events of all devices
 are merged by time, kept nondecreasing across calls (a time before the last
 moved one is raised to it: the side stream never goes back), never 0 (0
