@@ -17,62 +17,15 @@
  * analyzer knows by address; the caller's current context may be another
  * device's (any context may free any device's memory), and keeping an
  * address -> device map here would cost every allocation a lookup.
+ *
+ * cuMemAlloc_v2's and cuMemFree_v2's bodies, the hottest, are folded into
+ * their wrappers: in gmt_hooks_mem.h, with the helpers the bodies share.
  */
 #include <string.h>
 
-#include "gmt_preload.h"
-
-static inline uint64_t u64p(const void *p)
-{
-	return (uint64_t)(uintptr_t)p;
-}
-
-/* Common tail of the allocation bodies. in_body: called (inlined) in a body
- * itself, so gmt_rec_body may stand in for gmt_rec (the same stack). */
-static inline __attribute__((always_inline)) void alloc_tail(CUresult r, const gmt_call_t *call, unsigned kind, int dev,
-		       uint64_t addr, uint64_t size, uint64_t stream, uint64_t extra, int in_body)
-{
-	uint64_t aux = gmt_aux(kind, call) | extra;
-	if (r == CUDA_SUCCESS && in_body)
-		gmt_rec_body(GMT_EV_ALLOC, dev, addr, size, stream, aux, 1);
-	else if (r == CUDA_SUCCESS)
-		gmt_rec(GMT_EV_ALLOC, dev, addr, size, stream, aux, 1);
-	else
-		gmt_rec_alloc_fail(dev, size, stream, aux, (int)r);
-}
-
-static inline __attribute__((always_inline)) void alloc_done_x(CUresult r, const gmt_call_t *call, unsigned kind, int dev,
-		       uint64_t addr, uint64_t size, uint64_t stream, uint64_t extra)
-{
-	alloc_tail(r, call, kind, dev, addr, size, stream, extra, 0);
-}
-
-/* Only in a body itself (gmt_do_*). */
-static inline __attribute__((always_inline)) void alloc_done(CUresult r, const gmt_call_t *call, unsigned kind, int dev,
-		       uint64_t addr, uint64_t size, uint64_t stream)
-{
-	alloc_tail(r, call, kind, dev, addr, size, stream, 0, 1);
-}
-
-/* A free-like event before the real call; after it, the FREE_FAIL if needed. */
-static inline __attribute__((always_inline)) void free_fail(CUresult r, int dev, uint64_t addr, uint64_t size, uint64_t stream, uint64_t aux)
-{
-	if (r != CUDA_SUCCESS)
-		gmt_rec(GMT_EV_FREE_FAIL, dev, addr, size, stream, GMT_AUX_WITH_RESULT(aux, r), 0);
-}
+#include "gmt_hooks_mem.h"
 
 /* ---- plain, managed and pitched ------------------------------------------ */
-
-CUresult gmt_do_cuMemAlloc_v2(__typeof__(cuMemAlloc_v2) *real, const gmt_call_t *call,
-			      CUdeviceptr *dptr, size_t bytesize)
-{
-	CUresult r;
-	GMT_GUARD_ENTER();
-	r = real(dptr, bytesize);
-	alloc_done(r, call, GMT_KIND_PLAIN, GMT_CUR_DEVICE_AFTER(r), r == CUDA_SUCCESS ? *dptr : 0, bytesize, 0);
-	GMT_GUARD_LEAVE();
-	return r;
-}
 
 CUresult gmt_do_cuMemAllocPitch_v2(__typeof__(cuMemAllocPitch_v2) *real, const gmt_call_t *call,
 				   CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
@@ -97,24 +50,6 @@ CUresult gmt_do_cuMemAllocManaged(__typeof__(cuMemAllocManaged) *real, const gmt
 	GMT_GUARD_ENTER();
 	r = real(dptr, bytesize, flags);
 	alloc_done(r, call, GMT_KIND_MANAGED, GMT_CUR_DEVICE_AFTER(r), r == CUDA_SUCCESS ? *dptr : 0, bytesize, 0);
-	GMT_GUARD_LEAVE();
-	return r;
-}
-
-/* cuMemFree frees plain, managed and (synchronously) stream-ordered memory:
- * the kind is unknown here; the analyzer takes it from the allocation. */
-CUresult gmt_do_cuMemFree_v2(__typeof__(cuMemFree_v2) *real, const gmt_call_t *call, CUdeviceptr dptr)
-{
-	uint64_t aux = gmt_aux(GMT_KIND_UNKNOWN, call);
-	const int dev = -1;
-	CUresult r;
-
-	GMT_GUARD_ENTER();
-	if (dptr != 0)
-		gmt_rec_body(GMT_EV_FREE, dev, dptr, 0, 0, aux, 1);
-	r = real(dptr);
-	if (dptr != 0)
-		free_fail(r, dev, dptr, 0, 0, aux);
 	GMT_GUARD_LEAVE();
 	return r;
 }
@@ -227,7 +162,7 @@ CUresult gmt_do_cuMemCreate(__typeof__(cuMemCreate) *real, const gmt_call_t *cal
 		gmt_vmm_handle_created(*handle, dev);
 		gmt_rec(GMT_EV_VMM_CREATE, dev, *handle, size, 0, gmt_aux(GMT_KIND_VMM, call), 1);
 	} else {
-		gmt_rec_alloc_fail(dev, size, 0, gmt_aux(GMT_KIND_VMM, call), (int)r);
+		gmt_rec_alloc_fail(dev, size, 0, gmt_aux(GMT_KIND_VMM, call), (int)r, GMT_BODY_SKIP_FRAMES);
 	}
 	GMT_GUARD_LEAVE();
 	return r;

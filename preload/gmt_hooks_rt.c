@@ -131,7 +131,8 @@ ncclResult_t gmt_do_ncclMemAlloc(__typeof__(ncclMemAlloc) *real, const gmt_call_
 	ncclResult_t r = real(ptr, size);
 	if (r != ncclSuccess && gmt_tls.fails == fails)
 		gmt_rec_alloc_fail(gmt_cur_device(), size, 0,
-				   GMT_AUX(GMT_KIND_UNKNOWN, GMT_API_NCCL_MEM_ALLOC, GMT_OWNER_NCCL), (int)r);
+				   GMT_AUX(GMT_KIND_UNKNOWN, GMT_API_NCCL_MEM_ALLOC, GMT_OWNER_NCCL), (int)r,
+				   GMT_BODY_SKIP_FRAMES);
 	nccl_leave(&s, r == ncclSuccess && ptr != NULL ? u64p(*ptr) : 0, size, r);
 	return r;
 }

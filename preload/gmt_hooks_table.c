@@ -21,6 +21,9 @@
  *   gmt_bind.c points callers' GOT entries at them; our dlsym hands them out
  *   for look-ups on a real handle (gmt_interpose.c).
  *
+ * A few bodies are folded into their wrappers (gmt_hooks_mem.h says which
+ * and how): the same shape, one frame fewer.
+ *
  * The table refers to the hidden functions, whose addresses are the
  * exported symbols', without going through the GOT.
  */
@@ -28,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gmt_preload.h"
+#include "gmt_hooks_mem.h" /* the folded bodies */
 
 _Atomic(void *) gmt_real_slots[GMT_HOOK_COUNT];
 _Atomic(void *) gmt_targets[GMT_HOOK_COUNT][GMT_TARGETS];
@@ -38,7 +41,8 @@ _Atomic(void *) gmt_targets[GMT_HOOK_COUNT][GMT_TARGETS];
  * wrapper's return address: the immediate caller decides the owner
  * (libnccl, libcublas, libcudnn or not). The body is never a tail call
  * (&call escapes), so the wrapper's frame is always there for the stack
- * skip count. get_real yields the real function or NULL (the library's
+ * skip count (a folded body's events are written in the wrapper's frame
+ * itself). get_real yields the real function or NULL (the library's
  * "not found" error is then returned). A call that can change the current
  * context (GMT_FLAG_CTX, a constant: no cost elsewhere) makes the thread
  * unsure of it before and after, also under the re-entry guard
@@ -66,7 +70,7 @@ _Atomic(void *) gmt_targets[GMT_HOOK_COUNT][GMT_TARGETS];
 	}
 
 /* The driver's function, resolved the first time it is needed. */
-static inline void *real_or_resolve(int id)
+GMT_HOT_INLINE void *real_or_resolve(int id)
 {
 	void *p = gmt_real(id);
 	return GMT_LIKELY(p != NULL) ? p : gmt_resolve(id);

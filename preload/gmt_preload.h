@@ -8,7 +8,8 @@
  * find the real function (or return the library's "not found" error), pass
  * straight through when the re-entry guard is set, and otherwise call
  * gmt_do_<body>(real, &call, args...), which calls the real function and
- * records what happened.
+ * records what happened. The hottest bodies are folded into their wrappers
+ * instead (gmt_hooks_mem.h).
  */
 #ifndef GMT_PRELOAD_H
 #define GMT_PRELOAD_H
@@ -33,35 +34,9 @@
 #define GMT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define GMT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define GMT_EXPORT      __attribute__((visibility("default")))
-
-/* errno as the program left it, put back when the enclosing scope ends,
- * on every return path: the first statement of every wrapper and of every
- * other entry point of the preload (the public API, NVTX's callbacks).
- * Inside, libunwind's memory probe (EAGAIN), the driver's helper calls and
- * the tracer's system calls may change errno; the program never sees it.
- * The real function's own errno, which CUDA and NCCL do not define, is
- * not passed on either: errno is exactly what it was before the call. Not
- * in dlsym/dlvsym, whose tail call must stay one (gmt_interpose.c). The
- * thread's errno lives at one address for the thread's life: found once
- * (gmt_errno_at), not by a call of __errno_location per wrapper. */
-typedef struct gmt_saved_errno {
-	int *where, value;
-} gmt_saved_errno_t;
-extern __thread int *gmt_errno_at __attribute__((tls_model("initial-exec")));
-static inline gmt_saved_errno_t gmt_errno_save(void)
-{
-	int *p = gmt_errno_at;
-	if (GMT_UNLIKELY(p == NULL))
-		gmt_errno_at = p = &errno;
-	return (gmt_saved_errno_t){ p, *p };
-}
-static inline void gmt_errno_restore(const gmt_saved_errno_t *saved)
-{
-	*saved->where = saved->value;
-}
-#define GMT_KEEP_ERRNO \
-	const gmt_saved_errno_t gmt_saved_errno_ __attribute__((cleanup(gmt_errno_restore), unused)) = \
-		gmt_errno_save()
+/* The hot path's helpers: inlined even into a wrapper with a folded body,
+ * which GCC's size limits would otherwise call them from. */
+#define GMT_HOT_INLINE  static inline __attribute__((always_inline))
 
 /* ---- the hook table ------------------------------------------------------ */
 
@@ -110,7 +85,7 @@ extern const gmt_hook_t gmt_hooks[GMT_HOOK_COUNT];
  * gmt_real_offer() and read with acquire. */
 extern _Atomic(void *) gmt_real_slots[GMT_HOOK_COUNT];
 
-static inline void *gmt_real(int id)
+GMT_HOT_INLINE void *gmt_real(int id)
 {
 	return atomic_load_explicit(&gmt_real_slots[id], memory_order_acquire);
 }
@@ -124,7 +99,7 @@ static inline void *gmt_real(int id)
 #define GMT_DRV_TARGETS 4
 extern _Atomic(void *) gmt_targets[GMT_HOOK_COUNT][GMT_TARGETS];
 
-static inline void *gmt_target(int id, int k)
+GMT_HOT_INLINE void *gmt_target(int id, int k)
 {
 	return atomic_load_explicit(&gmt_targets[id][k], memory_order_acquire);
 }
@@ -205,9 +180,38 @@ typedef struct gmt_tls {
 	unsigned ctx_changes;   /* context calls of this thread (gmt_ctx_unsure) */
 	int hooked;             /* the thread entered a hook (made a CUDA call)  */
 	unsigned fails;         /* ALLOC_FAIL records this thread wrote          */
+	int *errno_at;          /* the thread's errno (gmt_errno_save), or NULL  */
 } gmt_tls_t;
 
 extern __thread gmt_tls_t gmt_tls __attribute__((tls_model("initial-exec")));
+
+/* errno as the program left it, put back when the enclosing scope ends,
+ * on every return path: the first statement of every wrapper and of every
+ * other entry point of the preload (the public API, NVTX's callbacks).
+ * Inside, libunwind's memory probe (EAGAIN), the driver's helper calls and
+ * the tracer's system calls may change errno; the program never sees it.
+ * The real function's own errno, which CUDA and NCCL do not define, is
+ * not passed on either: errno is exactly what it was before the call. Not
+ * in dlsym/dlvsym, whose tail call must stay one (gmt_interpose.c). The
+ * thread's errno lives at one address for the thread's life: found once
+ * (gmt_tls.errno_at), not by a call of __errno_location per wrapper. */
+typedef struct gmt_saved_errno {
+	int *where, value;
+} gmt_saved_errno_t;
+GMT_HOT_INLINE gmt_saved_errno_t gmt_errno_save(void)
+{
+	int *p = gmt_tls.errno_at;
+	if (GMT_UNLIKELY(p == NULL))
+		gmt_tls.errno_at = p = &errno;
+	return (gmt_saved_errno_t){ p, *p };
+}
+GMT_HOT_INLINE void gmt_errno_restore(const gmt_saved_errno_t *saved)
+{
+	*saved->where = saved->value;
+}
+#define GMT_KEEP_ERRNO \
+	const gmt_saved_errno_t gmt_saved_errno_ __attribute__((cleanup(gmt_errno_restore), unused)) = \
+		gmt_errno_save()
 
 #define GMT_GUARD_ENTER() (gmt_tls.hooked = 1, gmt_tls.guard++)
 #define GMT_GUARD_LEAVE() (gmt_tls.guard--)
@@ -218,7 +222,7 @@ extern __thread gmt_tls_t gmt_tls __attribute__((tls_model("initial-exec")));
  * thread and from another library's constructor before ours ran). */
 void gmt_preload_init_slow(void);
 extern _Atomic int gmt_preload_ready;
-static inline void gmt_preload_ensure_init(void)
+GMT_HOT_INLINE void gmt_preload_ensure_init(void)
 {
 	if (GMT_UNLIKELY(!atomic_load_explicit(&gmt_preload_ready, memory_order_acquire)))
 		gmt_preload_init_slow();
@@ -291,7 +295,7 @@ typedef struct gmt_drv {
 extern gmt_drv_t gmt_drv_fns;
 extern _Atomic int gmt_drv_ready;
 const gmt_drv_t *gmt_drv_slow(void);
-static inline const gmt_drv_t *gmt_drv(void)
+GMT_HOT_INLINE const gmt_drv_t *gmt_drv(void)
 {
 	if (GMT_LIKELY(atomic_load_explicit(&gmt_drv_ready, memory_order_acquire)))
 		return &gmt_drv_fns;
@@ -304,7 +308,10 @@ static inline const gmt_drv_t *gmt_drv(void)
 
 /* Device of the calling thread's current context, -1 if none: asks the
  * driver (cuCtxGetCurrent); CTX_CURRENT is written when the context is not
- * the one this thread last saw (or a context went since). */
+ * the one this thread last saw (or a context went since). A device it
+ * returns (and gmt_cur_device_ok, gmt_cur_device_asked: the same answers,
+ * kept) has its device record written: CTX_CURRENT's gmt_rec describes
+ * it before the answer is kept, and a device stays described. */
 int gmt_cur_device(void);
 
 /*
@@ -337,16 +344,46 @@ int gmt_cur_device(void);
  *   fail, and a failed call never uses the cache (GMT_CUR_DEVICE_AFTER).
  */
 extern _Atomic unsigned gmt_ctx_sure_gen;
-static inline int gmt_cur_device_ok(void)
+/* Set for good when the cache goes off (gmt_ctx_cache_off). */
+extern _Atomic int gmt_ctx_cache_is_off;
+/* Bumped when a context goes (gmt_ctx_forget); gmt_tls.ctx_gen is its
+ * value when ctx and ctx_dev were kept. */
+extern _Atomic unsigned gmt_ctx_gen;
+
+/*
+ * With the cache off, the driver is asked at every allocation, as without
+ * the cache: no cheaper check is correct there (docs/interception.md, "With
+ * the cache off"). What can be cheap is our side of the question: inline,
+ * the driver's answer compared with the context this thread last saw
+ * (gmt_tls.ctx, of generation gmt_tls.ctx_gen: then its device is
+ * gmt_tls.ctx_dev, recorded and described when it was first seen);
+ * anything else (another context: CTX_CURRENT to write, none, an error) is
+ * gmt_cur_device()'s, which asks once more and records.
+ */
+GMT_HOT_INLINE int gmt_cur_device_asked(void)
+{
+	CUcontext ctx = NULL;
+
+	if (GMT_LIKELY(atomic_load_explicit(&gmt_drv_ready, memory_order_acquire)) &&
+	    gmt_drv_fns.ctx_get_current != NULL && gmt_drv_fns.ctx_get_current(&ctx) == CUDA_SUCCESS &&
+	    GMT_LIKELY(ctx != NULL && ctx == gmt_tls.ctx &&
+		       gmt_tls.ctx_gen == atomic_load_explicit(&gmt_ctx_gen, memory_order_relaxed)))
+		return gmt_tls.ctx_dev;
+	return gmt_cur_device();
+}
+
+GMT_HOT_INLINE int gmt_cur_device_ok(void)
 {
 	if (GMT_LIKELY(gmt_tls.ctx_sure == atomic_load_explicit(&gmt_ctx_sure_gen, memory_order_relaxed)))
 		return gmt_tls.sure_dev;
+	if (atomic_load_explicit(&gmt_ctx_cache_is_off, memory_order_relaxed))
+		return gmt_cur_device_asked();
 	return gmt_cur_device();
 }
 /* The device for a body after its real call returned r. */
 #define GMT_CUR_DEVICE_AFTER(r) ((r) == CUDA_SUCCESS ? gmt_cur_device_ok() : gmt_cur_device())
 /* This thread's current context may change (or have changed). */
-static inline void gmt_ctx_unsure(void)
+GMT_HOT_INLINE void gmt_ctx_unsure(void)
 {
 	gmt_tls.ctx_sure = 0;
 	gmt_tls.ctx_changes++;
@@ -381,12 +418,12 @@ unsigned gmt_lib_lookup_slow(uintptr_t a, unsigned n);
  * is made under (gmt_tls.rt_owner); else the application. Per thread, the
  * last caller's answer is kept with the table's size it was found at (the
  * table only grows, so it stays true): a load and two compares. */
-static inline unsigned gmt_owner(const gmt_call_t *call)
+GMT_HOT_INLINE unsigned gmt_owner(const gmt_call_t *call)
 {
 	uintptr_t a = (uintptr_t)call->caller;
 	unsigned n, o;
 
-	if (gmt_tls.nccl_depth > 0)
+	if (GMT_UNLIKELY(gmt_tls.nccl_depth > 0))
 		return GMT_OWNER_NCCL;
 	n = atomic_load_explicit(&gmt_n_libs, memory_order_acquire);
 	if (GMT_LIKELY(n == 0))
@@ -411,16 +448,19 @@ unsigned gmt_lib_note(const void *addr);
 void gmt_versions_note(const void *fn, int lib);
 
 /* aux of an allocation-like event: kind | api | owner | flags. */
-static inline uint64_t gmt_aux(unsigned kind, const gmt_call_t *call)
+GMT_HOT_INLINE uint64_t gmt_aux(unsigned kind, const gmt_call_t *call)
 {
 	return GMT_AUX(kind, gmt_tls.api, gmt_owner(call)) | (uint64_t)(call->flags & 0xff) << 24;
 }
 
 
 /* A failed allocation: ALLOC_FAIL, then a MEMINFO and pool samples of the
- * device, all on disk before it returns (post-mortems need them). */
+ * device, all on disk before it returns (post-mortems need them). frames:
+ * the preload's frames above the call (GMT_BODY_SKIP_FRAMES from a body,
+ * GMT_FOLDED_SKIP_FRAMES from a folded one): the stack starts at the
+ * program's call. */
 void gmt_rec_alloc_fail(int device, uint64_t size, uint64_t stream,
-			uint64_t aux, int result);
+			uint64_t aux, int result, int frames);
 
 /* The device record (if not written yet) and a MEMINFO and pool sample of
  * ctx (NULL: current context), for context creation. */
@@ -431,7 +471,7 @@ void gmt_device_seen(int device, CUcontext ctx);
  * one load and a bit test once the device is described (gmt_described). */
 extern _Atomic uint64_t gmt_described[GMT_MAX_DEVICES / 64];
 void gmt_describe_slow(int device);
-static inline void gmt_device_describe(int device)
+GMT_HOT_INLINE void gmt_device_describe(int device)
 {
 	if (device >= 0 && device < GMT_MAX_DEVICES &&
 	    !(atomic_load_explicit(&gmt_described[device / 64], memory_order_relaxed) &
@@ -444,22 +484,37 @@ static inline void gmt_device_describe(int device)
 void gmt_rec(unsigned type, int device, uint64_t addr, uint64_t size,
 	     uint64_t stream, uint64_t aux, int want_stack);
 
-/* gmt_rec without its frame, for the hot bodies: ONLY in a body itself (or
- * what is always inlined into one), where the frames above gmt_emit are
- * exactly the body's and the wrapper's: the same stack as gmt_rec gives
- * (its frame and one more skipped). */
+/* The preload's frames between the code that writes an event and the
+ * program, the writer's own included: a body and its generated wrapper, or
+ * the wrapper alone when the body is folded into it (gmt_hooks_mem.h). */
 #define GMT_BODY_SKIP_FRAMES 2
-static inline __attribute__((always_inline)) void
-gmt_rec_body(unsigned type, int device, uint64_t addr, uint64_t size, uint64_t stream,
-	     uint64_t aux, int want_stack)
+#define GMT_FOLDED_SKIP_FRAMES 1
+
+/* gmt_rec without its frame, for the hot bodies: ONLY in a body itself (or
+ * what is always inlined into one: skip GMT_BODY_SKIP_FRAMES) or in a
+ * folded body (GMT_FOLDED_SKIP_FRAMES), where those are exactly the frames
+ * above gmt_emit: the same stack as gmt_rec gives from a body.
+ * gmt_rec_described: the same for a device whose record is known to be
+ * written (-1, or gmt_cur_device's answer). */
+GMT_HOT_INLINE void
+gmt_rec_described(unsigned type, int device, uint64_t addr, uint64_t size, uint64_t stream,
+		  uint64_t aux, int want_stack, int skip)
 {
 	gmt_event_t ev = {
 		.ts = 0, .addr = addr, .size = size, .stream = stream, .aux = aux,
 		.stack = 0, .type = (uint16_t)type, .device = (int16_t)device,
 	};
-	gmt_device_describe(device);
-	gmt_emit(&ev, want_stack, GMT_BODY_SKIP_FRAMES);
+	gmt_emit(&ev, want_stack, skip);
 }
+GMT_HOT_INLINE void
+gmt_rec_skip(unsigned type, int device, uint64_t addr, uint64_t size, uint64_t stream,
+	     uint64_t aux, int want_stack, int skip)
+{
+	gmt_device_describe(device);
+	gmt_rec_described(type, device, addr, size, stream, aux, want_stack, skip);
+}
+#define gmt_rec_body(type, device, addr, size, stream, aux, want_stack) \
+	gmt_rec_skip(type, device, addr, size, stream, aux, want_stack, GMT_BODY_SKIP_FRAMES)
 
 /* Samples right after a context of device went (what it took with it:
  * the pools are trimmed): MEMINFO when a context is current, and the

@@ -20,7 +20,6 @@
 #include "gmt_preload.h"
 
 __thread gmt_tls_t gmt_tls __attribute__((tls_model("initial-exec")));
-__thread int *gmt_errno_at __attribute__((tls_model("initial-exec")));
 _Atomic int gmt_preload_ready;
 int gmt_pl_log_level = 1;
 
@@ -82,24 +81,24 @@ void gmt_pl_log(int level, const char *fmt, ...)
 
 /* Bumped when a context goes away: per-thread caches compare generations, so
  * a new context at a recycled address is looked up again. */
-static _Atomic unsigned ctx_gen = 1;
+_Atomic unsigned gmt_ctx_gen = 1;
 _Atomic uint64_t gmt_described[GMT_MAX_DEVICES / 64];
 
 /* What a thread's ctx_sure must equal for gmt_cur_device_ok to trust it:
  * odd (a thread's 0 never matches), bumped by 2 when a context goes, when
  * the cache is turned off and in a fork child. */
 _Atomic unsigned gmt_ctx_sure_gen = 1;
-static _Atomic int ctx_cache_off;
+_Atomic int gmt_ctx_cache_is_off;
 
 void gmt_ctx_forget(void)
 {
-	atomic_fetch_add_explicit(&ctx_gen, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&gmt_ctx_gen, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&gmt_ctx_sure_gen, 2, memory_order_relaxed);
 }
 
 void gmt_ctx_cache_off(const char *why)
 {
-	if (!atomic_exchange(&ctx_cache_off, 1))
+	if (!atomic_exchange(&gmt_ctx_cache_is_off, 1))
 		gmt_pl_log(3, "%s: the current context is asked of the driver at every call from now on", why);
 	atomic_fetch_add_explicit(&gmt_ctx_sure_gen, 2, memory_order_relaxed);
 }
@@ -231,7 +230,7 @@ static inline __attribute__((always_inline)) int ask_driver(int *known)
 		*known = 1;
 		return -1;
 	}
-	gen = atomic_load_explicit(&ctx_gen, memory_order_relaxed);
+	gen = atomic_load_explicit(&gmt_ctx_gen, memory_order_relaxed);
 	if (GMT_LIKELY(ctx == gmt_tls.ctx && gen == gmt_tls.ctx_gen)) {
 		*known = 1;
 		return gmt_tls.ctx_dev;
@@ -259,7 +258,7 @@ int gmt_cur_device(void)
 	unsigned sure, changes;
 	int dev, known;
 
-	if (atomic_load_explicit(&ctx_cache_off, memory_order_relaxed))
+	if (atomic_load_explicit(&gmt_ctx_cache_is_off, memory_order_relaxed))
 		return ask_driver(&known);
 	sure = atomic_load_explicit(&gmt_ctx_sure_gen, memory_order_relaxed);
 	changes = gmt_tls.ctx_changes;
@@ -283,7 +282,7 @@ static int cur_device_quiet(const gmt_drv_t *d)
 
 	if (d->ctx_get_current == NULL || d->ctx_get_current(&ctx) != CUDA_SUCCESS || ctx == NULL)
 		return -1;
-	if (ctx == gmt_tls.ctx && gmt_tls.ctx_gen == atomic_load_explicit(&ctx_gen, memory_order_relaxed))
+	if (ctx == gmt_tls.ctx && gmt_tls.ctx_gen == atomic_load_explicit(&gmt_ctx_gen, memory_order_relaxed))
 		return gmt_tls.ctx_dev;
 	if (d->ctx_get_device == NULL || d->ctx_get_device(&dev) != CUDA_SUCCESS)
 		return -1;
@@ -1070,7 +1069,7 @@ static int emit_samples(int dev, CUcontext ctx, int urgent)
 }
 
 __attribute__((noinline)) void gmt_rec_alloc_fail(int device, uint64_t size, uint64_t stream,
-						  uint64_t aux, int result)
+						  uint64_t aux, int result, int frames)
 {
 	gmt_event_t ev = {
 		.ts = 0, .size = size, .stream = stream, .aux = GMT_AUX_WITH_RESULT(aux, result),
@@ -1085,10 +1084,10 @@ __attribute__((noinline)) void gmt_rec_alloc_fail(int device, uint64_t size, uin
 	if (device >= 0)
 		gmt_device_describe(device);
 	if (device < 0 || gmt_drv()->mem_get_info == NULL) {
-		gmt_emit_urgent(&ev, 1, GMT_SKIP_FRAMES);
+		gmt_emit_urgent(&ev, 1, frames + 1);
 		return;
 	}
-	gmt_emit(&ev, 1, GMT_SKIP_FRAMES);
+	gmt_emit(&ev, 1, frames + 1);
 	if (emit_samples(device, NULL, 1) == 0)
 		gmt_tracer_flush(200);
 }
