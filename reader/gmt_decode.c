@@ -17,7 +17,9 @@
  * bytes remain and any nesting deeper than msgpack-c accepts. The EVENTS
  * and EVENTS2 columns are decoded by hand (varints, zigzag deltas) into a
  * reusable array; each column must hold exactly its values and nothing
- * more, and a free by id must name a live allocation.
+ * more, and a free by id must name a live allocation. EVENTS2's loop, the
+ * reader's hottest, is in gmt_decode_ev2.h (one copy with BMI2's pext, one
+ * without, chosen at run time).
  *
  * The first damage stops decoding with "FILE: offset N: ..." where N is the
  * file offset of the frame at fault; everything before it was delivered.
@@ -469,63 +471,105 @@ static int rec_device(dec_t *d, const msgpack_object *a)
 	return CB(d, device, &r);
 }
 
-/* Decodes the 9 columns of an EVENTS record into d->ev. */
-#define UV(p, end, v, col) do { \
+/* A varint into v, or "column col is damaged" (bad = col, goto fail): one
+ * byte inline, longer ones by f (EV2_UV below). */
+#define UVF(f, p, end, v, col) do { \
 	if (GMT_LIKELY_DEC((p) < (end) && *(p) < 0x80)) (v) = *(p)++; \
-	else if (uv_long(&(p), (end), &(v))) { bad = (col); goto fail; } \
+	else if (f(&(p), (end), &(v))) { bad = (col); goto fail; } \
 } while (0)
+#define UV(p, end, v, col) UVF(uv_long, p, end, v, col)
 #define GMT_LIKELY_DEC(x) __builtin_expect(!!(x), 1)
 
-/* A varint of two bytes or more (the first is known to have its high bit
- * set). Away from the column's end (10 bytes, the longest varint) no byte
- * needs a bounds check of its own: every length is taken in straight code
- * (the same values and the same refusals as gmt_uvarint_get), near the end
- * the general way. Inlined: it is the decoder's inner loop (mixed sizes
- * and addresses make two of an event's varints long). */
-static inline __attribute__((always_inline)) int uv_long(const uint8_t **pp, const uint8_t *end,
-							 uint64_t *out)
+static const char *const col2_names[GMT_C2_COUNT] = {
+	"type", "ts", "mask", "thread", "device", "stream", "stack", "aux", "ref", "addr", "size",
+};
+
+static int oom(dec_t *d)
 {
-	const uint8_t *p = *pp;
-	if (GMT_LIKELY_DEC(end - p >= 10)) {
-		/* Up to 8 bytes without a branch on the length (mixed sizes
-		 * and addresses make it unpredictable): the first byte without
-		 * its high bit found in one little-endian word, the bytes past
-		 * it shifted out, and the 7-bit groups gathered pairwise (two
-		 * bytes, then two 14-bit groups, then two 28-bit ones). */
-		uint64_t w;
-		memcpy(&w, p, 8);
-		const uint64_t stop = ~w & 0x8080808080808080ull;
-		if (GMT_LIKELY_DEC(stop != 0)) {
-			const unsigned bits = (unsigned)__builtin_ctzll(stop) + 1;   /* 8 * len, 16..64 */
-			w <<= 64 - bits;
-			w >>= 64 - bits;
-			w = (w & 0x007f007f007f007full) | (w >> 1 & 0x3f803f803f803f80ull);
-			w = (w & 0x00003fff00003fffull) | (w >> 2 & 0x0fffc0000fffc000ull);
-			w = (w & 0x000000000fffffffull) | (w >> 4 & 0x00fffffff0000000ull);
-			*pp = p + bits / 8;
-			*out = w;
-			return 0;
-		}
-		uint64_t v = p[0] & 0x7f, b;
-#define UV_STEP(i) \
-		b = p[i]; \
-		v |= (b & 0x7f) << (7 * (i)); \
-		if (b < 0x80) { \
-			*pp = p + (i) + 1; \
-			*out = v; \
-			return 0; \
-		}
-		UV_STEP(1) UV_STEP(2) UV_STEP(3) UV_STEP(4) UV_STEP(5) UV_STEP(6) UV_STEP(7) UV_STEP(8)
-#undef UV_STEP
-		b = p[9];
-		if (b > 1)
-			return -1;   /* past 64 bits, or longer than 10 bytes */
-		*pp = p + 10;
-		*out = v | b << 63;
-		return 0;
-	}
-	return gmt_uvarint_get(pp, end, out);
+	snprintf(d->res->message, sizeof(d->res->message), "%s: out of memory", d->name);
+	d->res->status = GMT_DECODE_IO;
+	return -1;
 }
+
+/* EVENTS2's loop (gmt_decode_ev2.h), twice: as is (its varint function,
+ * uv_long, serves EVENTS too), and where the compiler can target BMI2,
+ * with pext packing a long varint's 7-bit groups. The copy with pext runs
+ * only on processors where pext is one fast instruction (Intel's and Zen
+ * 3's; older AMD ones run it in microcode, slower than the plain steps;
+ * later ones this compiler cannot name yet take the plain copy). */
+#define EV2_UV uv_long
+#define EV2_LOOP ev2_loop
+#define EV2_TARGET
+/* The bytes past the varint shifted out, and the 7-bit groups gathered
+ * pairwise (two bytes, then two 14-bit groups, then two 28-bit ones). */
+static inline uint64_t ev2_gather(uint64_t w, unsigned bits)
+{
+	w <<= 64 - bits;
+	w >>= 64 - bits;
+	w = (w & 0x007f007f007f007full) | (w >> 1 & 0x3f803f803f803f80ull);
+	w = (w & 0x00003fff00003fffull) | (w >> 2 & 0x0fffc0000fffc000ull);
+	w = (w & 0x000000000fffffffull) | (w >> 4 & 0x00fffffff0000000ull);
+	return w;
+}
+#define EV2_GATHER(w, bits) ev2_gather((w), (bits))
+#include "gmt_decode_ev2.h"
+#undef EV2_UV
+#undef EV2_LOOP
+#undef EV2_TARGET
+#undef EV2_GATHER
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define EV2_UV uv_long_bmi2
+#define EV2_LOOP ev2_loop_bmi2
+#define EV2_TARGET __attribute__((target("bmi,bmi2")))
+#define EV2_GATHER(w, bits) _pext_u64(_bzhi_u64((w), (bits)), 0x7f7f7f7f7f7f7f7full)
+#include "gmt_decode_ev2.h"
+#undef EV2_UV
+#undef EV2_LOOP
+#undef EV2_TARGET
+#undef EV2_GATHER
+
+/* -1 undecided, else whether pext is used: there and fast (decided once;
+ * decoders may run in several threads). */
+static int ev2_pext = -1;
+
+static int ev2_pext_fast(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("bmi2") && (__builtin_cpu_is("intel") || __builtin_cpu_is("znver3"));
+}
+
+static int ev2_use_bmi2(void)
+{
+	int u = __atomic_load_n(&ev2_pext, __ATOMIC_RELAXED);
+	if (u < 0) {
+		u = ev2_pext_fast();
+		__atomic_store_n(&ev2_pext, u, __ATOMIC_RELAXED);
+	}
+	return u;
+}
+
+int gmt_decode_pext(int want)
+{
+	if (want >= 0)
+		__atomic_store_n(&ev2_pext, want && ev2_pext_fast(), __ATOMIC_RELAXED);
+	return ev2_use_bmi2();
+}
+#else
+#define ev2_loop_bmi2 ev2_loop
+static int ev2_use_bmi2(void)
+{
+	return 0;
+}
+
+int gmt_decode_pext(int want)
+{
+	(void)want;
+	return 0;
+}
+#endif
+
 
 static const char *const col_names[GMT_COL_COUNT] = {
 	"type", "ts", "thread", "device", "addr", "size", "stream", "stack", "aux",
@@ -631,17 +675,6 @@ fail:
 		      col_names[bad], d->rec);
 }
 
-static const char *const col2_names[GMT_C2_COUNT] = {
-	"type", "ts", "mask", "thread", "device", "stream", "stack", "aux", "ref", "addr", "size",
-};
-
-static int oom(dec_t *d)
-{
-	snprintf(d->res->message, sizeof(d->res->message), "%s: out of memory", d->name);
-	d->res->status = GMT_DECODE_IO;
-	return -1;
-}
-
 /* Decodes an EVENTS2 record (1.4) into d->ev: the same events as EVENTS,
  * each field present only where its mask says (else the previous value,
  * schemas/trace-format.md), frees named by allocation id. */
@@ -666,127 +699,7 @@ static int rec_events2(dec_t *d, const msgpack_object *a)
 		d->id_next = 0;
 		d->id_nfree = 0;
 	}
-	struct { uint64_t device, stream, stack, aux, addr, size; } prev[128];
-	memset(prev, 0, sizeof(prev));
-	gmt_devent_t *ev = d->ev;
-	const uint8_t *types = p[GMT_C2_TYPE], *masks = p[GMT_C2_MASK];
-	const uint8_t *pt = p[GMT_C2_TS], *pth = p[GMT_C2_THREAD], *pd = p[GMT_C2_DEVICE],
-		      *pst = p[GMT_C2_STREAM], *pk = p[GMT_C2_STACK], *px = p[GMT_C2_AUX],
-		      *pr = p[GMT_C2_REF], *pa = p[GMT_C2_ADDR], *ps = p[GMT_C2_SIZE];
-	uint64_t ts = base, thread = 0, ref = 0, v;
-	const char *why = NULL;
-	uint32_t why_id = 0;
-	size_t i;
-	for (i = 0; i < n; i++) {
-		gmt_devent_t *x = &ev[i];
-		unsigned t = types[i], m = masks[i];
-		if (t >= 128 || (m & ~GMT_M_ALL)) {
-			why = t >= 128 ? "an event type above 127" : "a mask with bit 7 set";
-			goto fail;
-		}
-		x->type = (uint16_t)t;
-		UV(pt, e[GMT_C2_TS], v, GMT_C2_TS);
-		ts += v;
-		x->ts = ts;
-		if (m & GMT_M_THREAD) {
-			UV(pth, e[GMT_C2_THREAD], thread, GMT_C2_THREAD);
-			if (thread > UINT32_MAX) {
-				bad = GMT_C2_THREAD;
-				goto fail;
-			}
-		}
-		x->thread = (uint32_t)thread;
-		if (m & GMT_M_DEVICE) {
-			UV(pd, e[GMT_C2_DEVICE], prev[t].device, GMT_C2_DEVICE);
-			if (prev[t].device > (uint64_t)INT16_MAX + 1) {
-				bad = GMT_C2_DEVICE;
-				goto fail;
-			}
-		}
-		x->device = (int16_t)((int64_t)prev[t].device - 1);
-		if (m & GMT_M_STREAM) {
-			UV(pst, e[GMT_C2_STREAM], v, GMT_C2_STREAM);
-			prev[t].stream += (uint64_t)gmt_unzigzag(v);
-		}
-		x->stream = prev[t].stream;
-		if (m & GMT_M_STACK) {
-			UV(pk, e[GMT_C2_STACK], prev[t].stack, GMT_C2_STACK);
-			if (prev[t].stack > UINT32_MAX) {
-				bad = GMT_C2_STACK;
-				goto fail;
-			}
-		}
-		x->stack = (uint32_t)prev[t].stack;
-		if (m & GMT_M_AUX)
-			UV(px, e[GMT_C2_AUX], prev[t].aux, GMT_C2_AUX);
-		x->aux = prev[t].aux;
-		if (m & GMT_M_SIZE)
-			UV(ps, e[GMT_C2_SIZE], prev[t].size, GMT_C2_SIZE);
-		x->size = prev[t].size;
-		x->alloc_id = 0;
-		if (t == GMT_EV_FREE && !(m & GMT_M_NOID)) {
-			UV(pr, e[GMT_C2_REF], v, GMT_C2_REF);
-			uint64_t id = ref + (uint64_t)gmt_unzigzag(v);
-			if (id == 0 || id > d->id_next || !(d->id_live[id >> 6] >> (id & 63) & 1)) {
-				why = "a free of an allocation id that is not live";
-				why_id = (uint32_t)id;
-				goto fail;
-			}
-			d->id_live[id >> 6] &= ~(1ull << (id & 63));
-			d->id_free[d->id_nfree++] = (uint32_t)id;
-			ref = id;
-			x->alloc_id = (uint32_t)id;
-			x->addr = d->id_addr[id];
-			continue;
-		}
-		UV(pa, e[GMT_C2_ADDR], v, GMT_C2_ADDR);
-		prev[t].addr += (uint64_t)gmt_unzigzag(v);
-		x->addr = prev[t].addr;
-		if (t == GMT_EV_ALLOC && !(m & GMT_M_NOID)) {
-			uint32_t id;
-			if (d->id_nfree) {
-				id = d->id_free[--d->id_nfree];
-			} else {
-				if (d->id_next >= GMT_IDS_LIMIT) {
-					why = "an allocation id beyond the limit";
-					goto fail;
-				}
-				id = ++d->id_next;
-				if (grow((void **)&d->id_addr, &d->ids_cap, (size_t)id + 1, sizeof(*d->id_addr)) ||
-				    grow((void **)&d->id_live, &d->id_live_cap, ((size_t)id >> 6) + 1,
-					 sizeof(*d->id_live)) ||
-				    grow((void **)&d->id_free, &d->id_free_cap, (size_t)id + 1,
-					 sizeof(*d->id_free)))
-					return oom(d);
-				/* ids are handed out in order: a new word of the
-				 * bitmap starts clear (ids start at 1) */
-				if ((id & 63) == 0 || id == 1)
-					d->id_live[id >> 6] = 0;
-			}
-			d->id_addr[id] = x->addr;
-			d->id_live[id >> 6] |= 1ull << (id & 63);
-			ref = id;
-			x->alloc_id = id;
-		}
-	}
-	const uint8_t *ends[GMT_C2_COUNT] = { e[0], pt, e[GMT_C2_MASK], pth, pd, pst, pk, px, pr, pa, ps };
-	for (int c = 1; c < GMT_C2_COUNT; c++) {
-		if (ends[c] != e[c]) {
-			bad = c;
-			goto fail;
-		}
-	}
-	d->res->events += n;
-	return CB(d, events, ev, (size_t)n, flags);
-fail:
-	if (why && why_id)
-		return damage(d, d->frame_off, "record %zu (EVENTS2) of the frame: event %zu is %s (%u)",
-			      d->rec, i, why, why_id);
-	if (why)
-		return damage(d, d->frame_off, "record %zu (EVENTS2) of the frame: event %zu has %s",
-			      d->rec, i, why);
-	return damage(d, d->frame_off, "column %s has wrong length in record %zu (EVENTS2) of the frame",
-		      col2_names[bad], d->rec);
+	return ev2_use_bmi2() ? ev2_loop_bmi2(d, n, base, flags, p, e) : ev2_loop(d, n, base, flags, p, e);
 }
 
 /* Records that grew, with trailing fields a reader takes when present: the

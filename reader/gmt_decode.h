@@ -140,6 +140,13 @@ typedef struct gmt_decode_result {
 typedef void (*gmt_decode_progress_fn)(const char *name, uint64_t done, uint64_t size);
 void gmt_decode_set_progress(gmt_decode_progress_fn fn);
 
+/* Whether EVENTS2's long varints are packed with BMI2's pext (where the
+ * processor has it and runs it fast) or in plain steps: both read every
+ * trace alike. want: -1 asks, 0 forces the plain steps, 1 pext where it is
+ * fast (the default). Returns whether pext is used from now on. For tests
+ * and comparisons (unit_events2 reads the same records both ways). */
+int gmt_decode_pext(int want);
+
 /* Decodes path, calling v. Returns res->status. */
 int gmt_decode_file(const char *path, const gmt_visitor_t *v, gmt_decode_result_t *res);
 

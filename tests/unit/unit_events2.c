@@ -9,6 +9,12 @@
  *   reset    two frames lost to write errors (their ids with them): every
  *            event that reached the file reads back exactly as emitted, in
  *            order, and a record after the loss says the ids restarted;
+ *   varints  a crafted record of 1,000 allocations whose sizes take every
+ *            varint length (1 to 10 bytes, each length's smallest and
+ *            largest value, then random lengths and values) reads back
+ *            every size exactly, through both of the reader's copies of
+ *            EVENTS2's loop (pext and plain, gmt_decode_pext); a 10-byte
+ *            varint past 64 bits is refused by both alike;
  *   damage   crafted records: a free of an id that is not live, a mask
  *            with bit 7, a ref column too short; each read up to the
  *            damage, named by offset; two of them after the committed
@@ -164,6 +170,105 @@ static void crafted(const unsigned char *file, size_t len, uint64_t n, const uin
 	crafted_to(file, len, n, cols, lens, "mem", want, NULL);
 }
 
+/* The frame of one EVENTS2 record with these columns, after file. */
+static unsigned char *crafted_file(const unsigned char *file, size_t len, uint64_t n,
+				   const uint8_t *const *cols, const size_t *lens, size_t *outlen)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_array(&pk, 4 + GMT_C2_COUNT);
+	msgpack_pack_uint8(&pk, GMT_REC_EVENTS2);
+	msgpack_pack_uint64(&pk, n);
+	msgpack_pack_uint64(&pk, 1u << 30);
+	msgpack_pack_uint32(&pk, 0);
+	for (int c = 0; c < GMT_C2_COUNT; c++) {
+		msgpack_pack_bin(&pk, lens[c]);
+		msgpack_pack_bin_body(&pk, cols[c], lens[c]);
+	}
+	size_t cap = len + ZSTD_compressBound(sb.size);
+	unsigned char *o = malloc(cap);
+	memcpy(o, file, len);
+	*outlen = len + ZSTD_compress(o + len, cap - len, sb.data, sb.size, 1);
+	msgpack_sbuffer_destroy(&sb);
+	return o;
+}
+
+#define NVAR 1000
+
+/* Allocations without ids whose sizes are vals, through both copies of the
+ * reader's loop: every size read back; then the same with a 10-byte varint
+ * past 64 bits in the middle, refused alike. */
+static void varints(const unsigned char *file, size_t len)
+{
+	static uint8_t types[NVAR], masks[NVAR], ts[NVAR], addrs[NVAR], sizes[NVAR * 10 + 10];
+	static uint64_t vals[NVAR];
+	size_t k = 0, nsz = 0;
+	for (unsigned b = 1; b <= 10; b++) {
+		vals[k++] = b == 1 ? 0 : 1ull << (7 * (b - 1));                 /* smallest of b bytes */
+		vals[k++] = b == 10 ? UINT64_MAX : (1ull << (7 * b)) - 1;       /* largest */
+	}
+	uint64_t x = 88172645463325252ull;
+	while (k < NVAR) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		unsigned bits = 1 + (unsigned)(x % 64);
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		vals[k++] = bits == 64 ? x : x & ((1ull << bits) - 1);
+	}
+	for (size_t i = 0; i < NVAR; i++) {
+		types[i] = GMT_EV_ALLOC;
+		masks[i] = GMT_M_NOID | GMT_M_SIZE;
+		ts[i] = 1;
+		addrs[i] = 2;   /* zigzag +1: addresses 1, 2, 3, ... */
+		nsz += gmt_uvarint_put(sizes + nsz, vals[i]);
+	}
+	static const uint8_t none[] = { 0 };
+	const uint8_t *cols[GMT_C2_COUNT] = { types, ts, masks, none, none, none, none, none, none, addrs, sizes };
+	size_t lens[GMT_C2_COUNT] = { NVAR, NVAR, NVAR, 0, 0, 0, 0, 0, 0, NVAR, nsz };
+	size_t flen;
+	unsigned char *f = crafted_file(file, len, NVAR, cols, lens, &flen);
+	const int pext = gmt_decode_pext(-1);
+	for (int way = 0; way < 2; way++) {
+		gmt_decode_pext(way);
+		gmt_decode_result_t r;
+		coll_t *c = calloc(1, sizeof(*c));
+		gmt_visitor_t v = coll_visitor;
+		v.ctx = c;
+		gmt_decode_buffer(f, flen, "mem", &v, &r);
+		CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+		size_t base = c->n >= NVAR ? c->n - NVAR : 0, wrong = 0;
+		CHECK(c->n >= NVAR);
+		for (size_t i = 0; i < NVAR && base + i < c->n; i++) {
+			const gmt_devent_t *e = &c->ev[base + i];
+			wrong += e->size != vals[i] || e->addr != i + 1 || e->type != GMT_EV_ALLOC;
+		}
+		CHECK_EQ_U64(0, wrong);
+		coll_free(c);
+		free(c);
+	}
+	free(f);
+	/* the 500th size made 10 bytes with a last byte of 2: past 64 bits */
+	size_t at = 0;
+	for (size_t i = 0; i < 500; i++)
+		at += gmt_uvarint_put(sizes + at, vals[i]);
+	uint8_t *bad = malloc(nsz + 10);
+	memcpy(bad, sizes, at);
+	memset(bad + at, 0xff, 9);
+	bad[at + 9] = 2;
+	nsz = at + 10;
+	for (size_t i = 501; i < NVAR; i++)
+		nsz += gmt_uvarint_put(bad + nsz, vals[i]);
+	cols[GMT_C2_SIZE] = bad;
+	lens[GMT_C2_SIZE] = nsz;
+	for (int way = 0; way < 2; way++) {
+		gmt_decode_pext(way);
+		crafted(file, len, NVAR, cols, lens, "column size has wrong length in record 1 (EVENTS2) of the frame");
+	}
+	free(bad);
+	gmt_decode_pext(pext);
+}
+
 int main(void)
 {
 	gmt_decode_result_t r;
@@ -225,6 +330,7 @@ int main(void)
 	const uint8_t *cols2[GMT_C2_COUNT] = { t2, ts2, m2, none, none, none, none, none, none, a2, none };
 	size_t lens2[GMT_C2_COUNT] = { 2, 2, 2, 0, 0, 0, 0, 0, 0, 1, 0 };
 	crafted(file, len, 2, cols2, lens2, "column ref has wrong length in record 1 (EVENTS2) of the frame");
+	varints(file, len);
 	free(file);
 
 	/* The fuzz corpus's damaged EVENTS2 files: the committed
