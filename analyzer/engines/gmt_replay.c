@@ -11,7 +11,9 @@
  * freed first, so the array stays compact and its hot end in cache. The
  * tracer never gives two live ids one address (schemas/trace-format.md,
  * "Allocation ids"), so an ALLOC with an id needs no address look-up, and
- * neither does its FREE. Everything else lives in open-addressing hash maps
+ * neither does its FREE (the common case, a device block with an id and
+ * nothing by address, is applied inline: alloc_fast, free_fast; every
+ * other case by ev_alloc, ev_free). Everything else lives in open-addressing hash maps
  * (support/gmt_hmap.h) keyed by a 64-bit value (linear probing, at most
  * half full, deletion by backward shift so that no tombstones accumulate):
  * blocks without an id by address (older traces, LATE events, an address
@@ -96,6 +98,8 @@ struct gmt_replay {
 	gmt_replay_observer_fn obs;
 	void *obs_ctx;
 	const gmt_devent_t *cause;   /* the event being applied, for obs */
+	gmt_dev_summary_t *dev_last; /* the last device dev_get gave, ...     */
+	int dev_last_ord;            /* ... and its ordinal (summaries never move) */
 	int ctx_released;            /* the last event released a context's blocks */
 	/* Contexts (CTX_CURRENT, 1.3): handle -> a: index (1..65535) while it
 	 * lives; each thread's current context index (0: unknown). */
@@ -294,10 +298,16 @@ static gmt_dev_summary_t *dev_get_slow(gmt_replay_t *r, int ordinal)
 /* The device's summary, created when first seen (NULL: out of memory). */
 static inline gmt_dev_summary_t *dev_get(gmt_replay_t *r, int ordinal)
 {
+	if (__builtin_expect(r->dev_last && ordinal == r->dev_last_ord, 1))
+		return r->dev_last;
 	size_t idx = (size_t)(ordinal + 1);
-	if (__builtin_expect(ordinal >= -1 && idx < r->s.n_dev && r->s.dev[idx] != NULL, 1))
-		return r->s.dev[idx];
-	return dev_get_slow(r, ordinal);
+	gmt_dev_summary_t *d = ordinal >= -1 && idx < r->s.n_dev && r->s.dev[idx] ? r->s.dev[idx]
+										: dev_get_slow(r, ordinal);
+	if (d) {
+		r->dev_last = d;
+		r->dev_last_ord = ordinal;
+	}
+	return d;
 }
 
 const gmt_dev_summary_t *gmt_summary_device(const gmt_summary_t *s, int ordinal)
@@ -1364,6 +1374,58 @@ static inline void count_event(gmt_summary_t *s, const gmt_devent_t *e)
 	s->by_type[e->type <= GMT_EV_TYPE_MAX ? e->type : GMT_EV_TYPE_MAX + 1]++;
 }
 
+/* The common ALLOC and FREE, inline: a block with an id in the dense
+ * array, of a device kind (plain, stream-ordered, VMM, managed) and no
+ * flag that sets it apart, on a device already seen, with no block by
+ * address and no address index to keep. Exactly what ev_alloc/ev_free do
+ * then (they take every other case); 0 when it is not that case, else 1
+ * with *rc the observer's answer. */
+static inline __attribute__((always_inline)) int alloc_fast(gmt_replay_t *r, const gmt_devent_t *e, int *rc)
+{
+	const uint32_t id = e->alloc_id;
+	const unsigned kind = GMT_AUX_KIND(e->aux), owner = GMT_AUX_OWNER(e->aux);
+	if (!id || !e->addr || id >= r->n_dense || r->dense[id].used || r->blocks.n || r->indexed ||
+	    kind - 1 > 3u || (GMT_AUX_FLAGS(e->aux) & GMT_FLAG_CAPTURED))
+		return 0;
+	gmt_dev_summary_t *d = dev_get(r, e->device);
+	if (!d)
+		return 0;
+	rp_slot_t *b = &r->dense[id];
+	*b = (rp_slot_t){ .key = e->addr, .a = e->size,
+			  .c = BLK_C(kind, owner) | (uint32_t)thread_ctx(r, e->thread) << 16,
+			  .dev = e->device, .used = 1 };
+	r->dense_live++;
+	d->used = 1;
+	d->n_alloc[kind]++;
+	dev_add(d, kind, gmt_downer(owner), e->size, e->ts);
+	*rc = notify_block(r, GMT_OBS_BLOCK_ADD, b, e->addr, e->size, e->device, kind, owner);
+	return 1;
+}
+
+static inline __attribute__((always_inline)) int free_fast(gmt_replay_t *r, const gmt_devent_t *e, int *rc)
+{
+	const uint32_t id = e->alloc_id;
+	if (!id || id >= r->n_dense || r->indexed)
+		return 0;
+	rp_slot_t *b = &r->dense[id];
+	const unsigned kind = BLK_KIND(b->c);
+	if (!b->used || b->key != e->addr || kind - 1 > 3u || b->bflags)
+		return 0;
+	gmt_dev_summary_t *d = dev_get(r, b->dev);
+	if (!d)
+		return 0;
+	r->recent[r->recent_next++ % GMT_RECENT_FREES] =
+		(rp_recent_t){ .addr = e->addr, .size = b->a, .c = b->c, .dev = b->dev, .found = 1 };
+	d->n_free[kind]++;
+	dev_sub(d, kind, gmt_downer(BLK_OWNER(b->c)), b->a);
+	*rc = notify_block(r, GMT_OBS_BLOCK_DEL, b, e->addr, b->a, b->dev, kind, BLK_OWNER(b->c));
+	if (!*rc) {
+		b->used = 0;
+		r->dense_live--;
+	}
+	return 1;
+}
+
 static inline __attribute__((always_inline)) int apply_event(gmt_replay_t *r, const gmt_devent_t *e)
 {
 	gmt_summary_t *s = &r->s;
@@ -1371,8 +1433,14 @@ static inline __attribute__((always_inline)) int apply_event(gmt_replay_t *r, co
 	r->cause = e;
 	r->ctx_released = 0;
 	switch (e->type) {
-	case GMT_EV_ALLOC: rc = ev_alloc(r, e); break;
-	case GMT_EV_FREE: rc = ev_free(r, e); break;
+	case GMT_EV_ALLOC:
+		if (!alloc_fast(r, e, &rc))
+			rc = ev_alloc(r, e);
+		break;
+	case GMT_EV_FREE:
+		if (!free_fast(r, e, &rc))
+			rc = ev_free(r, e);
+		break;
 	case GMT_EV_ALLOC_FAIL: rc = ev_alloc_fail(r, e); break;
 	case GMT_EV_FREE_FAIL: rc = ev_free_fail(r, e); break;
 	case GMT_EV_VMM_CREATE: rc = ev_vmm_create(r, e); break;
