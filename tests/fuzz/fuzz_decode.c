@@ -7,7 +7,11 @@
  * preamble and one zstd frame before decoding, so that mutations reach the
  * msgpack and column decoding instead of dying at the zstd checksum. The corpus
  * in tests/fuzz/corpus/ is replayed by unit_decode_corpus in the normal
- * test run. */
+ * test run.
+ *
+ * Where the reader's EVENTS2 loop has its pext copy (gmt_decode_pext), each
+ * input is read both ways, and both must give the same status, message,
+ * bytes read and events (a hash of every event handed over). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -54,7 +58,16 @@ static int f_device(void *c, const gmt_device_rec_t *d)
 	touch(d->pci_bus_id, strlen(d->pci_bus_id));
 	return 0;
 }
-static int f_events(void *c, const gmt_devent_t *e, size_t n, unsigned fl) { touch(e, n * sizeof(*e)); return 0; }
+static uint64_t ev_hash;   /* FNV-1a of the events handed over, and their flags */
+
+static int f_events(void *c, const gmt_devent_t *e, size_t n, unsigned fl)
+{
+	const unsigned char *b = (const unsigned char *)e;
+	for (size_t i = 0; i < n * sizeof(*e); i++)
+		ev_hash = (ev_hash ^ b[i]) * 0x100000001b3ull;
+	ev_hash = (ev_hash ^ fl) * 0x100000001b3ull;
+	return 0;
+}
 static int f_drops(void *c, const gmt_drops_t *d) { touch(d->reason, strlen(d->reason)); return 0; }
 static int f_string(void *c, uint32_t id, const char *t, size_t n) { touch(t, n + 1); return 0; }
 static int f_end(void *c, const gmt_end_t *e) { sink += e->written; return 0; }
@@ -73,6 +86,25 @@ const gmt_visitor_t gmt_fuzz_visitor = {
 	.string = f_string, .end = f_end, .meta = f_meta,
 };
 
+/* Decodes with the default loop; where there is a pext copy, again with
+ * the plain one, and traps on any difference. */
+static void decode_both(const uint8_t *data, size_t size, gmt_decode_result_t *r)
+{
+	ev_hash = 0xcbf29ce484222325ull;
+	gmt_decode_buffer(data, size, "fuzz", &gmt_fuzz_visitor, r);
+	if (!gmt_decode_pext(-1))
+		return;
+	const uint64_t h = ev_hash;
+	gmt_decode_result_t p;
+	gmt_decode_pext(0);
+	ev_hash = 0xcbf29ce484222325ull;
+	gmt_decode_buffer(data, size, "fuzz", &gmt_fuzz_visitor, &p);
+	gmt_decode_pext(1);
+	if (p.status != r->status || p.bytes_ok != r->bytes_ok || p.events != r->events || ev_hash != h ||
+	    strcmp(p.message, r->message))
+		__builtin_trap();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -87,14 +119,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(buf, pre, 20);
 		size_t z = ZSTD_compress(buf + 20, cap - 20, data + 1, size - 1, 1);
 		if (!ZSTD_isError(z)) {
-			gmt_decode_buffer(buf, 20 + z, "fuzz", &gmt_fuzz_visitor, &r);
+			decode_both(buf, 20 + z, &r);
 			if (r.status > GMT_DECODE_STOPPED || r.bytes_ok > 20 + z)
 				__builtin_trap();
 		}
 		free(buf);
 		return 0;
 	}
-	gmt_decode_buffer(data, size, "fuzz", &gmt_fuzz_visitor, &r);
+	decode_both(data, size, &r);
 	if (r.status > GMT_DECODE_STOPPED || r.bytes_ok > size)
 		__builtin_trap();
 	return 0;
