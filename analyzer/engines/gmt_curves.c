@@ -307,11 +307,10 @@ static int set_pending(gmt_curves_t *c, gmt_phases_t *ph, int ordinal, uint64_t 
 	cdev_t *d = cdev(c, ordinal);
 	if (!d)
 		return -ENOMEM;
-	gmt_lv_vals_t v;
+	gmt_lv_curve_t v;
 	int open;
-	gmt_levels_values(gmt_phases_levels(ph), ordinal, c->view, &v);
+	gmt_levels_curve(gmt_phases_levels(ph), ordinal, c->view, &v);
 	crow_t *r = &d->next;
-	memset(r, 0, sizeof(*r));
 	r->ts = ts;
 	r->dev = ordinal;
 	r->allocated = v.allocated;
@@ -325,6 +324,7 @@ static int set_pending(gmt_curves_t *c, gmt_phases_t *ph, int ordinal, uint64_t 
 	r->live = v.live;
 	r->phase = gmt_phases_current(ph, &open);
 	r->has_phase = (uint8_t)open;
+	memset(r->pad, 0, sizeof(r->pad));
 	d->pending = 1;
 	return 0;
 }

@@ -1440,6 +1440,52 @@ void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, 
 	values_into(lv, ordinal, &q, v);
 }
 
+/* curves' row: the fields values_into gives them, by the same rules
+ * (finish_view's included), without the per-owner split, the gap and the
+ * estimate that only the phase figures take. */
+void gmt_levels_curve(const gmt_levels_t *lv, int ordinal, enum gmt_view view, gmt_lv_curve_t *out)
+{
+	const gmt_summary_t *s = gmt_replay_summary(lv->rp);
+	const gmt_dev_summary_t *rd = gmt_summary_device(s, ordinal);
+	const lv_dev_t *d = dev_find(lv, ordinal);
+	static const lv_dev_t none;
+	static const gmt_dev_summary_t rnone;
+	if (!d)
+		d = &none;
+	if (!rd)
+		rd = &rnone;
+	int held = view == GMT_VIEW_HELD;
+	int stream = !d->fw_seen && d->async_seen;    /* asrc GMT_ASRC_STREAM */
+	const uint64_t *in = stream ? d->async_owner : d->inside_owner;
+	uint64_t outside = 0, async_live = 0;
+	for (int o = 0; o < GMT_DOWNERS; o++) {
+		outside += sub0(sub0(rd->live.owner[o], in[o]), d->pnew_owner[o]);
+		async_live += d->async_owner[o];
+	}
+	if (held && !stream)
+		for (int o = 0; o < GMT_DOWNERS; o++)
+			outside += d->pend_out_owner[o];
+	out->outside = outside;
+	out->has_allocated = (uint8_t)(d->fw_seen || d->async_seen);
+	out->allocated = d->fw_seen ? (held ? d->fw_held : d->fw_req)
+		       : d->async_seen ? async_live + (held ? d->pend_total : 0) : 0;
+	int has_pool = 0;
+	if (d->fw_seg_seen) {
+		out->has_reserved = 1;
+		out->reserved = d->fw_reserved;
+	} else {
+		out->reserved = pool_reserved(s, ordinal, &has_pool);
+		out->has_reserved = (uint8_t)has_pool;
+		/* finish_view: a pool's reserve holds its live allocations */
+		if (has_pool && out->has_allocated && out->allocated > out->reserved)
+			out->reserved = out->allocated;
+	}
+	out->has_used = rd->meminfo_samples != 0;
+	out->used = out->has_used ? sub0(rd->meminfo_total, rd->meminfo_free) : 0;
+	out->held = (out->has_reserved ? out->reserved : out->allocated) + outside;
+	out->live = rd->live.total + (held ? d->pend_total : 0);
+}
+
 /* A block live at the end (the replay's). */
 static int live_block(void *ctx, uint64_t addr, uint64_t size, int dev, unsigned kind,
 		      unsigned owner, uint64_t cookie_all)

@@ -138,6 +138,15 @@ void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, 
  * phase figures take at every instant. */
 void gmt_levels_values_all(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t v[GMT_VIEWS]);
 
+/* What a curves row takes of gmt_levels_values (the same numbers, each 0
+ * where its has_ flag is 0), for one view, at less cost: it is asked at
+ * nearly every event. */
+typedef struct gmt_lv_curve {
+	uint64_t allocated, reserved, outside, used, held, live;
+	uint8_t has_allocated, has_reserved, has_used;
+} gmt_lv_curve_t;
+void gmt_levels_curve(const gmt_levels_t *lv, int ordinal, enum gmt_view view, gmt_lv_curve_t *out);
+
 /* Calls fn for every driver allocation that never lay inside a framework
  * segment (what counts as outside), whatever top_n: when it is freed
  * (freed_ts set) and, for those still live, in gmt_levels_finish (freed_ts

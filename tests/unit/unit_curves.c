@@ -27,12 +27,37 @@ static void start(enum gmt_view view, uint64_t max_rows)
 	CHECK(v.string(v.ctx, 2, "step", 4) == 0);
 }
 
+/* gmt_levels_curve gives a row what gmt_levels_values gives it, in both
+ * views, on every device, after every event. */
+static void same_values(void)
+{
+	int devs[8];
+	size_t n = gmt_phases_devices(P, devs, 8);
+	for (size_t i = 0; i < n && i < 8; i++)
+		for (int w = 0; w < GMT_VIEWS; w++) {
+			gmt_lv_vals_t v;
+			gmt_lv_curve_t c;
+			gmt_levels_values(gmt_phases_levels(P), devs[i], (enum gmt_view)w, &v);
+			gmt_levels_curve(gmt_phases_levels(P), devs[i], (enum gmt_view)w, &c);
+			CHECK_EQ_U64(c.allocated, v.allocated);
+			CHECK_EQ_U64(c.reserved, v.reserved);
+			CHECK_EQ_U64(c.outside, v.outside);
+			CHECK_EQ_U64(c.used, v.used);
+			CHECK_EQ_U64(c.held, v.held);
+			CHECK_EQ_U64(c.live, v.live);
+			CHECK_EQ_U64(c.has_allocated, v.has_allocated);
+			CHECK_EQ_U64(c.has_reserved, v.has_reserved);
+			CHECK_EQ_U64(c.has_used, v.has_used);
+		}
+}
+
 static void ev(unsigned type, uint64_t ts, int dev, uint64_t addr, uint64_t size,
 	       uint64_t stream, uint64_t aux)
 {
 	gmt_devent_t e = { .ts = ts, .addr = addr, .size = size, .stream = stream, .aux = aux,
 			   .thread = thread, .type = (uint16_t)type, .device = (int16_t)dev };
 	CHECK(gmt_phases_event(P, &e) == 0);
+	same_values();
 }
 
 static char *csv(void)
@@ -87,9 +112,30 @@ static void scenario_wait(void)
 	ev(GMT_EV_RANGE_END, 5000500, -1, 0, 0, GMT_RANGE_API, 2 | 1ull << 32);
 }
 
+/* Every source of allocated and reserved, for same_values: a pool's
+ * reserve (below its live allocations too), device used, the framework's
+ * blocks (requested and completed apart), on two devices. */
+static void scenario_sources(void)
+{
+	ev(GMT_EV_MEMINFO, 10, 1, 900, 1000, 0, 0);
+	ev(GMT_EV_ALLOC, 20, 1, 0x1000, 64, 7, ASYNC);
+	ev(GMT_EV_POOL_RESERVED, 30, 1, 32, 32, 5, 0);     /* less than live */
+	ev(GMT_EV_POOL_RESERVED, 40, 1, 128, 128, 5, 0);
+	ev(GMT_EV_FREE, 50, 1, 0x1000, 0, 7, ASYNC);
+	ev(GMT_EV_ALLOC, 60, 0, 0x100000, 4096, 0, PLAIN);
+	ev(GMT_EV_FW_ALLOC, 70, 0, 0x100000, 512, 3, 1);
+	ev(GMT_EV_FW_FREE_REQUESTED, 80, 0, 0x100000, 512, 3, 1);
+	ev(GMT_EV_MEMINFO, 85, 0, 100, 8192, 0, 0);
+	ev(GMT_EV_FW_FREE_COMPLETED, 90, 0, 0x100000, 512, 3, 1);
+	ev(GMT_EV_SYNC, 95, -1, 0, 0, 7, GMT_SYNC_STREAM);
+}
+
 int main(void)
 {
 	char *s;
+	start(GMT_VIEW_HELD, 0);
+	scenario_sources();
+	free(csv());
 	start(GMT_VIEW_REQUESTED, 0);
 	scenario();
 	s = csv();
