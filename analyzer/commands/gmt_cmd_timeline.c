@@ -181,11 +181,20 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 		gmt_decode_result_t res;
 		gmt_phases_t *ph = NULL;
 		gmt_curves_t *cv = NULL;
+		gmt_curves_csv_stream_t *csv = NULL;   /* every row as CSV */
 		gmt_phases_hook_t hook;
 		if (o->curves) {
 			cv = gmt_curves_new(o->view, o->max_rows);
-			if (!cv) {
+			if (cv && !out->json && !o->max_rows) {
+				gmt_curves_sink_t sink;
+				if ((csv = gmt_curves_csv_stream_new((unsigned)i))) {
+					gmt_curves_csv_stream_sink(csv, &sink);
+					gmt_curves_set_sink(cv, &sink);
+				}
+			}
+			if (!cv || (!out->json && !o->max_rows && !csv)) {
 				fprintf(stderr, "gpumemtrace-analyze: out of memory\n");
+				gmt_curves_free(cv);
 				rc = GMT_EXIT_USAGE;
 				break;
 			}
@@ -195,6 +204,7 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 		if (!ph) {
 			fprintf(stderr, "gpumemtrace-analyze: out of memory\n");
 			gmt_curves_free(cv);
+			gmt_curves_csv_stream_free(csv);
 			rc = GMT_EXIT_USAGE;
 			break;
 		}
@@ -209,6 +219,8 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 			rc = r;
 		if (o->curves && out->json) {
 			gmt_curves_json(out->json, cv, ph);
+		} else if (csv) {
+			gmt_curves_csv_stream_write(csv, out->f, ph);
 		} else if (o->curves) {
 			gmt_curves_csv(out->f, cv, ph, (unsigned)i);
 		} else if (out->json) {
@@ -219,6 +231,7 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 			gmt_phases_report_text(out->f, ph);
 		}
 		gmt_curves_free(cv);
+		gmt_curves_csv_stream_free(csv);
 		gmt_phases_free(ph);
 	}
 	if (out->json)

@@ -6,9 +6,11 @@
  * values or the innermost phase. The values after the last event of one
  * instant are the instant's row: rows wait as "pending" per device until
  * an event with a later time arrives, and a row equal to the device's
- * previous one is not written. Rows go to an anonymous temporary file (the
- * engine may restart for a second pass, and --max-rows needs the counts
- * first), so memory stays bounded by the number of devices. In the file a
+ * previous one is not written. With a sink (gmt_curves_set_sink: the CSV
+ * of every row) each row goes there as it is made. Otherwise rows go to an
+ * anonymous temporary file (the engine may restart for a second pass, and
+ * --max-rows needs the counts first), so memory stays bounded by the
+ * number of devices. In the file a
  * row is a mask of the fields that differ from the file's previous row
  * with the count of values, their byte lengths (4 bits each), the values, each
  * without its high zero bytes (the time first, as a zigzag difference):
@@ -57,6 +59,8 @@ struct gmt_curves {
 	uint8_t *buf;            /* a block being written, or read */
 	size_t len, pos;
 	crow_t prev;             /* the file's previous row (writing, reading) */
+	gmt_curves_sink_t sink;  /* sink.row: rows go there, not to the file */
+	gmt_phases_t *ph;        /* the engine of the latest instant         */
 };
 
 enum { M_DEV = 1, M_ALLOC = 2, M_RES = 4, M_OUT = 8, M_USED = 16, M_HELD = 32, M_PHASE = 64, M_HAS = 128,
@@ -211,12 +215,19 @@ static int row_get(gmt_curves_t *c, crow_t *r)
 static int c_reset(void *ctx)
 {
 	gmt_curves_t *c = ctx;
-	if (c->rows)
-		fclose(c->rows);
-	if (!(c->rows = tmpfile()))
-		return -(errno ? errno : EIO);
-	if (!c->buf && !(c->buf = calloc(1, BLOCK + 8)))   /* 8: a value's load */
-		return -ENOMEM;
+	int rc;
+	if (c->sink.row) {
+		if (c->sink.reset && (rc = c->sink.reset(c->sink.ctx)))
+			return rc < 0 ? rc : -EIO;
+	} else {
+		if (c->rows)
+			fclose(c->rows);
+		if (!(c->rows = tmpfile()))
+			return -(errno ? errno : EIO);
+		if (!c->buf && !(c->buf = calloc(1, BLOCK + 8)))   /* 8: a value's load */
+			return -ENOMEM;
+	}
+	c->ph = NULL;
 	c->len = c->pos = 0;
 	memset(&c->prev, 0, sizeof(c->prev));
 	for (size_t i = 0; i < c->n_dev; i++) {
@@ -292,8 +303,13 @@ static int flush(gmt_curves_t *c)
 		d->pending = 0;
 		if (d->seen && same(&d->last, &d->next))
 			continue;
-		if (row_put(c, &d->next))
+		if (c->sink.row) {
+			int rc = c->sink.row(c->sink.ctx, c->ph, &d->next);
+			if (rc)
+				return -(c->err = rc < 0 ? -rc : EIO);
+		} else if (row_put(c, &d->next)) {
 			return -(c->err = EIO);
+		}
 		d->last = d->next;
 		d->seen = 1;
 		d->rows++;
@@ -333,10 +349,11 @@ static int c_instant(void *ctx, gmt_phases_t *ph, uint64_t ts, const int *devs, 
 {
 	gmt_curves_t *c = ctx;
 	int rc;
-	if (!c->rows)
+	if (!c->rows && !c->sink.row)
 		return -EIO;
 	if (c->have_ts && ts != c->cur_ts && (rc = flush(c)))
 		return rc;
+	c->ph = ph;
 	c->have_ts = 1;
 	c->cur_ts = ts;
 	for (size_t i = 0; i < n; i++)
@@ -352,6 +369,12 @@ static int c_instant(void *ctx, gmt_phases_t *ph, uint64_t ts, const int *devs, 
 	return 0;
 }
 
+void gmt_curves_set_sink(gmt_curves_t *c, const gmt_curves_sink_t *sink)
+{
+	if (!c->max_rows)
+		c->sink = *sink;
+}
+
 void gmt_curves_hook(gmt_curves_t *c, gmt_phases_hook_t *hook)
 {
 	memset(hook, 0, sizeof(*hook));
@@ -363,13 +386,15 @@ void gmt_curves_hook(gmt_curves_t *c, gmt_phases_hook_t *hook)
 int gmt_curves_finish(gmt_curves_t *c)
 {
 	int rc;
-	if (!c->rows)
+	if (!c->rows && !c->sink.row)
 		return -EIO;
 	if ((rc = flush(c)))
 		return rc;
+	c->n_kept = c->n_rows;
+	if (c->sink.row)
+		return 0;
 	if (block_write(c) || fflush(c->rows))
 		return -EIO;
-	c->n_kept = c->n_rows;
 	if (!c->max_rows)
 		return 0;
 	/* --max-rows: per device, the best row of each bucket. */

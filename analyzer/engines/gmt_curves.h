@@ -35,6 +35,21 @@ typedef struct gmt_curve_row {
 	uint8_t pad[4];
 } gmt_curve_row_t;
 
+/* Rows handed to a sink as they are made instead of kept for
+ * gmt_curves_each_row (which then gives none): the CSV of every row is
+ * written from them with no temporary rows. Only without max_rows (its
+ * buckets need each device's count of rows first); call before the run.
+ * reset: the time line starts again (a second pass, gmt_timeline.h),
+ * every row given so far is void. row: the next row, in time order; ph is
+ * the engine that made it (for its phase's name). Nonzero from either
+ * stops the run. */
+typedef struct gmt_curves_sink {
+	void *ctx;
+	int (*reset)(void *ctx);
+	int (*row)(void *ctx, gmt_phases_t *ph, const gmt_curve_row_t *r);
+} gmt_curves_sink_t;
+void gmt_curves_set_sink(gmt_curves_t *c, const gmt_curves_sink_t *sink);
+
 /* Calls out(ctx, row) for every kept row, in time order (after finish).
  * Returns 0, the first nonzero out, or -ENOMEM. */
 int gmt_curves_each_row(gmt_curves_t *c, int (*out)(void *ctx, const gmt_curve_row_t *r), void *ctx);

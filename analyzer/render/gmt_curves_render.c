@@ -1,7 +1,11 @@
 /*
  * gmt_curves_render.c - the curves' rows (engines/gmt_curves.h) as CSV or
- * as one JSON trace object (schemas/report.schema.json, "curves").
+ * as one JSON trace object (schemas/report.schema.json, "curves"). The CSV
+ * of every row is made as the engine makes the rows (a sink: no temporary
+ * rows), its text held until the trace has run (a second pass voids it);
+ * otherwise from gmt_curves_each_row after the run.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +14,7 @@
 #include "render/gmt_render.h"
 
 
+struct rctx;
 typedef struct rctx {
 	FILE *f;
 	gmt_json_t *j;
@@ -22,6 +27,10 @@ typedef struct rctx {
 	uint64_t last;                 /* the last byte count written, */
 	char last_text[24];            /* ... its text                 */
 	size_t last_len;               /* (0: none yet)                */
+	size_t cap;                    /* buf's size                   */
+	/* Empties buf: 0, or a negative errno; f is then where text goes
+	 * past it. NULL: buf is written to f. */
+	int (*drain)(struct rctx *x);
 } rctx_t;
 
 #define CSV_BUF (64u << 10)
@@ -94,6 +103,32 @@ static void csv_flush(rctx_t *x)
 	x->len = 0;
 }
 
+static int drain(rctx_t *x)
+{
+	if (x->drain)
+		return x->drain(x);
+	csv_flush(x);
+	return 0;
+}
+
+/* s as a CSV field at p (room for 2 * strlen(s) + 2 bytes). */
+static char *put_str(char *p, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		size_t n = strlen(s);
+		memcpy(p, s, n);
+		return p + n;
+	}
+	*p++ = '"';
+	for (; *s; s++) {
+		if (*s == '"')
+			*p++ = '"';
+		*p++ = *s;
+	}
+	*p++ = '"';
+	return p;
+}
+
 /* ns as seconds with 9 decimals, as printf's "%.9f" of ns / 1e9 gives them.
  * Below 2^52 ns (52 days) the double nearest ns / 1e9 is within half a
  * nanosecond of it, so its rounding to 9 decimals is the exact quotient;
@@ -137,8 +172,15 @@ static char *put_opt(rctx_t *x, char *p, int has, uint64_t v)
 static int csv_row(void *ctx, const gmt_curve_row_t *r)
 {
 	rctx_t *x = ctx;
-	if (x->len + CSV_ROW_MAX > CSV_BUF)
-		csv_flush(x);
+	const char *name = NULL;
+	size_t need = CSV_ROW_MAX;
+	if (r->has_phase) {
+		name = gmt_phases_string(x->ph, r->phase);
+		name = name ? name : "(unnamed)";
+		need += 2 * strlen(name) + 2;
+	}
+	if (x->len + need > x->cap && drain(x))
+		return -EIO;
 	char *p = x->buf + x->len;
 	p = put_u64(p, x->trace);
 	*p++ = ',';
@@ -150,11 +192,14 @@ static int csv_row(void *ctx, const gmt_curve_row_t *r)
 	*p++ = ',';
 	p = put_seconds(p, (int64_t)(r->ts - x->first_ts));
 	*p++ = ',';
-	if (r->has_phase) {
-		const char *name = gmt_phases_string(x->ph, r->phase);
+	if (name && need <= x->cap) {
+		p = put_str(p, name);
+	} else if (name) {
+		/* longer than the buffer holds */
 		x->len = (size_t)(p - x->buf);
-		csv_flush(x);
-		csv_str(x->f, name ? name : "(unnamed)");
+		if (drain(x))
+			return -EIO;
+		csv_str(x->f, name);
 		p = x->buf;
 	}
 	*p++ = ',';
@@ -174,6 +219,143 @@ static int csv_row(void *ctx, const gmt_curve_row_t *r)
 	return 0;
 }
 
+/* ---- every row as CSV, written as the rows are made ----------------------- */
+
+/* The text waits here (a second pass voids it): in memory up to TXT_MEM,
+ * then in an anonymous temporary file; copied to the output at the end. */
+#define TXT_MEM (4u << 20)
+
+struct gmt_curves_csv_stream {
+	rctx_t x;                      /* first: x.buf has TXT_MEM bytes */
+	FILE *spill;                   /* the text past the first TXT_MEM */
+	int have_first;                /* x.first_ts is the one the rows used */
+	int err;                       /* a positive errno */
+};
+
+/* rctx_t.drain: the buffer to the spill (made at the first). */
+static int txt_spill(rctx_t *x)
+{
+	gmt_curves_csv_stream_t *w = (gmt_curves_csv_stream_t *)x;
+	if (w->err)
+		return -w->err;
+	if (!w->spill && !(w->spill = tmpfile()))
+		return -(w->err = errno ? errno : EIO);
+	x->f = w->spill;
+	if (x->len && fwrite(x->buf, 1, x->len, w->spill) != x->len)
+		return -(w->err = EIO);
+	x->len = 0;
+	return 0;
+}
+
+static int s_reset(void *ctx)
+{
+	gmt_curves_csv_stream_t *w = ctx;
+	w->x.len = 0;
+	w->x.last_len = 0;
+	w->x.f = NULL;
+	w->have_first = 0;
+	w->err = 0;
+	if (w->spill)
+		fclose(w->spill);
+	w->spill = NULL;
+	return 0;
+}
+
+static int s_row(void *ctx, gmt_phases_t *ph, const gmt_curve_row_t *r)
+{
+	gmt_curves_csv_stream_t *w = ctx;
+	if (!w->have_first) {
+		w->x.first_ts = gmt_phases_summary(ph)->first_ts;
+		w->have_first = 1;
+	}
+	w->x.ph = ph;
+	return csv_row(&w->x, r) ? (w->err ? -w->err : -EIO) : 0;
+}
+
+gmt_curves_csv_stream_t *gmt_curves_csv_stream_new(unsigned trace)
+{
+	gmt_curves_csv_stream_t *w = calloc(1, sizeof(*w));
+	if (!w || !(w->x.buf = malloc(TXT_MEM))) {
+		free(w);
+		return NULL;
+	}
+	w->x.trace = trace;
+	w->x.cap = TXT_MEM;
+	w->x.drain = txt_spill;
+	return w;
+}
+
+void gmt_curves_csv_stream_sink(gmt_curves_csv_stream_t *w, gmt_curves_sink_t *sink)
+{
+	sink->ctx = w;
+	sink->reset = s_reset;
+	sink->row = s_row;
+}
+
+/* The rare case: the trace's first time moved back after rows were made
+ * (an earlier LATE event): every row's time_s (its fourth field) again
+ * from its ts_ns (the third), the rest as it is (a phase's quoted name
+ * may hold a newline). */
+static int refit(FILE *in, FILE *out, uint64_t first_ts)
+{
+	int ch, field = 0, quoted = 0;
+	uint64_t ts = 0;
+	char num[48];
+	while ((ch = getc(in)) != EOF) {
+		if (field == 3) {             /* the old time_s: skipped */
+			if (ch != ',')
+				continue;
+			char *e = put_seconds(num, (int64_t)(ts - first_ts));
+			fwrite(num, 1, (size_t)(e - num), out);
+			field++;
+		} else if (ch == '"') {       /* ("" inside: out and in again) */
+			quoted = !quoted;
+		} else if (ch == ',' && !quoted) {
+			field++;
+		} else if (ch == '\n' && !quoted) {
+			field = 0;
+			ts = 0;
+		} else if (field == 2 && ch >= '0' && ch <= '9') {
+			ts = ts * 10 + (uint64_t)(ch - '0');
+		}
+		putc(ch, out);
+	}
+	return ferror(in) || ferror(out) ? -EIO : 0;
+}
+
+int gmt_curves_csv_stream_write(gmt_curves_csv_stream_t *w, FILE *f, gmt_phases_t *ph)
+{
+	int rc = 0;
+	const gmt_summary_t *s = gmt_phases_summary(ph);
+	int moved = w->have_first && s->first_ts != w->x.first_ts;
+	if (!w->spill && !moved) {
+		if (w->x.len && fwrite(w->x.buf, 1, w->x.len, f) != w->x.len)
+			rc = -EIO;
+		w->x.len = 0;
+		return rc ? rc : w->err ? -w->err : 0;
+	}
+	if ((rc = txt_spill(&w->x)) || fflush(w->spill))
+		return rc ? rc : -EIO;
+	rewind(w->spill);
+	if (moved)
+		return refit(w->spill, f, s->first_ts);
+	size_t n;
+	while ((n = fread(w->x.buf, 1, TXT_MEM, w->spill)) > 0)
+		if (fwrite(w->x.buf, 1, n, f) != n)
+			return -EIO;
+	return ferror(w->spill) ? -EIO : w->err ? -w->err : 0;
+}
+
+void gmt_curves_csv_stream_free(gmt_curves_csv_stream_t *w)
+{
+	if (!w)
+		return;
+	if (w->spill)
+		fclose(w->spill);
+	free(w->x.buf);
+	free(w);
+}
+
 void gmt_curves_csv_header(FILE *f)
 {
 	fputs("trace,device,ts_ns,time_s,phase,allocated_bytes,reserved_bytes,outside_bytes,"
@@ -186,7 +368,7 @@ int gmt_curves_csv(FILE *f, gmt_curves_t *c, gmt_phases_t *ph, unsigned trace)
 	char *buf = malloc(CSV_BUF);
 	if (!buf)
 		return -1;
-	rctx_t x = { .f = f, .ph = ph, .first_ts = s->first_ts, .trace = trace, .buf = buf };
+	rctx_t x = { .f = f, .ph = ph, .first_ts = s->first_ts, .trace = trace, .buf = buf, .cap = CSV_BUF };
 	int rc = gmt_curves_each_row(c, csv_row, &x);
 	csv_flush(&x);
 	free(buf);

@@ -74,6 +74,39 @@ static char *csv(void)
 	return buf;
 }
 
+/* The same rows through the sink (every row as CSV as it is made, no
+ * temporary rows); reset_first: a first pass of other events that the
+ * second pass voids. */
+static gmt_curves_csv_stream_t *W;
+
+static void start_stream(enum gmt_view view)
+{
+	gmt_curves_sink_t sink;
+	start(view, 0);
+	W = gmt_curves_csv_stream_new(0);
+	CHECK(W != NULL);
+	gmt_curves_csv_stream_sink(W, &sink);
+	gmt_curves_set_sink(C, &sink);
+	gmt_phases_hook_t hook;
+	gmt_curves_hook(C, &hook);
+	CHECK(hook.reset(hook.ctx) == 0);
+}
+
+static char *csv_stream(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CHECK(gmt_phases_finish(P, NULL) == 0);
+	CHECK(gmt_curves_finish(C) == 0);
+	CHECK(gmt_curves_csv_stream_write(W, f, P) == 0);
+	fclose(f);
+	gmt_curves_csv_stream_free(W);
+	gmt_curves_free(C);
+	gmt_phases_free(P);
+	return buf;
+}
+
 #define ASYNC GMT_AUX(GMT_KIND_ASYNC, 0, 0)
 #define PLAIN GMT_AUX(GMT_KIND_PLAIN, 0, 0)
 
@@ -130,9 +163,62 @@ static void scenario_sources(void)
 	ev(GMT_EV_SYNC, 95, -1, 0, 0, 7, GMT_SYNC_STREAM);
 }
 
+/* Rows of more text than the sink keeps in memory (4 MiB: the rest goes
+ * to its temporary file), a name to quote, and an event earlier than the
+ * first (a LATE one): every time_s moves. */
+static void scenario_long(void)
+{
+	gmt_visitor_t v;
+	gmt_phases_visitor(P, &v);
+	CHECK(v.string(v.ctx, 3, "a \"b\",\nc", 9) == 0);
+	ev(GMT_EV_RANGE_BEGIN, 1000, -1, 0, 0, GMT_RANGE_API, 3 | 1ull << 32);
+	for (uint64_t i = 0; i < 100000; i++)
+		ev(GMT_EV_ALLOC, 2000 + i, 0, 0x100000 + 0x1000 * i, 100 + i, 0, PLAIN);
+	ev(GMT_EV_RANGE_END, 200000, -1, 0, 0, GMT_RANGE_API, 3 | 1ull << 32);
+	ev(GMT_EV_ALLOC, 200001, 0, 0x10, 10, 0, PLAIN);
+	ev(GMT_EV_FREE, 500, 0, 0x10, 0, 0, PLAIN);             /* late */
+}
+
+/* Each scenario gives the same CSV both ways. */
+static void both_ways(void (*scenario_fn)(void), enum gmt_view view, int reset_first)
+{
+	start(view, 0);
+	scenario_fn();
+	char *a = csv();
+	start_stream(view);
+	if (reset_first) {
+		scenario_fn();
+		gmt_phases_hook_t hook;
+		gmt_curves_hook(C, &hook);
+		gmt_phases_free(P);
+		P = gmt_phases_new("synthetic.gmt", NULL);
+		CHECK(P != NULL);
+		gmt_phases_set_hook(P, &hook);
+		gmt_visitor_t v;
+		gmt_phases_visitor(P, &v);
+		CHECK(v.string(v.ctx, 1, "gpumemtrace", 11) == 0);
+		CHECK(v.string(v.ctx, 2, "step", 4) == 0);
+		CHECK(hook.reset(hook.ctx) == 0);
+	}
+	scenario_fn();
+	char *b = csv_stream();
+	CHECK(strlen(a) > 0);
+	CHECK_EQ_STR(a, b);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	char *s;
+	for (int w = 0; w < GMT_VIEWS; w++)
+		for (int r = 0; r < 2; r++) {
+			both_ways(scenario, (enum gmt_view)w, r);
+			both_ways(scenario_wait, (enum gmt_view)w, r);
+			both_ways(scenario_sources, (enum gmt_view)w, r);
+		}
+	both_ways(scenario_long, GMT_VIEW_REQUESTED, 0);
+	both_ways(scenario_long, GMT_VIEW_HELD, 1);
 	start(GMT_VIEW_HELD, 0);
 	scenario_sources();
 	free(csv());
