@@ -44,7 +44,18 @@ typedef struct cdev {
 	uint64_t *keep;          /* --max-rows: per bucket, the kept row (global index + 1) */
 	uint64_t *keep_held;
 	uint64_t bucket;         /* rows per bucket */
+	size_t base;             /* its first slot in gmt_curves.kept */
 } cdev_t;
+
+/* A kept row in memory (--max-rows), with its place in the file + 1. */
+typedef struct kept {
+	uint64_t g;
+	crow_t r;
+} kept_t;
+
+/* --max-rows keeps its rows in memory up to this many slots (72 bytes
+ * each), so that the file is read once; beyond, read again to write. */
+#define KEPT_MEM (1u << 16)
 
 struct gmt_curves {
 	enum gmt_view view;
@@ -59,6 +70,8 @@ struct gmt_curves {
 	uint8_t *buf;            /* a block being written, or read */
 	size_t len, pos;
 	crow_t prev;             /* the file's previous row (writing, reading) */
+	kept_t *kept;            /* --max-rows: the kept rows in file order, */
+	size_t n_kept_mem;       /* ... when they fit in KEPT_MEM slots      */
 	gmt_curves_sink_t sink;  /* sink.row: rows go there, not to the file */
 	gmt_phases_t *ph;        /* the engine of the latest instant         */
 };
@@ -237,6 +250,9 @@ static int c_reset(void *ctx)
 	free(c->dev);
 	c->dev = NULL;
 	c->n_dev = 0;
+	free(c->kept);
+	c->kept = NULL;
+	c->n_kept_mem = 0;
 	c->n_rows = c->n_kept = 0;
 	c->have_ts = 0;
 	c->err = 0;
@@ -264,6 +280,7 @@ void gmt_curves_free(gmt_curves_t *c)
 		free(c->dev[i].keep_held);
 	}
 	free(c->dev);
+	free(c->kept);
 	free(c->buf);
 	free(c);
 }
@@ -383,6 +400,12 @@ void gmt_curves_hook(gmt_curves_t *c, gmt_phases_hook_t *hook)
 	hook->instant = c_instant;
 }
 
+static int kept_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const kept_t *)a)->g, y = ((const kept_t *)b)->g;
+	return x < y ? -1 : x > y;
+}
+
 int gmt_curves_finish(gmt_curves_t *c)
 {
 	int rc;
@@ -397,9 +420,14 @@ int gmt_curves_finish(gmt_curves_t *c)
 		return -EIO;
 	if (!c->max_rows)
 		return 0;
-	/* --max-rows: per device, the best row of each bucket. */
+	/* --max-rows: per device, the best row of each bucket; the rows to
+	 * write kept in memory when they fit (slots: max_rows a device). */
+	size_t slots = 0;
 	for (size_t i = 0; i < c->n_dev; i++) {
 		cdev_t *d = &c->dev[i];
+		d->base = slots;
+		if (d->rows && slots <= KEPT_MEM)
+			slots = c->max_rows > KEPT_MEM - slots ? KEPT_MEM + 1 : slots + (size_t)c->max_rows;
 		if (d->rows <= c->max_rows)
 			continue;
 		d->bucket = (d->rows + c->max_rows - 1) / c->max_rows;
@@ -408,26 +436,38 @@ int gmt_curves_finish(gmt_curves_t *c)
 		if (!d->keep || !d->keep_held)
 			return -ENOMEM;
 	}
+	kept_t *mem = slots && slots <= KEPT_MEM ? calloc(slots, sizeof(*mem)) : NULL;
 	if (rows_rewind(c))
 		return -EIO;
 	uint64_t *seen = calloc(c->n_dev ? c->n_dev : 1, sizeof(*seen));
-	if (!seen)
+	if (!seen) {
+		free(mem);
 		return -ENOMEM;
+	}
 	crow_t r;
 	int got;
 	for (uint64_t g = 0; (got = row_get(c, &r)) == 1; g++) {
 		cdev_t *d = cdev(c, r.dev);
-		if (!d || !d->keep)
+		if (!d)
 			continue;
-		uint64_t b = seen[r.dev]++ / d->bucket;
-		if (!d->keep[b] || r.held > d->keep_held[b]) {
-			d->keep[b] = g + 1;
-			d->keep_held[b] = r.held;
+		uint64_t k = seen[r.dev]++;
+		if (d->keep) {
+			uint64_t b = k / d->bucket;
+			if (!d->keep[b] || r.held > d->keep_held[b]) {
+				d->keep[b] = g + 1;
+				d->keep_held[b] = r.held;
+				if (mem)
+					mem[d->base + b] = (kept_t){ g + 1, r };
+			}
+		} else if (mem) {
+			mem[d->base + k] = (kept_t){ g + 1, r };
 		}
 	}
 	free(seen);
-	if (got < 0)
+	if (got < 0) {
+		free(mem);
 		return got;
+	}
 	c->n_kept = 0;
 	for (size_t i = 0; i < c->n_dev; i++) {
 		cdev_t *d = &c->dev[i];
@@ -437,6 +477,16 @@ int gmt_curves_finish(gmt_curves_t *c)
 		}
 		for (uint64_t b = 0; b < c->max_rows; b++)
 			c->n_kept += d->keep[b] ? 1 : 0;
+	}
+	if (mem) {
+		/* the used slots, in file order */
+		size_t n = 0;
+		for (size_t i = 0; i < slots; i++)
+			if (mem[i].g)
+				mem[n++] = mem[i];
+		qsort(mem, n, sizeof(*mem), kept_cmp);
+		c->kept = mem;
+		c->n_kept_mem = n;
 	}
 	return 0;
 }
@@ -451,6 +501,12 @@ uint64_t gmt_curves_rows(const gmt_curves_t *c, uint64_t *all)
 int gmt_curves_each_row(gmt_curves_t *c, int (*out)(void *, const gmt_curve_row_t *), void *ctx)
 {
 	crow_t r;
+	if (c->kept) {
+		int rc = 0;
+		for (size_t i = 0; i < c->n_kept_mem && !rc; i++)
+			rc = out(ctx, &c->kept[i].r);
+		return rc;
+	}
 	if (!c->rows)
 		return 0;
 	uint64_t *idx = c->n_dev ? calloc(c->n_dev, sizeof(*idx)) : NULL;   /* rows seen */

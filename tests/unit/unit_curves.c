@@ -179,6 +179,53 @@ static void scenario_long(void)
 	ev(GMT_EV_FREE, 500, 0, 0x10, 0, 0, PLAIN);             /* late */
 }
 
+/* 100,000 rows on one device, taken bytes up and down. */
+static void scenario_many(void)
+{
+	uint64_t x = 1;
+	for (uint64_t i = 0; i < 50000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		ev(GMT_EV_ALLOC, 10 + 2 * i, 0, 0x1000 * (i + 1), 1 + (x >> 54), 0, PLAIN);
+		if (i % 2)
+			ev(GMT_EV_FREE, 11 + 2 * i, 0, 0x1000 * (i / 2 + 1), 0, 0, PLAIN);
+		else
+			ev(GMT_EV_ALLOC, 11 + 2 * i, 0, 0x100000000 + i, 1 + (x >> 60), 0, PLAIN);
+	}
+}
+
+/* --max-rows n by its definition, from every row's CSV: ceil(rows / n)
+ * rows a bucket, each bucket's first row with the most taken bytes (the
+ * tenth field). One device, no quoted field. */
+static char *buckets_of(const char *all, uint64_t n)
+{
+	size_t rows = 0;
+	for (const char *p = all; *p; p++)
+		rows += *p == '\n';
+	uint64_t per = (rows + n - 1) / n;
+	char *out = calloc(1, strlen(all) + 1), *o = out;
+	const char *p = all, *best = NULL;
+	uint64_t best_held = 0;
+	for (size_t k = 0; k < rows; k++) {
+		const char *q = p;
+		for (int f = 0; f < 9; f++)
+			q = strchr(q, ',') + 1;
+		uint64_t held = strtoull(q, NULL, 10);
+		if (k % per == 0 || held > best_held) {
+			if (k % per == 0 && best) {
+				size_t len = (size_t)(strchr(best, '\n') + 1 - best);
+				memcpy(o, best, len);
+				o += len;
+			}
+			best = p;
+			best_held = held;
+		}
+		p = strchr(p, '\n') + 1;
+	}
+	size_t len = (size_t)(strchr(best, '\n') + 1 - best);
+	memcpy(o, best, len);
+	return out;
+}
+
 /* Each scenario gives the same CSV both ways. */
 static void both_ways(void (*scenario_fn)(void), enum gmt_view view, int reset_first)
 {
@@ -217,6 +264,21 @@ int main(void)
 			both_ways(scenario_wait, (enum gmt_view)w, r);
 			both_ways(scenario_sources, (enum gmt_view)w, r);
 		}
+	/* --max-rows, its rows kept in memory (60000 slots) or read again
+	 * (70000: more than 65536) */
+	start(GMT_VIEW_REQUESTED, 0);
+	scenario_many();
+	char *all = csv();
+	static const uint64_t ns[] = { 1000, 60000, 70000, 99999 };
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		start(GMT_VIEW_REQUESTED, ns[i]);
+		scenario_many();
+		char *got = csv(), *want = buckets_of(all, ns[i]);
+		CHECK_EQ_STR(want, got);
+		free(got);
+		free(want);
+	}
+	free(all);
 	both_ways(scenario_long, GMT_VIEW_REQUESTED, 0);
 	both_ways(scenario_long, GMT_VIEW_HELD, 1);
 	start(GMT_VIEW_HELD, 0);
