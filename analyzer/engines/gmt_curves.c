@@ -21,7 +21,10 @@
  * --max-rows N: a device's rows are cut into N consecutive buckets of equal
  * count (the last may be shorter) and each bucket keeps its row with the
  * highest held bytes (the first such row on ties). The device's peak of
- * held bytes is therefore always kept.
+ * held bytes is therefore always kept. A row that no bucket can keep,
+ * whatever the count turns out to be, is not written to the file (the
+ * rule is at pruned_put); a written row carries how many of its device's
+ * rows were left out before it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -45,7 +48,24 @@ typedef struct cdev {
 	uint64_t *keep_held;
 	uint64_t bucket;         /* rows per bucket */
 	size_t base;             /* its first slot in gmt_curves.kept */
+	/* --max-rows while writing: the rows that no later row has exceeded
+	 * yet (held non-increasing upwards), and the next row's index */
+	struct cand { uint64_t k, held, g; } *st;
+	size_t n_st, cap_st;
+	uint64_t next_k;         /* the row after the last one in the file */
 } cdev_t;
+
+/* --max-rows: a row waits in the queue (file order) until it is known
+ * whether a bucket can keep it. */
+enum { Q_WAIT = 0, Q_WRITE, Q_DROP };
+typedef struct qent {
+	crow_t r;
+	uint64_t k;              /* its index among its device's rows */
+	int state;
+} qent_t;
+#define QCAP  (1u << 14)     /* rows waiting at most (a full queue writes
+				its oldest: never wrong, only larger) */
+#define STCAP (1u << 14)     /* candidates a device (the same when full) */
 
 /* A kept row in memory (--max-rows), with its place in the file + 1. */
 typedef struct kept {
@@ -70,6 +90,9 @@ struct gmt_curves {
 	uint8_t *buf;            /* a block being written, or read */
 	size_t len, pos;
 	crow_t prev;             /* the file's previous row (writing, reading) */
+	qent_t *q;               /* --max-rows: rows waiting, a ring of QCAP */
+	uint64_t q_g0;           /* the first one's place in the file order */
+	size_t q_n;
 	kept_t *kept;            /* --max-rows: the kept rows in file order, */
 	size_t n_kept_mem;       /* ... when they fit in KEPT_MEM slots      */
 	gmt_curves_sink_t sink;  /* sink.row: rows go there, not to the file */
@@ -77,7 +100,7 @@ struct gmt_curves {
 };
 
 enum { M_DEV = 1, M_ALLOC = 2, M_RES = 4, M_OUT = 8, M_USED = 16, M_HELD = 32, M_PHASE = 64, M_HAS = 128,
-       M_LIVE = 256 };
+       M_LIVE = 256, M_SKIP = 512 };
 
 static unsigned has_bits(const crow_t *r)
 {
@@ -110,15 +133,20 @@ static inline uint64_t to_le(uint64_t v)
 #endif
 }
 
-static int row_put(gmt_curves_t *c, const crow_t *r)
+/* A row; skip: its device's rows left out just before it (--max-rows). */
+static int row_put(gmt_curves_t *c, const crow_t *r, uint64_t skip)
 {
 	if (c->len + ROW_MAX > BLOCK && block_write(c))
 		return -EIO;
 	const crow_t *p = &c->prev;
-	uint64_t v[9];
+	uint64_t v[10];
 	unsigned m = 0, k = 0;
 	int64_t dt = (int64_t)(r->ts - p->ts);
 	v[k++] = ((uint64_t)dt << 1) ^ (uint64_t)(dt >> 63);
+	if (skip) {
+		m |= M_SKIP;
+		v[k++] = skip;
+	}
 #define F(bit, field) \
 	if (r->field != p->field) { \
 		m |= bit; \
@@ -160,8 +188,9 @@ static int rows_rewind(gmt_curves_t *c)
 	return 0;
 }
 
-/* The next row: 1, 0 at the end, negative on a read error. */
-static int row_get(gmt_curves_t *c, crow_t *r)
+/* The next row: 1, 0 at the end, negative on a read error; *skip: its
+ * device's rows left out just before it. */
+static int row_get(gmt_curves_t *c, crow_t *r, uint64_t *skip)
 {
 	if (c->pos >= c->len) {
 		uint32_t n;
@@ -178,7 +207,7 @@ static int row_get(gmt_curves_t *c, crow_t *r)
 		return -EIO;
 	unsigned m = (q[0] | (unsigned)q[1] << 8) & 0xfff, k = q[1] >> 4;
 	const uint8_t *nib = q + 2;
-	if (k < 1 || k > 9 || (size_t)(end - nib) < (k + 1) / 2)
+	if (k < 1 || k > 10 || (size_t)(end - nib) < (k + 1) / 2)
 		return -EIO;
 	/* The lengths and each value: 8 bytes loaded (the buffer has 8 to
 	 * spare), their own kept. */
@@ -201,6 +230,9 @@ static int row_get(gmt_curves_t *c, crow_t *r)
 	uint64_t v;
 	NEXT(v);
 	p->ts += (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+	*skip = 0;
+	if (m & M_SKIP)
+		NEXT(*skip);
 #define F(bit, field, type) \
 	if (m & bit) { \
 		NEXT(v); \
@@ -246,9 +278,12 @@ static int c_reset(void *ctx)
 	for (size_t i = 0; i < c->n_dev; i++) {
 		free(c->dev[i].keep);
 		free(c->dev[i].keep_held);
+		free(c->dev[i].st);
 	}
 	free(c->dev);
 	c->dev = NULL;
+	c->q_g0 = 0;
+	c->q_n = 0;
 	c->n_dev = 0;
 	free(c->kept);
 	c->kept = NULL;
@@ -278,8 +313,10 @@ void gmt_curves_free(gmt_curves_t *c)
 	for (size_t i = 0; i < c->n_dev; i++) {
 		free(c->dev[i].keep);
 		free(c->dev[i].keep_held);
+		free(c->dev[i].st);
 	}
 	free(c->dev);
+	free(c->q);
 	free(c->kept);
 	free(c->buf);
 	free(c);
@@ -311,6 +348,82 @@ static int same(const crow_t *a, const crow_t *b)
 	       a->has_phase == b->has_phase;
 }
 
+/* ---- --max-rows: rows that no bucket can keep are not written ---------------
+ *
+ * A device's rows are cut into buckets of B = ceil(rows / N) at the end,
+ * and a bucket keeps its first row with the most held. B is not known while
+ * the rows come, but it is at least ceil(rows so far / N). Row i cannot be
+ * kept when an earlier row j1 holds at least as much, a later row j2 holds
+ * more, and j2 - j1 <= B: its bucket (B consecutive rows, or the last ones)
+ * then contains j1 or j2. With a stack of the rows that no later row has
+ * exceeded yet, row i's j1 is the row below it and its j2 the row that
+ * pops it (the nearest ones: the best test). Rows wait in file order in a
+ * queue until decided; a row that cannot be decided in time (a full queue
+ * or stack) is written, which only makes the file larger. */
+
+static void decide(gmt_curves_t *c, uint64_t g, int state)
+{
+	if (g >= c->q_g0)
+		c->q[g % QCAP].state = state;
+}
+
+/* Writes the decided rows at the queue's front; all: every row. */
+static int q_drain(gmt_curves_t *c, int all)
+{
+	while (c->q_n) {
+		qent_t *e = &c->q[c->q_g0 % QCAP];
+		if (e->state == Q_WAIT && !all)
+			break;
+		if (e->state != Q_DROP) {
+			cdev_t *d = &c->dev[e->r.dev];
+			if (row_put(c, &e->r, e->k - d->next_k))
+				return -(c->err = EIO);
+			d->next_k = e->k + 1;
+		}
+		c->q_g0++;
+		c->q_n--;
+	}
+	return 0;
+}
+
+/* Row r, the k-th of device d and the g-th of the file, just made. */
+static int pruned_put(gmt_curves_t *c, cdev_t *d, const crow_t *r, uint64_t k, uint64_t g)
+{
+	uint64_t b_lo = (k + 1 + c->max_rows - 1) / c->max_rows;
+	while (d->n_st && d->st[d->n_st - 1].held < r->held) {
+		const struct cand *i = &d->st[--d->n_st];
+		int drop = d->n_st && k - d->st[d->n_st - 1].k <= b_lo;
+		decide(c, i->g, drop ? Q_DROP : Q_WRITE);
+	}
+	if (d->n_st == d->cap_st) {
+		size_t nc = d->cap_st ? d->cap_st * 2 : 64;
+		struct cand *ns = nc <= STCAP ? realloc(d->st, nc * sizeof(*ns)) : NULL;
+		if (ns) {
+			d->st = ns;
+			d->cap_st = nc;
+		} else {
+			for (size_t j = 0; j < d->n_st; j++)
+				decide(c, d->st[j].g, Q_WRITE);
+			d->n_st = 0;
+		}
+	}
+	int pushed = d->n_st < d->cap_st;
+	if (pushed)
+		d->st[d->n_st++] = (struct cand){ k, r->held, g };
+	if (!c->q && !(c->q = malloc(QCAP * sizeof(*c->q))))
+		return -(c->err = ENOMEM);
+	while (c->q_n == QCAP) {
+		c->q[c->q_g0 % QCAP].state = Q_WRITE;
+		if (q_drain(c, 0))
+			return -EIO;
+	}
+	if (g != c->q_g0 + c->q_n)
+		return -(c->err = EIO);
+	c->q[g % QCAP] = (qent_t){ *r, k, pushed ? Q_WAIT : Q_WRITE };
+	c->q_n++;
+	return q_drain(c, 0);
+}
+
 static int flush(gmt_curves_t *c)
 {
 	for (size_t i = 0; i < c->n_dev; i++) {
@@ -324,7 +437,11 @@ static int flush(gmt_curves_t *c)
 			int rc = c->sink.row(c->sink.ctx, c->ph, &d->next);
 			if (rc)
 				return -(c->err = rc < 0 ? -rc : EIO);
-		} else if (row_put(c, &d->next)) {
+		} else if (c->max_rows) {
+			int rc = pruned_put(c, d, &d->next, d->rows, c->n_rows);
+			if (rc)
+				return rc;
+		} else if (row_put(c, &d->next, 0)) {
 			return -(c->err = EIO);
 		}
 		d->last = d->next;
@@ -416,6 +533,9 @@ int gmt_curves_finish(gmt_curves_t *c)
 	c->n_kept = c->n_rows;
 	if (c->sink.row)
 		return 0;
+	/* the rows no later row exceeded are written */
+	if ((rc = q_drain(c, 1)))
+		return rc;
 	if (block_write(c) || fflush(c->rows))
 		return -EIO;
 	if (!c->max_rows)
@@ -446,10 +566,12 @@ int gmt_curves_finish(gmt_curves_t *c)
 	}
 	crow_t r;
 	int got;
-	for (uint64_t g = 0; (got = row_get(c, &r)) == 1; g++) {
+	uint64_t skip;
+	for (uint64_t g = 0; (got = row_get(c, &r, &skip)) == 1; g++) {
 		cdev_t *d = cdev(c, r.dev);
 		if (!d)
 			continue;
+		seen[r.dev] += skip;
 		uint64_t k = seen[r.dev]++;
 		if (d->keep) {
 			uint64_t b = k / d->bucket;
@@ -518,12 +640,14 @@ int gmt_curves_each_row(gmt_curves_t *c, int (*out)(void *, const gmt_curve_row_
 		return -EIO;
 	}
 	int got = 0;
-	for (uint64_t g = 0; !rc && (got = row_get(c, &r)) == 1; g++) {
+	uint64_t skip;
+	for (uint64_t g = 0; !rc && (got = row_get(c, &r, &skip)) == 1; g++) {
 		cdev_t *d = cdev(c, r.dev);
 		if (!d)
 			continue;
 		if (d->keep) {
 			/* a bucket's kept row is the only one of that bucket */
+			idx[r.dev] += skip;
 			uint64_t b = idx[r.dev]++ / d->bucket;
 			if (d->keep[b] != g + 1)
 				continue;

@@ -193,37 +193,67 @@ static void scenario_many(void)
 	}
 }
 
-/* --max-rows n by its definition, from every row's CSV: ceil(rows / n)
- * rows a bucket, each bucket's first row with the most taken bytes (the
- * tenth field). One device, no quoted field. */
+/* --max-rows n by its definition, from every row's CSV: per device (the
+ * second field, below 8), ceil(rows / n) rows a bucket, each bucket's first
+ * row with the most taken bytes (the tenth field), in file order. No
+ * quoted field. */
 static char *buckets_of(const char *all, uint64_t n)
 {
-	size_t rows = 0;
-	for (const char *p = all; *p; p++)
-		rows += *p == '\n';
-	uint64_t per = (rows + n - 1) / n;
-	char *out = calloc(1, strlen(all) + 1), *o = out;
-	const char *p = all, *best = NULL;
-	uint64_t best_held = 0;
-	for (size_t k = 0; k < rows; k++) {
+	size_t rows = 0, per_dev[8] = { 0 }, seen[8] = { 0 };
+	for (const char *p = all; *p; p = strchr(p, '\n') + 1) {
+		per_dev[strtoul(strchr(p, ',') + 1, NULL, 10) & 7]++;
+		rows++;
+	}
+	const char **line = calloc(rows, sizeof(*line));
+	uint64_t *held = calloc(rows, sizeof(*held));
+	size_t *slot = calloc(rows, sizeof(*slot)), *best = malloc(8 * (rows + 1) * sizeof(*best));
+	memset(best, 0xff, 8 * (rows + 1) * sizeof(*best));
+	size_t r = 0;
+	for (const char *p = all; *p; p = strchr(p, '\n') + 1, r++) {
 		const char *q = p;
+		size_t dev = strtoul(strchr(p, ',') + 1, NULL, 10) & 7;
+		line[r] = p;
 		for (int f = 0; f < 9; f++)
 			q = strchr(q, ',') + 1;
-		uint64_t held = strtoull(q, NULL, 10);
-		if (k % per == 0 || held > best_held) {
-			if (k % per == 0 && best) {
-				size_t len = (size_t)(strchr(best, '\n') + 1 - best);
-				memcpy(o, best, len);
-				o += len;
-			}
-			best = p;
-			best_held = held;
-		}
-		p = strchr(p, '\n') + 1;
+		held[r] = strtoull(q, NULL, 10);
+		uint64_t per = per_dev[dev] <= n ? 1 : (per_dev[dev] + n - 1) / n;
+		slot[r] = dev * (rows + 1) + seen[dev]++ / per;
+		if (best[slot[r]] == SIZE_MAX || held[r] > held[best[slot[r]]])
+			best[slot[r]] = r;
 	}
-	size_t len = (size_t)(strchr(best, '\n') + 1 - best);
-	memcpy(o, best, len);
+	char *out = calloc(1, strlen(all) + 1), *o = out;
+	for (r = 0; r < rows; r++) {
+		if (best[slot[r]] != r)
+			continue;
+		size_t len = (size_t)(strchr(line[r], '\n') + 1 - line[r]);
+		memcpy(o, line[r], len);
+		o += len;
+	}
+	free(line);
+	free(held);
+	free(slot);
+	free(best);
 	return out;
+}
+
+/* Taken bytes down for 40,000 rows (more than a device's candidates and
+ * the rows that wait: 16,384 each), then up and down on two devices. */
+static void scenario_down(void)
+{
+	uint64_t x = 7;
+	for (uint64_t i = 0; i < 40000; i++)
+		ev(GMT_EV_ALLOC, 10, 0, 0x1000 * (i + 1), 1 + i % 13, 0, PLAIN);
+	for (uint64_t i = 0; i < 40000; i++)
+		ev(GMT_EV_FREE, 20 + i, 0, 0x1000 * (i + 1), 0, 0, PLAIN);
+	for (uint64_t i = 0; i < 30000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		int dev = (int)(x >> 63);
+		uint64_t addr = 0x100000000ull * (uint64_t)(dev + 1) + 0x1000 * (i / 2);
+		if (i % 4 < 2)
+			ev(GMT_EV_ALLOC, 100000 + i, dev, addr, 1 + (x >> 50), 0, PLAIN);
+		else
+			ev(GMT_EV_FREE, 100000 + i, dev, addr - 0x1000, 0, 0, PLAIN);
+	}
 }
 
 /* Each scenario gives the same CSV both ways. */
@@ -274,6 +304,19 @@ int main(void)
 		start(GMT_VIEW_REQUESTED, ns[i]);
 		scenario_many();
 		char *got = csv(), *want = buckets_of(all, ns[i]);
+		CHECK_EQ_STR(want, got);
+		free(got);
+		free(want);
+	}
+	free(all);
+	start(GMT_VIEW_REQUESTED, 0);
+	scenario_down();
+	all = csv();
+	static const uint64_t nd[] = { 1, 7, 1000, 20000 };
+	for (size_t i = 0; i < sizeof(nd) / sizeof(nd[0]); i++) {
+		start(GMT_VIEW_REQUESTED, nd[i]);
+		scenario_down();
+		char *got = csv(), *want = buckets_of(all, nd[i]);
 		CHECK_EQ_STR(want, got);
 		free(got);
 		free(want);
