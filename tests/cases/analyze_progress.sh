@@ -30,7 +30,9 @@ for c in summary sites oom; do
 	GPUMEMTRACE_PROGRESS_AFTER_MS=0 python3 pty_run.py "$c.tty.out" "$c.tty.err" "$ANALYZE" "$c" --no-symbols "$T" ||
 		fail "$c on a terminal: $?"
 	GPUMEMTRACE_PROGRESS_AFTER_MS=0 "$ANALYZE" "$c" --no-symbols "$T" > "$c.out" 2> "$c.err" || fail "$c: $?"
-	cmp "$c.out" "$c.tty.out" || fail "$c: stdout differs on a terminal"
+	# sites' symbolisation line ends with the seconds it took: measured, so left out
+	[ "$(sed 's/ files, [0-9.]* s/ files, S s/' "$c.out")" = "$(sed 's/ files, [0-9.]* s/ files, S s/' "$c.tty.out")" ] ||
+		fail "$c: stdout differs on a terminal"
 	grep -q "reading" "$c.err" && fail "$c: progress without a terminal"
 	grep -aq "gpumemtrace-analyze: reading $T: [0-9]*%" "$c.tty.err" || fail "$c: no progress line on the terminal: $(cat -v "$c.tty.err")"
 	# the last thing written to the terminal erases the line (after any message)

@@ -43,7 +43,9 @@ for c in sites flamegraph; do
 	assert_eq 2 $? "$c --phase step --domain gpumemtrace (step is the default domain's): exit status"
 	"$ANALYZE" $c --no-symbols --phase step --domain default t.gmt > dflt.txt 2> /dev/null ||
 		fail "$c --phase step --domain default exited $?"
-	cmp -s found.txt dflt.txt || fail "$c --phase step: --domain default differs from no --domain"
+	# the symbolisation line's seconds are measured, not a figure of the input
+	[ "$(sed 's/ files, [0-9.]* s/ files, S s/' found.txt)" = "$(sed 's/ files, [0-9.]* s/ files, S s/' dflt.txt)" ] ||
+		fail "$c --phase step: --domain default differs from no --domain"
 done
 
 # norm FILE: the report without the selection's echo and the seconds.
