@@ -62,17 +62,19 @@ CUresult gmt_do_cuMemAllocManaged(__typeof__(cuMemAllocManaged) *real, const gmt
 CUresult gmt_do_cuMemAllocAsync(__typeof__(cuMemAllocAsync) *real, const gmt_call_t *call,
 				CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
+	CUstream stream = (call->flags & GMT_FLAG_PTSZ) && hStream == NULL ? CU_STREAM_PER_THREAD : hStream;
 	CUmemoryPool pool = NULL;
 	uint64_t captured;
 	CUresult r;
-	int dev;
+	int cur, dev;
 
 	GMT_GUARD_ENTER();
 	r = real(dptr, bytesize, hStream);
 	/* The block is the current context's (what its destruction takes):
-	 * written before the block if it changed (gmt_cur_device). */
-	(void)GMT_CUR_DEVICE_AFTER(r);
-	dev = gmt_stream_device((call->flags & GMT_FLAG_PTSZ) && hStream == NULL ? CU_STREAM_PER_THREAD : hStream);
+	 * written before the block if it changed (gmt_cur_device). A default
+	 * stream's device is that context's: the same answer, not asked again. */
+	cur = GMT_CUR_DEVICE_AFTER(r);
+	dev = gmt_stream_is_default(stream) ? cur : gmt_stream_device(stream);
 	/* A graph's memory node comes from no pool of ours (and costs nothing
 	 * until the graph runs). */
 	captured = r == CUDA_SUCCESS ? gmt_capture_flag(hStream, dev) : 0;

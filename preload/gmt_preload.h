@@ -180,6 +180,8 @@ typedef struct gmt_tls {
 	unsigned ctx_changes;   /* context calls of this thread (gmt_ctx_unsure) */
 	int hooked;             /* the thread entered a hook (made a CUDA call)  */
 	unsigned fails;         /* ALLOC_FAIL records this thread wrote          */
+	CUmemoryPool served;    /* gmt_pool_served's cache: a pool this thread  */
+	unsigned served_gen;    /* marked served, and gmt_pool_forget's count then */
 	int *errno_at;          /* the thread's errno (gmt_errno_save), or NULL  */
 } gmt_tls_t;
 
@@ -542,7 +544,9 @@ void gmt_sample_boundary(int always);
 /* Pools: remember the device of a pool (-1: none) and where its memory is
  * (GMT_POOL_HOST: host memory, GMT_POOL_MANAGED: managed memory; neither
  * counts as device memory); mark a pool as serving stream-ordered
- * allocations; the device's current pool served one (pool unknown). */
+ * allocations (no lock when this thread marked the same pool last and no
+ * pool was forgotten since); the device's current pool served one (pool
+ * unknown). */
 #define GMT_POOL_HOST     0x1
 #define GMT_POOL_MANAGED  0x2
 #define GMT_POOL_IMPORTED 0x4   /* (POOL_CREATE's aux only) another process's */
@@ -578,6 +582,12 @@ void gmt_pools_after_sync(int device);
  * per-thread default streams, else the stream's own (cuStreamGetDevice,
  * or its context's), -1 if unknown. */
 int gmt_stream_device(CUstream stream);
+/* The legacy or per-thread default stream (NULL is the legacy one unless
+ * the call is a _ptsz variant): its device is the current context's. */
+GMT_HOT_INLINE int gmt_stream_is_default(CUstream stream)
+{
+	return stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD;
+}
 /* A created stream's context (cuStreamGetCtx); NULL for the legacy and
  * per-thread default streams (the current context's) or if unknown. */
 CUcontext gmt_stream_ctx(CUstream stream);

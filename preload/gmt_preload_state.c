@@ -620,16 +620,30 @@ int gmt_pool_device(CUmemoryPool pool)
 	return gmt_pool_info(pool, &flags, &known);
 }
 
+/* Pools forgotten (gmt_pool_forget), counted after the entry went: a
+ * thread's gmt_tls.served is true while this count is what it was before
+ * the thread marked the pool. */
+static _Atomic unsigned pools_forgotten;
+
+/* Once marked, a pool stays served until it is forgotten (gmt_pool_set and
+ * the reserve keep the bit), so a thread that marked this pool, with no
+ * pool forgotten since, has nothing to do: no lock per allocation. */
 void gmt_pool_served(CUmemoryPool pool, int device)
 {
+	unsigned gen = atomic_load_explicit(&pools_forgotten, memory_order_acquire);
 	int64_t *v;
-	if (pool == NULL)
+
+	if (pool == NULL || (pool == gmt_tls.served && gen == gmt_tls.served_gen))
 		return;
 	pthread_mutex_lock(&pools.lock);
 	v = map_put(&pools, (uint64_t)(uintptr_t)pool, POOL_VAL(device, 1, 0));
 	if (v != NULL && !(*v & POOL_SERVED))
 		*v |= POOL_SERVED;
 	pthread_mutex_unlock(&pools.lock);
+	if (v != NULL) {
+		gmt_tls.served = pool;
+		gmt_tls.served_gen = gen;
+	}
 }
 
 /* Remembers the reserved bytes last read of pool; returns 1 when they
@@ -678,6 +692,7 @@ void gmt_pool_forget(CUmemoryPool pool)
 	pthread_mutex_lock(&pools.lock);
 	map_del(&pools, (uint64_t)(uintptr_t)pool);
 	pthread_mutex_unlock(&pools.lock);
+	atomic_fetch_add_explicit(&pools_forgotten, 1, memory_order_release);
 	for (int d = 0; d < GMT_MAX_DEVICES; d++) {
 		CUmemoryPool p = pool;
 		atomic_compare_exchange_strong(&current_pool[d], &p, NULL);
@@ -728,7 +743,7 @@ int gmt_stream_device(CUstream stream)
 	CUcontext ctx = NULL;
 	CUdevice dev;
 
-	if (stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD)
+	if (gmt_stream_is_default(stream))
 		return gmt_cur_device();
 	d = gmt_drv();
 	if (d->stream_get_device != NULL && d->stream_get_device(stream, &dev) == CUDA_SUCCESS)

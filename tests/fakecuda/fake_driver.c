@@ -162,6 +162,8 @@ static struct {
 	uint64_t total, ctx_bytes;
 	int driver_version;
 	int proc_internal;	/* GMT_FAKE_PROC_INTERNAL: look-ups answer internal entry points */
+	int pool_recycle;	/* GMT_FAKE_POOL_RECYCLE: a new pool reuses the last freed one */
+	CUmemoryPool recycled;	/* that pool (its memory), NULL when none */
 	uint64_t used[FK_MAX_DEV];
 	/* each device's graph memory pool (cuDeviceGetGraphMemAttribute) */
 	uint64_t graph_reserved[FK_MAX_DEV], graph_reserved_high[FK_MAX_DEV];
@@ -220,6 +222,7 @@ static void state_init(void)
 	S.ctx_bytes = env_u64("GMT_FAKE_CONTEXT_BYTES", 0);
 	S.driver_version = (int)env_u64("GMT_FAKE_DRIVER_VERSION", 13000);
 	S.proc_internal = env_u64("GMT_FAKE_PROC_INTERNAL", 0) != 0;
+	S.pool_recycle = env_u64("GMT_FAKE_POOL_RECYCLE", 0) != 0;
 	/* Address space only: PROT_NONE + MAP_NORESERVE costs no memory and
 	 * keeps host allocations out of the fake device ranges. Without it
 	 * (ulimit -v), fall back to numbers above the user address space. */
@@ -849,7 +852,12 @@ static void pool_unlink_free(CUmemoryPool p)
 	if (p->charges)
 		uncharge(p->device, p->reserved);
 	p->magic = 0;
-	free(p);
+	if (S.pool_recycle) {
+		free(S.recycled);
+		S.recycled = p;	/* the next pool gets this handle */
+	} else {
+		free(p);
+	}
 }
 
 /* Shrinks reserved to the smallest whole number of granules holding keep. */
@@ -876,10 +884,14 @@ static void pools_trim_all(void)
 /* A pool of dev (-1: host memory or a managed pool with no device). */
 static CUmemoryPool pool_new(int dev, CUmemLocationType loc, CUmemAllocationType type)
 {
-	CUmemoryPool p = calloc(1, sizeof(*p));
+	CUmemoryPool p = S.recycled;
 
-	if (!p)
+	if (p != NULL) {
+		S.recycled = NULL;
+		memset(p, 0, sizeof(*p));
+	} else if ((p = calloc(1, sizeof(*p))) == NULL) {
 		return NULL;
+	}
 	p->magic = MAGIC_POOL;
 	p->device = dev;
 	p->loc_type = loc;
