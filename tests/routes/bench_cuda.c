@@ -12,7 +12,12 @@
  *                                   cost with a phase open
  *   bench_cuda PAIRS DEPTH live     PAIRS blocks allocated, all live at
  *                                   once, then all freed (the analyzer
- *                                   with millions of live blocks) */
+ *                                   with millions of live blocks)
+ *   bench_cuda PAIRS DEPTH async    the same few sizes, stream-ordered
+ *                                   (cuMemAllocAsync/cuMemFreeAsync on the
+ *                                   legacy default stream, from the
+ *                                   device's default pool: PyTorch's
+ *                                   cudaMallocAsync backend's path) */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
 #include <dlfcn.h>
@@ -20,7 +25,7 @@
 #include "bench_workload.h"
 
 static CUcontext ctx;
-static int mixed, phased, all_live;
+static int mixed, phased, all_live, async;
 static void (*phase_begin)(const char *), (*phase_end)(const char *);
 #define LIVE 1024
 static CUdeviceptr live[LIVE];
@@ -65,6 +70,12 @@ static void body(long pairs)
 				phase_end("step");
 			phase_begin("step");
 		}
+		if (async) {
+			if (cuMemAllocAsync(&p, 4096 + (size_t)(i & 7) * 512, NULL) != CUDA_SUCCESS)
+				exit(1);
+			cuMemFreeAsync(p, NULL);
+			continue;
+		}
 		if (!mixed) {
 			if (cuMemAlloc_v2(&p, 4096 + (size_t)(i & 7) * 512) != CUDA_SUCCESS)
 				exit(1);
@@ -87,6 +98,7 @@ static void body(long pairs)
 int main(int argc, char **argv)
 {
 	all_live = argc > 3 && !strcmp(argv[3], "live");
+	async = argc > 3 && !strcmp(argv[3], "async");
 	mixed = argc > 3 && (!strcmp(argv[3], "mixed") || !strcmp(argv[3], "phases"));
 	if (argc > 3 && !strcmp(argv[3], "phases")) {
 		*(void **)&phase_begin = dlsym(RTLD_DEFAULT, "gpumemtrace_phase_begin");
