@@ -7,12 +7,15 @@
 # level's failed cudaMalloc calls (one for the recovered request, two, the
 # attempt and the retry, for the last), and the allocator's own retry and
 # OOM counts (FW_RETRIES).
-# Twice: as it runs, and preempted for 5 ms right after the companion reads
-# CLOCK_REALTIME on every other try (tests/companion/preempted.py), as a
-# loaded machine may do: the history's events must still land on the right
-# side of the driver's failed cudaMalloc (a free before it, the release of
-# the cache after it), as they did not when one preempted pair of readings
-# set the clock offset.
+# Three times: as it runs; preempted for 5 ms right after the first
+# CLOCK_REALTIME reading of each function call (tests/companion/preempted.py),
+# as a loaded machine may do, which must not move the history at all (the
+# companion's clock offset once came from one such pair of readings); and
+# with the history's times 0.5 ms late (tests/companion/late_clock.py), which
+# the analyzer must put right by the driver events (docs/analyzer.md,
+# "Anchors"). Each time the history's events land on the right side of the
+# driver's failed cudaMalloc: C's free before it, the release of C's cache
+# after it.
 . "$ROOT/tests/lib.sh"
 TOP=$TESTDIR
 command -v python3 > /dev/null || fail "python3 is needed"
@@ -90,4 +93,5 @@ PY
 }
 check plain
 check preempted "$ROOT/tests/companion/preempted.py"
+check late "$ROOT/tests/companion/late_clock.py"
 exit 0
