@@ -141,6 +141,24 @@ const char *gmt_rm_series_label(unsigned s)
 	return s < GMT_RM_SERIES ? series_labels[s] : "?";
 }
 
+/* The outside series of a device that never had a framework event: what
+ * they hold then (docs/analyzer.md, "Quantities": every driver byte, but
+ * the stream-ordered ones when those are the allocated). */
+static const char *const outside_stream_labels[GMT_DOWNERS] = {
+	"driver-level, not stream-ordered (no framework): application",
+	"driver-level, not stream-ordered (no framework): nccl",
+	"driver-level, not stream-ordered (no framework): cublas",
+	"driver-level, not stream-ordered (no framework): cudnn",
+	"driver-level, not stream-ordered (no framework): other",
+};
+static const char *const outside_driver_labels[GMT_DOWNERS] = {
+	"driver-level (no framework): application",
+	"driver-level (no framework): nccl",
+	"driver-level (no framework): cublas",
+	"driver-level (no framework): cudnn",
+	"driver-level (no framework): other",
+};
+
 const char *gmt_rm_series_label_of(const gmt_rm_device_t *d, unsigned s)
 {
 	const unsigned fw_a = 1u << GMT_ASRC_FRAMEWORK, st_a = 1u << GMT_ASRC_STREAM;
@@ -151,6 +169,16 @@ const char *gmt_rm_series_label_of(const gmt_rm_device_t *d, unsigned s)
 	if (s == GMT_RM_CACHE && (d->rsrc_seen & pool_r))
 		return d->rsrc_seen & fw_r ? "reserved, not allocated (a framework's cache, else the pools' reserve)"
 					   : "reserved, not allocated (the stream-ordered pools' reserve)";
+	if ((d->asrc_seen & fw_a) || (d->rsrc_seen & fw_r))
+		return gmt_rm_series_label(s);
+	/* no framework */
+	if (s == GMT_RM_ALLOCATED)
+		return "allocated (unknown: no framework, no stream-ordered allocations)";
+	if (s == GMT_RM_CACHE && !(d->rsrc_seen & pool_r))
+		return "reserved, not allocated (unknown: no framework, no pools)";
+	if (s >= GMT_RM_OUTSIDE && s < GMT_RM_OUTSIDE + GMT_DOWNERS)
+		return d->asrc_seen & st_a ? outside_stream_labels[s - GMT_RM_OUTSIDE]
+					   : outside_driver_labels[s - GMT_RM_OUTSIDE];
 	return gmt_rm_series_label(s);
 }
 

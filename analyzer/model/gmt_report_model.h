@@ -274,7 +274,10 @@ const char *gmt_rm_series_key(unsigned s);
 const char *gmt_rm_series_label(unsigned s);
 /* The label of series s on device d: allocated and its reserve name their
  * source (docs/analyzer.md "Held and taken": a framework's, or the
- * driver's stream-ordered allocations and their pools). */
+ * driver's stream-ordered allocations and their pools, or unknown); on a
+ * device that never had a framework event, the outside series say what
+ * they hold then (every driver-level byte, but the stream-ordered ones when
+ * those are the allocated). */
 const char *gmt_rm_series_label_of(const gmt_rm_device_t *d, unsigned s);
 
 #endif /* GMT_REPORT_MODEL_H */
