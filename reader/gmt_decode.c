@@ -248,7 +248,7 @@ static const uint8_t *mp_scan(const uint8_t *p, const uint8_t *end)
 static const char *const tag_names[] = {
 	"?", "HEADER", "THREAD", "MODULE", "MODULE_UNLOAD", "STACK", "DEVICE",
 	"EVENTS", "DROPS", "STRING", "END", "META", "TEXT_STACK",
-	"?", "?", "?", "?", "EVENTS2",
+	"?", "?", "?", "?", "EVENTS2", "EVENTS3",
 };
 
 static int wrong(dec_t *d, unsigned tag, const char *field)
@@ -575,9 +575,9 @@ static const char *const col_names[GMT_COL_COUNT] = {
 	"type", "ts", "thread", "device", "addr", "size", "stream", "stack", "aux",
 };
 
-/* The fields of an EVENTS or EVENTS2 record before its events: n, base_ts,
- * flags, and the k columns' bytes [p[c], e[c]). */
-static int rec_events_head(dec_t *d, const msgpack_object *a, unsigned tag, int k,
+/* The fields of an EVENTS, EVENTS2 or EVENTS3 record before its events: n,
+ * base_ts, flags, and the k columns' bytes [p[c], e[c]) from a[at] on. */
+static int rec_events_head(dec_t *d, const msgpack_object *a, unsigned tag, int at, int k,
 			   const char *const *names, uint64_t *n, uint64_t *base, uint32_t *flags,
 			   const uint8_t **p, const uint8_t **e)
 {
@@ -590,7 +590,7 @@ static int rec_events_head(dec_t *d, const msgpack_object *a, unsigned tag, int 
 	if (get_u32(&a[3], flags))
 		return snprintf(f, sizeof(f), "%s.flags", rn), wrong(d, tag, f);
 	for (int c = 0; c < k; c++) {
-		const msgpack_object *o = &a[4 + c];
+		const msgpack_object *o = &a[at + c];
 		if (o->type != MSGPACK_OBJECT_BIN)
 			return snprintf(f, sizeof(f), "%s.%s", rn, names[c]), wrong(d, tag, f);
 		p[c] = (const uint8_t *)o->via.bin.ptr;
@@ -604,7 +604,7 @@ static int rec_events(dec_t *d, const msgpack_object *a)
 	uint64_t n, base;
 	uint32_t flags;
 	const uint8_t *p[GMT_COL_COUNT], *e[GMT_COL_COUNT];
-	if (rec_events_head(d, a, GMT_REC_EVENTS, GMT_COL_COUNT, col_names, &n, &base, &flags, p, e))
+	if (rec_events_head(d, a, GMT_REC_EVENTS, 4, GMT_COL_COUNT, col_names, &n, &base, &flags, p, e))
 		return -1;
 	/* n is bounded by the type column (one byte an event), hence by the
 	 * frame size, before anything is allocated. */
@@ -677,21 +677,27 @@ fail:
 
 /* Decodes an EVENTS2 record (1.4) into d->ev: the same events as EVENTS,
  * each field present only where its mask says (else the previous value,
- * schemas/trace-format.md), frees named by allocation id. */
-static int rec_events2(dec_t *d, const msgpack_object *a)
+ * schemas/trace-format.md), frees named by allocation id; or (tag EVENTS3,
+ * 1.5) the same with its ALLOCs' and FREEs' addr deltas and sizes in units
+ * of 2^shift. */
+static int rec_events2(dec_t *d, const msgpack_object *a, unsigned tag)
 {
 	uint64_t n, base;
-	uint32_t flags;
+	uint32_t flags, shifts = 0;
+	const char *rn = tag_names[tag];
 	const uint8_t *p[GMT_C2_COUNT], *e[GMT_C2_COUNT];
-	if (rec_events_head(d, a, GMT_REC_EVENTS2, GMT_C2_COUNT, col2_names, &n, &base, &flags, p, e))
+	if (tag == GMT_REC_EVENTS3 && (get_u32(&a[4], &shifts) || !GMT_SHIFTS_VALID(shifts)))
+		return wrong(d, tag, "EVENTS3.shifts");
+	if (rec_events_head(d, a, tag, tag == GMT_REC_EVENTS3 ? 5 : 4, GMT_C2_COUNT, col2_names, &n, &base,
+			    &flags, p, e))
 		return -1;
 	int bad = -1;
 	for (int c = GMT_C2_TYPE; c <= GMT_C2_MASK; c += GMT_C2_MASK - GMT_C2_TYPE)
 		if ((uint64_t)(e[c] - p[c]) != n)
 			bad = c;
 	if (bad >= 0)
-		return damage(d, d->frame_off, "column %s has wrong length in record %zu (EVENTS2) "
-			      "of the frame (%zu bytes for %llu events)", col2_names[bad], d->rec,
+		return damage(d, d->frame_off, "column %s has wrong length in record %zu (%s) "
+			      "of the frame (%zu bytes for %llu events)", col2_names[bad], d->rec, rn,
 			      (size_t)(e[bad] - p[bad]), (unsigned long long)n);
 	if (grow((void **)&d->ev, &d->ev_cap, n ? n : 1, sizeof(*d->ev)))
 		return oom(d);
@@ -699,7 +705,8 @@ static int rec_events2(dec_t *d, const msgpack_object *a)
 		d->id_next = 0;
 		d->id_nfree = 0;
 	}
-	return ev2_use_bmi2() ? ev2_loop_bmi2(d, n, base, flags, p, e) : ev2_loop(d, n, base, flags, p, e);
+	return ev2_use_bmi2() ? ev2_loop_bmi2(d, n, base, flags, shifts, rn, p, e)
+			       : ev2_loop(d, n, base, flags, shifts, rn, p, e);
 }
 
 /* Records that grew, with trailing fields a reader takes when present: the
@@ -726,7 +733,7 @@ static const size_t rec_len[GMT_REC_TAG_MAX + 1] = {
 	[GMT_REC_MODULE_UNLOAD] = 3, [GMT_REC_STACK] = 3, [GMT_REC_DEVICE] = 2,
 	[GMT_REC_EVENTS] = 4 + GMT_COL_COUNT, [GMT_REC_DROPS] = 6, [GMT_REC_STRING] = 3,
 	[GMT_REC_END] = 5, [GMT_REC_META] = 3, [GMT_REC_TEXT_STACK] = 3,
-	[GMT_REC_EVENTS2] = 4 + GMT_C2_COUNT,
+	[GMT_REC_EVENTS2] = 4 + GMT_C2_COUNT, [GMT_REC_EVENTS3] = 5 + GMT_C2_COUNT,
 };
 
 static int record(dec_t *d, const msgpack_object *o)
@@ -814,7 +821,8 @@ static int record(dec_t *d, const msgpack_object *o)
 	case GMT_REC_EVENTS:
 		return rec_events(d, a);
 	case GMT_REC_EVENTS2:
-		return rec_events2(d, a);
+	case GMT_REC_EVENTS3:
+		return rec_events2(d, a, (unsigned)tag);
 	case GMT_REC_DROPS: {
 		gmt_drops_t r;
 		if (get_u64(&a[1], &r.count))

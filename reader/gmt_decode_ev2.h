@@ -60,9 +60,11 @@ static inline __attribute__((always_inline)) EV2_TARGET int EV2_UV(const uint8_t
 
 /* Decodes an EVENTS2 record's n events from its columns [p[c], e[c])
  * (their count and the type and mask columns' lengths already checked) into
- * d->ev, and hands them to the visitor. */
-static inline EV2_TARGET int EV2_LOOP(dec_t *d, uint64_t n, uint64_t base, uint32_t flags,
-				      const uint8_t *const *p, const uint8_t *const *e)
+ * d->ev, and hands them to the visitor; an EVENTS3 record (rn, its name in
+ * messages) the same with its ALLOCs' and FREEs' addr deltas and sizes
+ * multiplied by 2^GMT_SHIFTS_ADDR(shifts) and 2^GMT_SHIFTS_SIZE(shifts). */
+static inline EV2_TARGET int EV2_LOOP(dec_t *d, uint64_t n, uint64_t base, uint32_t flags, uint32_t shifts,
+				      const char *rn, const uint8_t *const *p, const uint8_t *const *e)
 {
 	int bad = -1;
 	/* Each type's previous values (device, stream, stack, aux, size,
@@ -78,6 +80,12 @@ static inline EV2_TARGET int EV2_LOOP(dec_t *d, uint64_t n, uint64_t base, uint3
 		tmpl[t].type = (uint16_t)t;
 		tmpl[t].device = -1;
 	}
+	/* each type's shifts: EVENTS3's for ALLOC and FREE, else 0 */
+	uint8_t sh_a[128], sh_s[128];
+	memset(sh_a, 0, sizeof(sh_a));
+	memset(sh_s, 0, sizeof(sh_s));
+	sh_a[GMT_EV_ALLOC] = sh_a[GMT_EV_FREE] = (uint8_t)GMT_SHIFTS_ADDR(shifts);
+	sh_s[GMT_EV_ALLOC] = sh_s[GMT_EV_FREE] = (uint8_t)GMT_SHIFTS_SIZE(shifts);
 	gmt_devent_t *ev = d->ev;
 	const uint8_t *types = p[GMT_C2_TYPE], *masks = p[GMT_C2_MASK];
 	const uint8_t *pt = p[GMT_C2_TS], *pth = p[GMT_C2_THREAD], *pd = p[GMT_C2_DEVICE],
@@ -128,8 +136,10 @@ static inline EV2_TARGET int EV2_LOOP(dec_t *d, uint64_t n, uint64_t base, uint3
 			if (m & GMT_M_AUX)
 				UVF(EV2_UV, px, e[GMT_C2_AUX], T->aux, GMT_C2_AUX);
 		}
-		if (m & GMT_M_SIZE)
-			UVF(EV2_UV, ps, e[GMT_C2_SIZE], T->size, GMT_C2_SIZE);
+		if (m & GMT_M_SIZE) {
+			UVF(EV2_UV, ps, e[GMT_C2_SIZE], v, GMT_C2_SIZE);
+			T->size = v << sh_s[t];
+		}
 		*x = *T;
 		x->ts = ts;
 		x->thread = (uint32_t)thread;
@@ -149,7 +159,7 @@ static inline EV2_TARGET int EV2_LOOP(dec_t *d, uint64_t n, uint64_t base, uint3
 			continue;
 		}
 		UVF(EV2_UV, pa, e[GMT_C2_ADDR], v, GMT_C2_ADDR);
-		T->addr += (uint64_t)gmt_unzigzag(v);
+		T->addr += (uint64_t)gmt_unzigzag(v) << sh_a[t];
 		x->addr = T->addr;
 		if (t == GMT_EV_ALLOC && !(m & GMT_M_NOID)) {
 			uint32_t id;
@@ -189,11 +199,11 @@ static inline EV2_TARGET int EV2_LOOP(dec_t *d, uint64_t n, uint64_t base, uint3
 	return CB(d, events, ev, (size_t)n, flags);
 fail:
 	if (why && why_id)
-		return damage(d, d->frame_off, "record %zu (EVENTS2) of the frame: event %zu is %s (%u)",
-			      d->rec, i, why, why_id);
+		return damage(d, d->frame_off, "record %zu (%s) of the frame: event %zu is %s (%u)",
+			      d->rec, rn, i, why, why_id);
 	if (why)
-		return damage(d, d->frame_off, "record %zu (EVENTS2) of the frame: event %zu has %s",
-			      d->rec, i, why);
-	return damage(d, d->frame_off, "column %s has wrong length in record %zu (EVENTS2) of the frame",
-		      col2_names[bad], d->rec);
+		return damage(d, d->frame_off, "record %zu (%s) of the frame: event %zu has %s",
+			      d->rec, rn, i, why);
+	return damage(d, d->frame_off, "column %s has wrong length in record %zu (%s) of the frame",
+		      col2_names[bad], d->rec, rn);
 }

@@ -42,15 +42,17 @@ static size_t cols_bytes(const gmt_colbuf_t *cols, int k)
 	return n;
 }
 
-/* [tag, n, base_ts, flags, k bin columns] */
+/* [tag, n, base_ts, flags, (shifts,) k bin columns]; shifts < 0: none */
 static void cols_pack(msgpack_packer *pk, unsigned tag, uint32_t n, uint64_t base_ts, unsigned flags,
-		      const gmt_colbuf_t *cols, int k)
+		      int shifts, const gmt_colbuf_t *cols, int k)
 {
-	msgpack_pack_array(pk, 4 + (size_t)k);
+	msgpack_pack_array(pk, 4 + (shifts >= 0) + (size_t)k);
 	msgpack_pack_uint8(pk, (uint8_t)tag);
 	msgpack_pack_uint32(pk, n);
 	msgpack_pack_uint64(pk, base_ts);
 	msgpack_pack_uint32(pk, flags);
+	if (shifts >= 0)
+		msgpack_pack_uint32(pk, (uint32_t)shifts);
 	for (int i = 0; i < k; i++) {
 		msgpack_pack_bin(pk, cols[i].n);
 		msgpack_pack_bin_body(pk, cols[i].p, cols[i].n);
@@ -85,7 +87,7 @@ size_t gmt_evrec_bytes(const gmt_evrec_t *r)
 
 void gmt_evrec_pack(const gmt_evrec_t *r, msgpack_packer *pk)
 {
-	cols_pack(pk, GMT_REC_EVENTS, r->n, r->base_ts, r->flags, r->col, GMT_COL_COUNT);
+	cols_pack(pk, GMT_REC_EVENTS, r->n, r->base_ts, r->flags, -1, r->col, GMT_COL_COUNT);
 }
 
 int gmt_evrec2_alloc(gmt_evrec2_t *r, size_t max_events)
@@ -106,5 +108,9 @@ size_t gmt_evrec2_bytes(const gmt_evrec2_t *r)
 
 void gmt_evrec2_pack(const gmt_evrec2_t *r, msgpack_packer *pk)
 {
-	cols_pack(pk, GMT_REC_EVENTS2, r->n, r->base_ts, r->flags, r->col, GMT_C2_COUNT);
+	if (r->sa || r->ss)
+		cols_pack(pk, GMT_REC_EVENTS3, r->n, r->base_ts, r->flags, (int)GMT_SHIFTS(r->sa, r->ss),
+			  r->col, GMT_C2_COUNT);
+	else
+		cols_pack(pk, GMT_REC_EVENTS2, r->n, r->base_ts, r->flags, -1, r->col, GMT_C2_COUNT);
 }

@@ -72,9 +72,11 @@ static inline void gmt_evrec_add(gmt_evrec_t *r, const gmt_event_t *e, uint32_t 
 
 /* ---- EVENTS2 (1.4): the writer's main stream ---------------------------- */
 
-/* The previous values of one event type in a record. */
+/* The previous values of one event type in a record, and the type's shifts
+ * (EVENTS3: its addr deltas and sizes count in units of 2^sa and 2^ss). */
 typedef struct gmt_evprev {
 	uint64_t device, stream, stack, aux, addr, size;
+	unsigned sa, ss;
 } gmt_evprev_t;
 
 #define GMT_EVREC2_TYPES 128   /* the type column is a byte; 128+: invalid */
@@ -83,15 +85,18 @@ typedef struct gmt_evrec2 {
 	gmt_colbuf_t col[GMT_C2_COUNT];
 	uint32_t n;
 	unsigned flags;
+	unsigned sa, ss;               /* the record's shifts (0, 0: EVENTS2)   */
 	uint64_t base_ts, prev_ts, first_ts, last_ts;
 	uint64_t prev_thread, prev_ref;
 	gmt_evprev_t prev[GMT_EVREC2_TYPES];
 } gmt_evrec2_t;
 
 int gmt_evrec2_alloc(gmt_evrec2_t *r, size_t max_events);
+/* Empties the record (keeps its buffers, flags and shifts). */
 void gmt_evrec2_reset(gmt_evrec2_t *r);
 size_t gmt_evrec2_bytes(const gmt_evrec2_t *r);
-/* Packs [17, n, base_ts, flags, 11 bin columns] with pk. */
+/* Packs [17, n, base_ts, flags, 11 bin columns] with pk, or with a shift
+ * [18, n, base_ts, flags, shifts, 11 bin columns] (EVENTS3). */
 void gmt_evrec2_pack(const gmt_evrec2_t *r, msgpack_packer *pk);
 
 static inline __attribute__((always_inline)) void gmt_put_uv(uint8_t *restrict *pp, uint64_t v)
@@ -123,6 +128,8 @@ static inline __attribute__((always_inline)) void gmt_evrec2_open(gmt_evrec2_t *
 		r->base_ts = r->prev_ts = r->first_ts = first_ts;
 		r->prev_thread = r->prev_ref = 0;
 		memset(r->prev, 0, sizeof(r->prev));
+		r->prev[GMT_EV_ALLOC].sa = r->prev[GMT_EV_FREE].sa = r->sa;
+		r->prev[GMT_EV_ALLOC].ss = r->prev[GMT_EV_FREE].ss = r->ss;
 	}
 #define GMT_EVREC_AT(c) (r->col[c].p + r->col[c].n)
 	q->type = GMT_EVREC_AT(GMT_C2_TYPE);
@@ -145,7 +152,8 @@ static inline __attribute__((always_inline)) void gmt_evrec2_open(gmt_evrec2_t *
 }
 
 /* Appends one event of thread (ts not below the previous one's; type <
- * 128; within the room given to gmt_evrec2_alloc). k: for a FREE, the id
+ * 128; within the room given to gmt_evrec2_alloc; an ALLOC's or FREE's
+ * addr and size multiples of 2^r->sa and 2^r->ss). k: for a FREE, the id
  * of the allocation it frees (0: named by address); for an ALLOC, the id
  * it takes (0: none). The reader gives an ALLOC the same id as the writer
  * by the same rule (gmt_writer.c, allocation ids), so an ALLOC's id is not
@@ -193,12 +201,12 @@ static inline __attribute__((always_inline)) void gmt_evrec2_put(gmt_evrec2_pos_
 			q->prev_ref = k;
 		else if (t == GMT_EV_ALLOC || t == GMT_EV_FREE)
 			m |= GMT_M_NOID;
-		gmt_put_uv(&q->addr, gmt_zigzag((int64_t)(e->addr - p->addr)));
+		gmt_put_uv(&q->addr, gmt_zigzag((int64_t)(e->addr - p->addr) >> p->sa));
 		p->addr = e->addr;
 	}
 	if (e->size != p->size) {
 		m |= GMT_M_SIZE;
-		gmt_put_uv(&q->size, e->size);
+		gmt_put_uv(&q->size, e->size >> p->ss);
 		p->size = e->size;
 	}
 	*q->mask++ = (uint8_t)m;

@@ -17,7 +17,7 @@
 #define GMT_SKIPPABLE_MAGIC   0x184D2A5Eu
 #define GMT_FILE_MAGIC        "GMTRACE"     /* 7 chars + NUL = 8 bytes */
 #define GMT_FORMAT_MAJOR      1
-#define GMT_FORMAT_MINOR      4
+#define GMT_FORMAT_MINOR      5
 
 /* Record tags: every record is a msgpack array whose first element is one of
  * these positive fixints. */
@@ -40,7 +40,11 @@ enum gmt_rec_tag {
 	GMT_REC_EVENTS2       = 17, /* [17, n, base_ts, flags, 11 bin columns] (1.4):
 	                               EVENTS with allocation ids, fields that
 	                               repeat left out                          */
-	GMT_REC_TAG_MAX       = 17
+	GMT_REC_EVENTS3       = 18, /* [18, n, base_ts, flags, shifts, 11 bin
+	                               columns] (1.5): EVENTS2 whose ALLOCs' and
+	                               FREEs' addresses and sizes count in units
+	                               of 2^shift (GMT_SHIFTS_*)                */
+	GMT_REC_TAG_MAX       = 18
 };
 
 /* END `how` (1.4): how the process ended; `value` is the exit status (the
@@ -231,6 +235,14 @@ enum gmt_column2 {
 #define GMT_M_NOID   0x20u  /* FREE: by address, not by id; ALLOC: takes no id */
 #define GMT_M_SIZE   0x40u
 #define GMT_M_ALL    0x7fu
+/* EVENTS3 `shifts` (1.5): an ALLOC's or FREE's addr column holds its delta
+ * divided by 2^GMT_SHIFTS_ADDR(shifts), its size column its size divided by
+ * 2^GMT_SHIFTS_SIZE(shifts) (both exact); other types' values as EVENTS2. */
+#define GMT_SHIFTS_ADDR(s)   ((s) & 0x3fu)
+#define GMT_SHIFTS_SIZE(s)   ((s) >> 8 & 0x3fu)
+#define GMT_SHIFTS(a, z)     ((unsigned)(a) | (unsigned)(z) << 8)
+#define GMT_SHIFTS_VALID(s)  (((s) & ~0x3f3fu) == 0)
+#define GMT_EV_SHIFTED(t)    ((t) == GMT_EV_ALLOC || (t) == GMT_EV_FREE)
 /* Allocation ids are 1 to GMT_IDS_LIMIT: with no freed id to reuse and all
  * of them handed out, an ALLOC takes none. */
 #define GMT_IDS_LIMIT (1u << 24)

@@ -1,9 +1,11 @@
 /*
  * gmt_writer.c - the writer thread: drains the per-thread buffers, merges
  * them by timestamp, encodes records (msgpack-c envelope, varint columns:
- * EVENTS2, frees named by allocation id, see "Allocation ids" below) and
- * writes zstd frames, each with one write() (one frame per round unless the
- * round's events fill more).
+ * EVENTS2, frees named by allocation id, see "Allocation ids" below, and
+ * EVENTS3 when allocations' addresses and sizes share low zero bits: see
+ * "Shifts") and writes zstd frames, each with one write() (one frame per
+ * round unless the round's events fill more; literals entropy coded only
+ * where a probe frame shows it pays, PROBE_EVERY).
  *
  * A round:
  *   1. T0 = now.
@@ -68,6 +70,7 @@
 #include <unistd.h>
 
 #include <msgpack.h>
+#define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_c_literalCompressionMode, ZSTD_ps_* (zstd 1.5.1 on) */
 #include <zstd.h>
 
 #include "gmt_evrec.h"
@@ -84,6 +87,17 @@
  * and addresses a third fewer writer instructions than level 1, 15% more
  * bytes (docs/performance.md). */
 #define FAST_LEVEL    (-3)
+/* Literals: zstd's Huffman coding of the bytes it finds no match for is
+ * about two thirds of its instructions at level 1 and, on columns whose
+ * values drop their common low zero bits (EVENTS3), saves little. The
+ * first frame of at least PROBE_MIN bytes, and every PROBE_EVERY-th such
+ * frame after it, is compressed both ways; the frames after it take
+ * Huffman only if it saved at least HUF_GAIN_PCT percent over the probes
+ * (the later weighing more; until the first probe, they take it:
+ * docs/performance.md, session 5). */
+#define PROBE_EVERY   32u
+#define PROBE_MIN     (16u * 1024u)
+#define HUF_GAIN_PCT  15u
 
 extern char **environ;
 
@@ -114,6 +128,14 @@ typedef struct idmap {
 	int reset;                     /* the next main record carries IDS_RESET */
 } idmap_t;
 
+/* Shifts (EVENTS3). Each main record divides its ALLOCs' and FREEs' addr
+ * deltas and sizes by 2^sa and 2^ss: the largest powers of two that every
+ * such event of its first batch allows (shifts_for: the or-ed values'
+ * trailing zeros). A later batch's event that they do not allow ends the
+ * record, and the next one starts with shifts that allow it, so the
+ * division is always exact, and a stream whose values lose their
+ * alignment costs at most a shorter record. */
+
 /* A thread's publishable events in a round: a cursor over its chunks. */
 typedef struct cursor {
 	gmt_tstate_t *t;
@@ -141,12 +163,17 @@ typedef struct zjob {
 	msgpack_sbuffer sb;
 	fstate_t f;
 	int level, preamble;           /* zstd level; the preamble goes first */
+	int lit;                       /* literals: LIT_* (frame_lit)          */
 	uint8_t *zbuf;
 	size_t zcap, zlen;             /* the compressed frame (preamble included) */
 	int zerr;                      /* 0 or an errno: nothing to write      */
 	ZSTD_CCtx *cctx;               /* the compressor's own                 */
-	int cctx_level;
+	int cctx_level, cctx_lit;
+	uint8_t *pbuf;                 /* a probe's second compression         */
+	size_t pcap;
 } zjob_t;
+
+enum { LIT_RAW = 0, LIT_HUF = 1, LIT_PROBE = 2 };
 
 enum { ZJ_IDLE = 0, ZJ_POSTED = 1, ZJ_DONE = 2, ZJ_QUIT = 3 };
 
@@ -175,6 +202,14 @@ static struct writer {
 
 	evrec_t rec, late;
 	int level;                     /* the zstd level the context is set to */
+	int lit;                       /* its literal mode (LIT_RAW, LIT_HUF)  */
+	uint8_t *pbuf;                 /* a probe's second compression         */
+	size_t pcap;
+	unsigned probe_n;              /* frames since the last probe          */
+	uint64_t probe_raw, probe_huf; /* the probes' sizes without and with it
+					  (frame_compress: the compressor's or
+					  the writer's, never both at once) */
+	_Atomic int huf;               /* the last probe chose Huffman         */
 	int frame_behind;              /* the buffer was over half its limit
 					  when this frame began              */
 	idmap_t ids;
@@ -812,20 +847,52 @@ static int frame_level(void)
 	return level;
 }
 
-/* Compresses src (a frame's bytes) into *zbuf at level, behind the
- * preamble when asked. Returns the length, or 0 with *err set. */
-static size_t frame_compress(ZSTD_CCtx *cctx, int *cur_level, int level, int with_preamble,
-			     const msgpack_sbuffer *src, uint8_t **zbuf, size_t *zcap, int *err)
+/* The literal mode of a frame of size bytes (the writer's thread): a
+ * probe every PROBE_EVERY frames of PROBE_MIN bytes or more, else what the
+ * last probe chose. */
+static int frame_lit(size_t size)
 {
+	if (size >= PROBE_MIN && w.probe_n++ % PROBE_EVERY == 0)
+		return LIT_PROBE;
+	return atomic_load_explicit(&w.huf, memory_order_relaxed) ? LIT_HUF : LIT_RAW;
+}
+
+static int grow_buf(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	uint8_t *z = realloc(*buf, need);
+	if (!z)
+		return -1;
+	*buf = z;
+	*cap = need;
+	return 0;
+}
+
+static size_t compress_lit(ZSTD_CCtx *cctx, int *cur_lit, int lit, uint8_t *dst, size_t cap,
+			   const msgpack_sbuffer *src)
+{
+	if (lit != *cur_lit) {
+		ZSTD_CCtx_setParameter(cctx, ZSTD_c_literalCompressionMode,
+				       lit == LIT_HUF ? ZSTD_ps_auto : ZSTD_ps_disable);
+		*cur_lit = lit;
+	}
+	return ZSTD_compress2(cctx, dst, cap, src->data, src->size);
+}
+
+/* Compresses src (a frame's bytes) into *zbuf at level with literals lit
+ * (a probe: both ways into *zbuf and *pbuf, the smaller kept, w.huf set),
+ * behind the preamble when asked. Returns the length, or 0 with *err set. */
+static size_t frame_compress(ZSTD_CCtx *cctx, int *cur_level, int *cur_lit, int level, int lit,
+			     int with_preamble, const msgpack_sbuffer *src, uint8_t **zbuf, size_t *zcap,
+			     uint8_t **pbuf, size_t *pcap, int *err)
+{
+	if (lit == LIT_PROBE && level <= 0)
+		lit = LIT_HUF;   /* the level's own choice: no entropy coding */
 	size_t bound = ZSTD_compressBound(src->size) + PREAMBLE_LEN;
-	if (bound > *zcap) {
-		uint8_t *z = realloc(*zbuf, bound);
-		if (!z) {
-			*err = ENOMEM;
-			return 0;
-		}
-		*zbuf = z;
-		*zcap = bound;
+	if (grow_buf(zbuf, zcap, bound) < 0 || (lit == LIT_PROBE && grow_buf(pbuf, pcap, bound) < 0)) {
+		*err = ENOMEM;
+		return 0;
 	}
 	size_t off = 0;
 	if (with_preamble) {
@@ -836,7 +903,19 @@ static size_t frame_compress(ZSTD_CCtx *cctx, int *cur_level, int level, int wit
 		ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
 		*cur_level = level;
 	}
-	size_t z = ZSTD_compress2(cctx, *zbuf + off, *zcap - off, src->data, src->size);
+	size_t z = compress_lit(cctx, cur_lit, lit == LIT_HUF, *zbuf + off, *zcap - off, src);
+	if (lit == LIT_PROBE && !ZSTD_isError(z)) {
+		size_t h = compress_lit(cctx, cur_lit, LIT_HUF, *pbuf, *pcap, src);
+		/* the probes so far, each weighing half the one after it */
+		w.probe_raw = w.probe_raw / 2 + z;
+		w.probe_huf = w.probe_huf / 2 + (ZSTD_isError(h) ? z : h);
+		int huf = w.probe_huf * 100 <= w.probe_raw * (100 - HUF_GAIN_PCT);
+		atomic_store_explicit(&w.huf, huf, memory_order_relaxed);
+		if (huf) {
+			memcpy(*zbuf + off, *pbuf, h);
+			z = h;
+		}
+	}
 	if (ZSTD_isError(z)) {
 		*err = EIO;
 		return 0;
@@ -920,8 +999,9 @@ static void *zworker_main(void *arg)
 		if (s == ZJ_QUIT)
 			return NULL;
 		if (s == ZJ_POSTED) {
-			j->zlen = frame_compress(j->cctx, &j->cctx_level, j->level, j->preamble, &j->sb,
-						 &j->zbuf, &j->zcap, &j->zerr);
+			j->zlen = frame_compress(j->cctx, &j->cctx_level, &j->cctx_lit, j->level, j->lit,
+						 j->preamble, &j->sb, &j->zbuf, &j->zcap, &j->pbuf, &j->pcap,
+						 &j->zerr);
 			progress();
 			atomic_store_explicit(&w.zj_state, ZJ_DONE, memory_order_release);
 			syscall(SYS_futex, &w.zj_state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -944,6 +1024,7 @@ static int zworker_start(void)
 	ZSTD_CCtx_setParameter(j->cctx, ZSTD_c_compressionLevel, gmt_g.cfg.zstd_level);
 	ZSTD_CCtx_setParameter(j->cctx, ZSTD_c_checksumFlag, 1);
 	j->cctx_level = gmt_g.cfg.zstd_level;
+	j->cctx_lit = -1;
 	atomic_store(&w.zj_state, ZJ_IDLE);
 	sigset_t all, old;
 	sigfillset(&all);
@@ -989,6 +1070,7 @@ static int zjob_post(void)
 	w.f.n_stacks = 0;
 	j->preamble = !w.preamble_done;
 	j->level = frame_level();
+	j->lit = frame_lit(j->sb.size);
 	atomic_fetch_add_explicit(&gmt_g.frames_async, 1, memory_order_relaxed);
 	atomic_store_explicit(&w.zj_state, ZJ_POSTED, memory_order_release);
 	syscall(SYS_futex, &w.zj_state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -1040,8 +1122,8 @@ static void frame_end(int async)
 	if (async && zjob_post())
 		return;
 	int err;
-	size_t len = frame_compress(w.cctx, &w.level, frame_level(), !w.preamble_done, &w.sb, &w.zbuf,
-				    &w.zcap, &err);
+	size_t len = frame_compress(w.cctx, &w.level, &w.lit, frame_level(), frame_lit(w.sb.size), !w.preamble_done,
+				    &w.sb, &w.zbuf, &w.zcap, &w.pbuf, &w.pcap, &err);
 	if (!err)
 		err = -file_write(w.zbuf, len);
 	progress();
@@ -1194,6 +1276,37 @@ static void encode_odd(const gmt_event_t *e, uint32_t thread)
 	gmt_evrec2_add_n(&w.late, e, 1, thread, &no_id);
 }
 
+/* The shifts for the *lim events at e (EVENTS3, "Shifts" above): a record
+ * that is empty takes the largest that they all allow (without an ALLOC or
+ * FREE among them, the last record's); in a record begun already, *lim
+ * becomes the number of them that its shifts allow, and 1 is returned when
+ * that is fewer (the record ends there). */
+static int shifts_for(const gmt_event_t *e, uint32_t *lim)
+{
+	uint64_t oa = 0, os = 0;
+	for (uint32_t k = 0; k < *lim; k++) {
+		if (GMT_EV_SHIFTED(e[k].type)) {
+			oa |= e[k].addr;
+			os |= e[k].size;
+		}
+	}
+	if (!w.rec.n) {
+		if (oa)
+			w.rec.sa = (unsigned)__builtin_ctzll(oa);
+		if (os)
+			w.rec.ss = (unsigned)__builtin_ctzll(os);
+		return 0;
+	}
+	const uint64_t am = (1ull << w.rec.sa) - 1, sm = (1ull << w.rec.ss) - 1;
+	if (GMT_LIKELY(!((oa & am) | (os & sm))))
+		return 0;
+	uint32_t k = 0;
+	while (!GMT_EV_SHIFTED(e[k].type) || !((e[k].addr & am) | (e[k].size & sm)))
+		k++;
+	*lim = k;
+	return 1;
+}
+
 /* Encodes ev[i..n) of one thread (n - i <= BATCH) as far as the events go
  * now (ts < limit, or == limit when inclusive), in one pass: each event's
  * check, its stack, its allocation id and its columns; an event that
@@ -1213,6 +1326,7 @@ static uint32_t encode_events(const gmt_event_t *ev, uint32_t i, uint32_t n, uin
 		uint32_t room = REC_EVENTS - w.rec.n, lim = n - i < room ? n - i : room, k = 0;
 		uint64_t last = w.last_ts;
 		const gmt_event_t *e = ev + i;
+		const int cut = shifts_for(e, &lim);
 		gmt_evrec2_pos_t q;
 		gmt_evrec2_open(&w.rec, &q, e->ts);
 		int odd = 0;
@@ -1242,6 +1356,8 @@ static uint32_t encode_events(const gmt_event_t *ev, uint32_t i, uint32_t n, uin
 			encode_odd(&ev[i++], thread);
 		else if (k < lim)
 			break;   /* the next event does not go now */
+		else if (cut)
+			evrec_finish(&w.rec);   /* the next event needs finer shifts */
 	}
 	if (i == from)
 		return i;
@@ -1509,6 +1625,10 @@ int gmt_writer_start(void)
 	w.preamble_done = 0;
 	id_reset(&w.ids);
 	w.ids.reset = 0;   /* a new file: nothing to reset */
+	w.rec.sa = w.rec.ss = 0;
+	w.probe_n = 0;
+	w.probe_raw = w.probe_huf = 0;
+	atomic_store(&w.huf, 1);
 	if (!w.cctx) {
 		w.cctx = ZSTD_createCCtx();
 		if (!w.cctx)
@@ -1519,6 +1639,7 @@ int gmt_writer_start(void)
 	ZSTD_CCtx_reset(w.cctx, ZSTD_reset_session_and_parameters);
 	ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, gmt_g.cfg.zstd_level);
 	w.level = gmt_g.cfg.zstd_level;
+	w.lit = -1;
 	ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
 	if (evrec_alloc(&w.rec) < 0 || evrec_alloc(&w.late) < 0)
 		return -ENOMEM;

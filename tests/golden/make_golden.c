@@ -23,6 +23,9 @@
  *        memory node, CTX_LIMIT, MODULE_LOAD/UNLOAD, a CUDA array (size
  *        estimated), imported memory, a multicast object bound and
  *        unbound, PROC_UNIDENTIFIED, EXEC_FAILED
+ *   1.5  (EVENTS3 from the writer) 300 allocations at odd multiples of 2 MiB
+ *        with sizes at odd multiples of 512 B, each freed at once, one of
+ *        1000 bytes and one at an address of no alignment among them
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +202,15 @@ int main(int argc, char **argv)
 	E(GMT_EV_CTX_DESTROY, 2410, 0, 0xc1, 0, 0, GMT_CTX_PRIMARY | GMT_CTX_RESET);
 #else
 	E(GMT_EV_CTX_DESTROY, 2410, 0, 0xc1, 0, 0, 0);
+#endif
+#if GMT_FORMAT_MINOR >= 5
+	/* Aligned allocations (EVENTS3 shifts 21 and 9), two that are not. */
+	for (uint64_t i = 0; i < 300; i++) {
+		uint64_t a = i == 250 ? 0x7f9000000001ull : 0x7f8000000000ull + ((2 * i + 1) << 21);
+		uint64_t z = i == 200 ? 1000 : (2 * (i % 5) + 1) << 9;
+		E(GMT_EV_ALLOC, 2420 + 2 * i, 0, a, z, 0, A(GMT_KIND_PLAIN, GMT_API_CUDA_MALLOC, 0));
+		E(GMT_EV_FREE, 2421 + 2 * i, 0, a, 0, 0, A(GMT_KIND_PLAIN, GMT_API_CUDA_FREE, 0));
+	}
 #endif
 #if GMT_FORMAT_MINOR >= 1
 	/* The framework's history, handed over after the fact. */

@@ -1,4 +1,5 @@
-/* unit_events2: the 1.4 EVENTS2 records, through the tracer and the reader.
+/* unit_events2: the 1.4 EVENTS2 and 1.5 EVENTS3 records, through the tracer
+ * and the reader.
  *   ids      a fixed sequence of allocations and frees (an id reused, a free
  *            of an unknown address, an address allocated again without its
  *            free, a FREE_FAIL) reads back event for event, each free with
@@ -15,8 +16,18 @@
  *            every size exactly, through both of the reader's copies of
  *            EVENTS2's loop (pext and plain, gmt_decode_pext); a 10-byte
  *            varint past 64 bits is refused by both alike;
+ *   shifts   (EVENTS3) batches of allocations at odd multiples of 2 MiB with
+ *            sizes at odd multiples of 512 B, one flush each: every record
+ *            is EVENTS3 with shifts 21 and 9, but the one holding an ALLOC
+ *            of 1000 bytes (size shift 3) and the one holding an ALLOC at
+ *            an odd address (addr shift 0), each of which starts at that
+ *            event (its record cut there, far past the record's first
+ *            batch) unless a writer round began a frame before it; every
+ *            event reads back exactly as emitted, through both copies of
+ *            the reader's loop;
  *   damage   crafted records: a free of an id that is not live, a mask
- *            with bit 7, a ref column too short; each read up to the
+ *            with bit 7, a ref column too short, EVENTS3 shifts above 63;
+ *            each read up to the
  *            damage, named by offset; two of them after the committed
  *            ok_events2.gmt are the fuzz corpus's damaged_events2_*.gmt. */
 #include <msgpack.h>
@@ -107,6 +118,92 @@ static void emit_reset(void)
 	gmt_tracer_shutdown();
 }
 
+/* Batches (flushed one by one) of ALLOC/FREE pairs; in batch 2 an ALLOC
+ * of 1000 bytes (SH_SIZE), in batch 4 an ALLOC and its FREE at an odd
+ * address (SH_ADDR): both far past the writer's first batch (BATCH). */
+#define SH_BATCH 1200
+#define SH_NB 5
+#define SH_SIZE (2 * SH_BATCH + 1100)
+#define SH_ADDR (4 * SH_BATCH + 1000)
+static gmt_event_t shseq[SH_NB * SH_BATCH];
+
+static void make_shift_seq(void)
+{
+	for (size_t i = 0; i < SH_NB * SH_BATCH; i++) {
+		uint64_t k = i / 2;
+		if (i % 2 == 0)
+			shseq[i] = (gmt_event_t){ .type = GMT_EV_ALLOC, .addr = (2 * k + 1) << 21,
+						  .size = (2 * (k % 7) + 1) << 9, .device = 0, .aux = 0x101 };
+		else
+			shseq[i] = (gmt_event_t){ .type = GMT_EV_FREE, .addr = (2 * k + 1) << 21,
+						  .device = -1, .aux = 0x200 };
+	}
+	shseq[SH_SIZE].size = 1000;
+	shseq[SH_ADDR].addr = 0x7001;
+	shseq[SH_ADDR + 1].addr = 0x7001;
+}
+
+static void emit_shifts(void)
+{
+	gmt_config_t cfg = test_config(test_dir("shifts"));
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));
+	snprintf(path, sizeof(path), "%s", gmt_tracer_path());
+	CHECK_EQ_U64(0, gmt_tracer_flush(2000));
+	uint64_t t = gmt_now_ns();
+	for (size_t b = 0; b < SH_NB; b++) {
+		for (size_t i = b * SH_BATCH; i < (b + 1) * SH_BATCH; i++) {
+			shseq[i].ts = t + i;
+			gmt_emit(&shseq[i], 0, 0);
+		}
+		CHECK_EQ_U64(0, gmt_tracer_flush(2000));
+	}
+	gmt_tracer_shutdown();
+}
+
+/* The event records of a file: tag, events, shifts (0 for EVENTS2), the
+ * frame (its index) and whether it is its frame's first event record. */
+typedef struct rec_info {
+	unsigned tag, shifts;
+	uint64_t n;
+	size_t frame;
+	int first;
+} rec_info_t;
+
+static size_t file_records(const unsigned char *b, size_t len, rec_info_t *out, size_t cap)
+{
+	size_t off = 0, k = 0, fr = 0;
+	while (off < len) {
+		int first = 1;
+		size_t fs = ZSTD_findFrameCompressedSize(b + off, len - off);
+		if (ZSTD_isError(fs))
+			break;
+		unsigned long long cs = ZSTD_getFrameContentSize(b + off, fs);
+		if (cs != ZSTD_CONTENTSIZE_UNKNOWN && cs != ZSTD_CONTENTSIZE_ERROR && cs) {
+			char *d = malloc(cs);
+			size_t dn = ZSTD_decompress(d, cs, b + off, fs);
+			msgpack_unpacked u;
+			msgpack_unpacked_init(&u);
+			size_t p = 0;
+			while (!ZSTD_isError(dn) && msgpack_unpack_next(&u, d, dn, &p) == MSGPACK_UNPACK_SUCCESS) {
+				const msgpack_object *a = u.data.via.array.ptr;
+				if (u.data.type != MSGPACK_OBJECT_ARRAY || u.data.via.array.size < 5)
+					continue;
+				unsigned tag = (unsigned)a[0].via.u64;
+				if ((tag == GMT_REC_EVENTS2 || tag == GMT_REC_EVENTS3) && k < cap) {
+					out[k++] = (rec_info_t){ tag, tag == GMT_REC_EVENTS3 ? (unsigned)a[4].via.u64 : 0,
+								 a[1].via.u64, fr, first };
+					first = 0;
+				}
+			}
+			msgpack_unpacked_destroy(&u);
+			free(d);
+		}
+		off += fs;
+		fr++;
+	}
+	return k;
+}
+
 static size_t n_reset_batches;
 static int (*coll_events)(void *, const gmt_devent_t *, size_t, unsigned);
 
@@ -127,6 +224,8 @@ static int same(const gmt_devent_t *d, const gmt_event_t *e)
 /* A file with its trace's frames, then one frame of an EVENTS2 record with
  * these columns; checks what the reader says. With out, the file is also
  * written there (how tests/fuzz/corpus/damaged_events2_*.gmt were made). */
+static int crafted_shifts = -1;   /* >= 0: an EVENTS3 record with these shifts */
+
 static void crafted_to(const unsigned char *file, size_t len, uint64_t n, const uint8_t *const *cols,
 		       const size_t *lens, const char *name, const char *want, const char *out)
 {
@@ -134,11 +233,13 @@ static void crafted_to(const unsigned char *file, size_t len, uint64_t n, const 
 	msgpack_packer pk;
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_array(&pk, 4 + GMT_C2_COUNT);
-	msgpack_pack_uint8(&pk, GMT_REC_EVENTS2);
+	msgpack_pack_array(&pk, 4 + (crafted_shifts >= 0) + GMT_C2_COUNT);
+	msgpack_pack_uint8(&pk, crafted_shifts >= 0 ? GMT_REC_EVENTS3 : GMT_REC_EVENTS2);
 	msgpack_pack_uint64(&pk, n);
 	msgpack_pack_uint64(&pk, 1u << 30);
 	msgpack_pack_uint32(&pk, 0);
+	if (crafted_shifts >= 0)
+		msgpack_pack_uint32(&pk, (uint32_t)crafted_shifts);
 	for (int c = 0; c < GMT_C2_COUNT; c++) {
 		msgpack_pack_bin(&pk, lens[c]);
 		msgpack_pack_bin_body(&pk, cols[c], lens[c]);
@@ -331,7 +432,56 @@ int main(void)
 	size_t lens2[GMT_C2_COUNT] = { 2, 2, 2, 0, 0, 0, 0, 0, 0, 1, 0 };
 	crafted(file, len, 2, cols2, lens2, "column ref has wrong length in record 1 (EVENTS2) of the frame");
 	varints(file, len);
+	/* EVENTS3: the same damage is named by its record; a shift above 63 */
+	crafted_shifts = GMT_SHIFTS(12, 9);
+	crafted(file, len, 2, cols2, lens2, "column ref has wrong length in record 1 (EVENTS3) of the frame");
+	crafted_shifts = GMT_SHIFTS(64, 9);
+	crafted(file, len, 2, cols2, lens2, "wrong type for field EVENTS3.shifts of record 1 (EVENTS3) of the frame");
+	crafted_shifts = -1;
 	free(file);
+
+	/* EVENTS3: shifts by construction, every event exact */
+	make_shift_seq();
+	CHECK_EQ_U64(0, in_child(emit_shifts));
+	const int pext = gmt_decode_pext(-1);
+	for (int way = 0; way < 2; way++) {   /* both copies of the reader's loop */
+		gmt_decode_pext(way);
+		c = coll_decode(path, &r);
+		CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+		CHECK_EQ_U64(SH_NB * SH_BATCH, c->n);
+		for (size_t i = 0; i < SH_NB * SH_BATCH && i < c->n; i++) {
+			CHECK(same(&c->ev[i], &shseq[i]));
+			CHECK_EQ_U64(i, c->ev[i].ts - c->ev[0].ts);
+		}
+		coll_free(c);
+		free(c);
+	}
+	gmt_decode_pext(pext);
+	static rec_info_t ri[256];
+	file = NULL;
+	CHECK(file_bytes(path, &file, &len) == 0);
+	size_t nr = file ? file_records(file, len, ri, 256) : 0;
+	free(file);
+	/* the record of each event */
+	static size_t at[SH_NB * SH_BATCH + 1];
+	size_t ev = 0;
+	for (size_t q = 0; q < nr; q++)
+		for (uint64_t j = 0; j < ri[q].n && ev < SH_NB * SH_BATCH; j++)
+			at[ev++] = q;
+	CHECK_EQ_U64(SH_NB * SH_BATCH, ev);
+	if (ev == SH_NB * SH_BATCH) {
+		size_t rs = at[SH_SIZE], ra = at[SH_ADDR];
+		CHECK_EQ_U64(GMT_SHIFTS(21, 3), ri[rs].shifts);
+		CHECK(at[SH_SIZE - 1] != rs || ri[rs].first);
+		CHECK_EQ_U64(GMT_SHIFTS(0, 9), ri[ra].shifts);
+		CHECK(at[SH_ADDR - 1] != ra || ri[ra].first);
+		for (size_t i = 0; i < SH_NB * SH_BATCH; i++) {
+			if (at[i] == rs || at[i] == ra)
+				continue;
+			CHECK_EQ_U64(GMT_REC_EVENTS3, ri[at[i]].tag);
+			CHECK_EQ_U64(GMT_SHIFTS(21, 9), ri[at[i]].shifts);
+		}
+	}
 
 	/* The fuzz corpus's damaged EVENTS2 files: the committed
 	 * ok_events2.gmt and one crafted frame after it. UNIT_EVENTS2_CORPUS=DIR
