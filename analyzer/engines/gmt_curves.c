@@ -322,7 +322,7 @@ void gmt_curves_free(gmt_curves_t *c)
 	free(c);
 }
 
-static cdev_t *cdev(gmt_curves_t *c, int ordinal)
+static cdev_t *cdev_grow(gmt_curves_t *c, int ordinal)
 {
 	if (ordinal < 0)
 		return NULL;
@@ -338,6 +338,13 @@ static cdev_t *cdev(gmt_curves_t *c, int ordinal)
 		c->n_dev = n;
 	}
 	return &c->dev[ordinal];
+}
+
+static inline cdev_t *cdev(gmt_curves_t *c, int ordinal)
+{
+	if (__builtin_expect(ordinal >= 0 && (size_t)ordinal < c->n_dev, 1))
+		return &c->dev[ordinal];
+	return cdev_grow(c, ordinal);
 }
 
 static int same(const crow_t *a, const crow_t *b)
@@ -452,14 +459,16 @@ static int flush(gmt_curves_t *c)
 	return 0;
 }
 
-static int set_pending(gmt_curves_t *c, gmt_phases_t *ph, int ordinal, uint64_t ts)
+/* A device's row of this instant so far (phase, open: the innermost open
+ * phase). */
+static inline int set_pending(gmt_curves_t *c, const gmt_levels_t *lv, int ordinal, uint64_t ts,
+			      uint32_t phase, int open)
 {
 	cdev_t *d = cdev(c, ordinal);
 	if (!d)
 		return -ENOMEM;
 	gmt_lv_curve_t v;
-	int open;
-	gmt_levels_curve(gmt_phases_levels(ph), ordinal, c->view, &v);
+	gmt_levels_curve(lv, ordinal, c->view, &v);
 	crow_t *r = &d->next;
 	r->ts = ts;
 	r->dev = ordinal;
@@ -472,7 +481,7 @@ static int set_pending(gmt_curves_t *c, gmt_phases_t *ph, int ordinal, uint64_t 
 	r->has_used = v.has_used;
 	r->held = v.held;
 	r->live = v.live;
-	r->phase = gmt_phases_current(ph, &open);
+	r->phase = phase;
 	r->has_phase = (uint8_t)open;
 	memset(r->pad, 0, sizeof(r->pad));
 	d->pending = 1;
@@ -490,14 +499,17 @@ static int c_instant(void *ctx, gmt_phases_t *ph, uint64_t ts, const int *devs, 
 	c->ph = ph;
 	c->have_ts = 1;
 	c->cur_ts = ts;
+	const gmt_levels_t *lv = gmt_phases_levels(ph);
+	int open;
+	uint32_t phase = gmt_phases_current(ph, &open);
 	for (size_t i = 0; i < n; i++)
-		if (devs[i] >= 0 && (rc = set_pending(c, ph, devs[i], ts)))
+		if (devs[i] >= 0 && (rc = set_pending(c, lv, devs[i], ts, phase, open)))
 			return rc;
 	if (changed) {
 		int all[256];
 		size_t k = gmt_phases_devices(ph, all, 256);
 		for (size_t i = 0; i < k && i < 256; i++)
-			if ((rc = set_pending(c, ph, all[i], ts)))
+			if ((rc = set_pending(c, lv, all[i], ts, phase, open)))
 				return rc;
 	}
 	return 0;

@@ -1355,7 +1355,7 @@ static void values_into(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t *q, g
 	const lv_dev_t *d = dev_find(lv, ordinal);
 	static const lv_dev_t none;
 	static const gmt_dev_summary_t rnone;
-	int has_pool;
+	int has_pool = 0;
 	if (!d)
 		d = &none;
 	if (!rd)
@@ -1365,8 +1365,9 @@ static void values_into(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t *q, g
 	 * or for the framework's completion. */
 	memset(q, 0, sizeof(*q));
 	uint64_t async_live = 0;
-	for (int o = 0; o < GMT_DOWNERS; o++)
-		async_live += d->async_owner[o];
+	if (!d->fw_seen && d->async_seen)    /* (what allocated is then) */
+		for (int o = 0; o < GMT_DOWNERS; o++)
+			async_live += d->async_owner[o];
 	if (d->fw_seen) {
 		q->has_allocated = 1;
 		q->asrc = GMT_ASRC_FRAMEWORK;
@@ -1376,7 +1377,7 @@ static void values_into(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t *q, g
 		q->asrc = GMT_ASRC_STREAM;
 		q->allocated = async_live;
 	}
-	uint64_t pool = pool_reserved(s, ordinal, &has_pool);
+	uint64_t pool = d->fw_seg_seen ? 0 : pool_reserved(s, ordinal, &has_pool);
 	if (d->fw_seg_seen) {
 		q->has_reserved = 1;
 		q->rsrc = GMT_RSRC_SEGMENTS;
@@ -1458,10 +1459,11 @@ void gmt_levels_curve(const gmt_levels_t *lv, int ordinal, enum gmt_view view, g
 	int stream = !d->fw_seen && d->async_seen;    /* asrc GMT_ASRC_STREAM */
 	const uint64_t *in = stream ? d->async_owner : d->inside_owner;
 	uint64_t outside = 0, async_live = 0;
-	for (int o = 0; o < GMT_DOWNERS; o++) {
+	for (int o = 0; o < GMT_DOWNERS; o++)
 		outside += sub0(sub0(rd->live.owner[o], in[o]), d->pnew_owner[o]);
-		async_live += d->async_owner[o];
-	}
+	if (stream)
+		for (int o = 0; o < GMT_DOWNERS; o++)
+			async_live += d->async_owner[o];
 	if (held && !stream)
 		for (int o = 0; o < GMT_DOWNERS; o++)
 			outside += d->pend_out_owner[o];
