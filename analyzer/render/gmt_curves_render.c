@@ -28,6 +28,18 @@ typedef struct rctx {
 	char last_text[24];            /* ... its text                 */
 	size_t last_len;               /* (0: none yet)                */
 	size_t cap;                    /* buf's size                   */
+	/* The previous row's texts that the next one likely repeats: the
+	 * trace and device ("0,3,"), ts_ns above its last 8 digits, time_s's
+	 * whole seconds and point (len 0: none yet). */
+	int32_t pre_dev;
+	char pre_text[32];
+	size_t pre_len;
+	uint64_t ts_hi;
+	char ts_hi_text[24];
+	size_t ts_hi_len;
+	int64_t sec;
+	char sec_text[24];
+	size_t sec_len;
 	/* Empties buf: 0, or a negative errno; f is then where text goes
 	 * past it. NULL: buf is written to f. */
 	int (*drain)(struct rctx *x);
@@ -164,6 +176,43 @@ static char *put_bytes(rctx_t *x, char *p, uint64_t v)
 	return e;
 }
 
+/* ts_ns: above 10^8, the digits above the last 8 are the previous row's
+ * most of the time. p has 32 bytes of room. */
+static char *put_ts(rctx_t *x, char *p, uint64_t v)
+{
+	if (v < 100000000u)
+		return put_u64(p, v);
+	uint64_t hi = v / 100000000u;
+	if (!x->ts_hi_len || hi != x->ts_hi) {
+		char *e = put_u64(x->ts_hi_text, hi);
+		x->ts_hi = hi;
+		x->ts_hi_len = (size_t)(e - x->ts_hi_text);
+	}
+	memcpy(p, x->ts_hi_text, 16);
+	p += x->ts_hi_len;
+	put8(p, digits8((uint32_t)(v - hi * 100000000u)) | 0x3030303030303030ull);
+	return p + 8;
+}
+
+/* time_s as put_seconds writes it, its whole seconds and point reused. */
+static char *put_time(rctx_t *x, char *p, int64_t ns)
+{
+	if (ns < 0 || ns >= (1ll << 52))
+		return put_seconds(p, ns);
+	uint64_t a = (uint64_t)ns, sec = a / 1000000000u, frac = a - sec * 1000000000u;
+	if (!x->sec_len || (int64_t)sec != x->sec) {
+		char *e = put_u64(x->sec_text, sec);
+		*e++ = '.';
+		x->sec = (int64_t)sec;
+		x->sec_len = (size_t)(e - x->sec_text);
+	}
+	memcpy(p, x->sec_text, 16);
+	p += x->sec_len;
+	*p = (char)('0' + frac / 100000000u);
+	put8(p + 1, digits8((uint32_t)(frac % 100000000u)) | 0x3030303030303030ull);
+	return p + 9;
+}
+
 static char *put_opt(rctx_t *x, char *p, int has, uint64_t v)
 {
 	return has ? put_bytes(x, p, v) : p;
@@ -181,16 +230,24 @@ static int csv_row(void *ctx, const gmt_curve_row_t *r)
 	}
 	if (x->len + need > x->cap && drain(x))
 		return -EIO;
-	char *p = x->buf + x->len;
-	p = put_u64(p, x->trace);
+	char *p = x->buf + x->len, *b = p;
+	if (x->pre_len && r->dev == x->pre_dev) {
+		memcpy(p, x->pre_text, sizeof(x->pre_text));
+		p += x->pre_len;
+	} else {
+		p = put_u64(p, x->trace);
+		*p++ = ',';
+		if (r->dev < 0)
+			*p++ = '-';
+		p = put_u64(p, (uint64_t)(r->dev < 0 ? -(int64_t)r->dev : r->dev));
+		*p++ = ',';
+		x->pre_len = (size_t)(p - b) <= sizeof(x->pre_text) ? (size_t)(p - b) : 0;
+		x->pre_dev = r->dev;
+		memcpy(x->pre_text, b, sizeof(x->pre_text));
+	}
+	p = put_ts(x, p, r->ts);
 	*p++ = ',';
-	if (r->dev < 0)
-		*p++ = '-';
-	p = put_u64(p, (uint64_t)(r->dev < 0 ? -(int64_t)r->dev : r->dev));
-	*p++ = ',';
-	p = put_u64(p, r->ts);
-	*p++ = ',';
-	p = put_seconds(p, (int64_t)(r->ts - x->first_ts));
+	p = put_time(x, p, (int64_t)(r->ts - x->first_ts));
 	*p++ = ',';
 	if (name && need <= x->cap) {
 		p = put_str(p, name);
