@@ -220,7 +220,7 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 		if (o->curves && out->json) {
 			gmt_curves_json(out->json, cv, ph);
 		} else if (csv) {
-			gmt_curves_csv_stream_write(csv, out->f, ph);
+			gmt_curves_csv_stream_write(csv, out->f, cv, ph);
 		} else if (o->curves) {
 			gmt_curves_csv(out->f, cv, ph, (unsigned)i);
 		} else if (out->json) {

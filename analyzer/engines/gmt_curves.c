@@ -7,7 +7,8 @@
  * instant are the instant's row: rows wait as "pending" per device until
  * an event with a later time arrives, and a row equal to the device's
  * previous one is not written. With a sink (gmt_curves_set_sink: the CSV
- * of every row) each row goes there as it is made. Otherwise rows go to an
+ * of every row) each row goes there as it is made, until the sink is full.
+ * Otherwise (and then) rows go to an
  * anonymous temporary file (the engine may restart for a second pass, and
  * --max-rows needs the counts first), so memory stays bounded by the
  * number of devices. In the file a
@@ -96,6 +97,8 @@ struct gmt_curves {
 	kept_t *kept;            /* --max-rows: the kept rows in file order, */
 	size_t n_kept_mem;       /* ... when they fit in KEPT_MEM slots      */
 	gmt_curves_sink_t sink;  /* sink.row: rows go there, not to the file */
+	int sink_full;           /* ... until it said it is full: the rest go
+				    to the file                              */
 	gmt_phases_t *ph;        /* the engine of the latest instant         */
 };
 
@@ -257,20 +260,28 @@ static int row_get(gmt_curves_t *c, crow_t *r, uint64_t *skip)
 	return 1;
 }
 
+static int rows_open(gmt_curves_t *c)
+{
+	if (!(c->rows = tmpfile()))
+		return -(errno ? errno : EIO);
+	if (!c->buf && !(c->buf = calloc(1, BLOCK + 8)))   /* 8: a value's load */
+		return -ENOMEM;
+	return 0;
+}
+
 static int c_reset(void *ctx)
 {
 	gmt_curves_t *c = ctx;
 	int rc;
+	if (c->rows)
+		fclose(c->rows);
+	c->rows = NULL;
+	c->sink_full = 0;
 	if (c->sink.row) {
 		if (c->sink.reset && (rc = c->sink.reset(c->sink.ctx)))
 			return rc < 0 ? rc : -EIO;
-	} else {
-		if (c->rows)
-			fclose(c->rows);
-		if (!(c->rows = tmpfile()))
-			return -(errno ? errno : EIO);
-		if (!c->buf && !(c->buf = calloc(1, BLOCK + 8)))   /* 8: a value's load */
-			return -ENOMEM;
+	} else if ((rc = rows_open(c))) {
+		return rc;
 	}
 	c->ph = NULL;
 	c->len = c->pos = 0;
@@ -440,16 +451,20 @@ static int flush(gmt_curves_t *c)
 		d->pending = 0;
 		if (d->seen && same(&d->last, &d->next))
 			continue;
-		if (c->sink.row) {
-			int rc = c->sink.row(c->sink.ctx, c->ph, &d->next);
-			if (rc)
-				return -(c->err = rc < 0 ? -rc : EIO);
-		} else if (c->max_rows) {
-			int rc = pruned_put(c, d, &d->next, d->rows, c->n_rows);
-			if (rc)
-				return rc;
-		} else if (row_put(c, &d->next, 0)) {
-			return -(c->err = EIO);
+		/* the sink, until it is full (1); then the file */
+		int rc = c->sink.row && !c->sink_full ? c->sink.row(c->sink.ctx, c->ph, &d->next) : 1;
+		if (rc < 0)
+			return -(c->err = -rc);
+		if (rc) {
+			if (!c->rows && (rc = rows_open(c)))
+				return -(c->err = -rc);
+			c->sink_full = c->sink.row != NULL;
+			if (c->max_rows) {
+				if ((rc = pruned_put(c, d, &d->next, d->rows, c->n_rows)))
+					return rc;
+			} else if (row_put(c, &d->next, 0)) {
+				return -(c->err = EIO);
+			}
 		}
 		d->last = d->next;
 		d->seen = 1;
@@ -543,8 +558,8 @@ int gmt_curves_finish(gmt_curves_t *c)
 	if ((rc = flush(c)))
 		return rc;
 	c->n_kept = c->n_rows;
-	if (c->sink.row)
-		return 0;
+	if (!c->rows)
+		return 0;                /* (every row went to the sink) */
 	/* the rows no later row exceeded are written */
 	if ((rc = q_drain(c, 1)))
 		return rc;

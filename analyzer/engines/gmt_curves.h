@@ -36,13 +36,14 @@ typedef struct gmt_curve_row {
 } gmt_curve_row_t;
 
 /* Rows handed to a sink as they are made instead of kept for
- * gmt_curves_each_row (which then gives none): the CSV of every row is
- * written from them with no temporary rows. Only without max_rows (its
+ * gmt_curves_each_row: the CSV of every row is made from them with no
+ * temporary rows while the sink holds them. Only without max_rows (its
  * buckets need each device's count of rows first); call before the run.
  * reset: the time line starts again (a second pass, gmt_timeline.h),
  * every row given so far is void. row: the next row, in time order; ph is
- * the engine that made it (for its phase's name). Nonzero from either
- * stops the run. */
+ * the engine that made it (for its phase's name); 0 taken, 1 the sink is
+ * full: that row and every later one go to the rows' temporary file, for
+ * gmt_curves_each_row after the sink's; negative stops the run. */
 typedef struct gmt_curves_sink {
 	void *ctx;
 	int (*reset)(void *ctx);

@@ -1,9 +1,10 @@
 /*
  * gmt_curves_render.c - the curves' rows (engines/gmt_curves.h) as CSV or
  * as one JSON trace object (schemas/report.schema.json, "curves"). The CSV
- * of every row is made as the engine makes the rows (a sink: no temporary
- * rows), its text held until the trace has run (a second pass voids it);
- * otherwise from gmt_curves_each_row after the run.
+ * of every row is made as the engine makes the rows (a sink), its text held
+ * until the trace has run (a second pass voids it), up to 4 MiB; the rows
+ * past that, and every row otherwise, from gmt_curves_each_row after the
+ * run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +15,6 @@
 #include "render/gmt_render.h"
 
 
-struct rctx;
 typedef struct rctx {
 	FILE *f;
 	gmt_json_t *j;
@@ -40,9 +40,6 @@ typedef struct rctx {
 	int64_t sec;
 	char sec_text[24];
 	size_t sec_len;
-	/* Empties buf: 0, or a negative errno; f is then where text goes
-	 * past it. NULL: buf is written to f. */
-	int (*drain)(struct rctx *x);
 } rctx_t;
 
 #define CSV_BUF (64u << 10)
@@ -117,10 +114,8 @@ static void csv_flush(rctx_t *x)
 
 static int drain(rctx_t *x)
 {
-	if (x->drain)
-		return x->drain(x);
 	csv_flush(x);
-	return 0;
+	return ferror(x->f) ? -EIO : 0;
 }
 
 /* s as a CSV field at p (room for 2 * strlen(s) + 2 bytes). */
@@ -278,55 +273,41 @@ static int csv_row(void *ctx, const gmt_curve_row_t *r)
 
 /* ---- every row as CSV, written as the rows are made ----------------------- */
 
-/* The text waits here (a second pass voids it): in memory up to TXT_MEM,
- * then in an anonymous temporary file; copied to the output at the end. */
+/* The text waits here until the trace has run (a second pass voids it),
+ * up to TXT_MEM; the rows past it wait in the curves' own temporary file
+ * (18 bytes a row, not 66: cheaper to write and read back than the text
+ * itself) and are written after it. */
 #define TXT_MEM (4u << 20)
 
 struct gmt_curves_csv_stream {
-	rctx_t x;                      /* first: x.buf has TXT_MEM bytes */
-	FILE *spill;                   /* the text past the first TXT_MEM */
+	rctx_t x;                      /* x.buf: TXT_MEM bytes */
 	int have_first;                /* x.first_ts is the one the rows used */
-	int err;                       /* a positive errno */
 };
-
-/* rctx_t.drain: the buffer to the spill (made at the first). */
-static int txt_spill(rctx_t *x)
-{
-	gmt_curves_csv_stream_t *w = (gmt_curves_csv_stream_t *)x;
-	if (w->err)
-		return -w->err;
-	if (!w->spill && !(w->spill = tmpfile()))
-		return -(w->err = errno ? errno : EIO);
-	x->f = w->spill;
-	if (x->len && fwrite(x->buf, 1, x->len, w->spill) != x->len)
-		return -(w->err = EIO);
-	x->len = 0;
-	return 0;
-}
 
 static int s_reset(void *ctx)
 {
 	gmt_curves_csv_stream_t *w = ctx;
 	w->x.len = 0;
-	w->x.last_len = 0;
-	w->x.f = NULL;
 	w->have_first = 0;
-	w->err = 0;
-	if (w->spill)
-		fclose(w->spill);
-	w->spill = NULL;
 	return 0;
 }
 
 static int s_row(void *ctx, gmt_phases_t *ph, const gmt_curve_row_t *r)
 {
 	gmt_curves_csv_stream_t *w = ctx;
+	size_t need = CSV_ROW_MAX;
+	if (r->has_phase) {
+		const char *name = gmt_phases_string(ph, r->phase);
+		need += 2 * strlen(name ? name : "(unnamed)") + 2;
+	}
+	if (w->x.len + need > w->x.cap)
+		return 1;              /* full: the rest go to the file */
 	if (!w->have_first) {
 		w->x.first_ts = gmt_phases_summary(ph)->first_ts;
 		w->have_first = 1;
 	}
 	w->x.ph = ph;
-	return csv_row(&w->x, r) ? (w->err ? -w->err : -EIO) : 0;
+	return csv_row(&w->x, r) ? -EIO : 0;
 }
 
 gmt_curves_csv_stream_t *gmt_curves_csv_stream_new(unsigned trace)
@@ -338,7 +319,6 @@ gmt_curves_csv_stream_t *gmt_curves_csv_stream_new(unsigned trace)
 	}
 	w->x.trace = trace;
 	w->x.cap = TXT_MEM;
-	w->x.drain = txt_spill;
 	return w;
 }
 
@@ -353,12 +333,13 @@ void gmt_curves_csv_stream_sink(gmt_curves_csv_stream_t *w, gmt_curves_sink_t *s
  * (an earlier LATE event): every row's time_s (its fourth field) again
  * from its ts_ns (the third), the rest as it is (a phase's quoted name
  * may hold a newline). */
-static int refit(FILE *in, FILE *out, uint64_t first_ts)
+static int refit(const char *in, size_t len, FILE *out, uint64_t first_ts)
 {
-	int ch, field = 0, quoted = 0;
+	int field = 0, quoted = 0;
 	uint64_t ts = 0;
 	char num[48];
-	while ((ch = getc(in)) != EOF) {
+	for (size_t i = 0; i < len; i++) {
+		char ch = in[i];
 		if (field == 3) {             /* the old time_s: skipped */
 			if (ch != ',')
 				continue;
@@ -377,38 +358,32 @@ static int refit(FILE *in, FILE *out, uint64_t first_ts)
 		}
 		putc(ch, out);
 	}
-	return ferror(in) || ferror(out) ? -EIO : 0;
+	return ferror(out) ? -EIO : 0;
 }
 
-int gmt_curves_csv_stream_write(gmt_curves_csv_stream_t *w, FILE *f, gmt_phases_t *ph)
+int gmt_curves_csv_stream_write(gmt_curves_csv_stream_t *w, FILE *f, gmt_curves_t *c, gmt_phases_t *ph)
 {
-	int rc = 0;
 	const gmt_summary_t *s = gmt_phases_summary(ph);
-	int moved = w->have_first && s->first_ts != w->x.first_ts;
-	if (!w->spill && !moved) {
-		if (w->x.len && fwrite(w->x.buf, 1, w->x.len, f) != w->x.len)
-			rc = -EIO;
-		w->x.len = 0;
-		return rc ? rc : w->err ? -w->err : 0;
-	}
-	if ((rc = txt_spill(&w->x)) || fflush(w->spill))
-		return rc ? rc : -EIO;
-	rewind(w->spill);
-	if (moved)
-		return refit(w->spill, f, s->first_ts);
-	size_t n;
-	while ((n = fread(w->x.buf, 1, TXT_MEM, w->spill)) > 0)
-		if (fwrite(w->x.buf, 1, n, f) != n)
-			return -EIO;
-	return ferror(w->spill) ? -EIO : w->err ? -w->err : 0;
+	int rc = 0;
+	if (w->have_first && s->first_ts != w->x.first_ts)
+		rc = refit(w->x.buf, w->x.len, f, s->first_ts);
+	else if (w->x.len && fwrite(w->x.buf, 1, w->x.len, f) != w->x.len)
+		rc = -EIO;
+	w->x.len = 0;
+	/* the rows past the sink's, from the file */
+	w->x.f = f;
+	w->x.ph = ph;
+	w->x.first_ts = s->first_ts;
+	w->x.cap = CSV_BUF;
+	int r = gmt_curves_each_row(c, csv_row, &w->x);
+	csv_flush(&w->x);
+	return rc ? rc : r;
 }
 
 void gmt_curves_csv_stream_free(gmt_curves_csv_stream_t *w)
 {
 	if (!w)
 		return;
-	if (w->spill)
-		fclose(w->spill);
 	free(w->x.buf);
 	free(w);
 }

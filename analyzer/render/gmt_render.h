@@ -108,14 +108,16 @@ struct gmt_curves;
 void gmt_curves_csv_header(FILE *f);
 int gmt_curves_csv(FILE *f, struct gmt_curves *c, struct gmt_phases *ph, unsigned trace);
 /* CSV of every row as the engine makes them (gmt_curves_set_sink: no
- * temporary rows), for a curves without max_rows: new, its sink given to
- * the curves before the run, write once after gmt_curves_finish (the text
- * then goes to f), free. NULL when out of memory. */
+ * temporary rows while its text fits in 4 MiB; the rows past that from the
+ * curves' file), for a curves without max_rows: new, its sink given to the
+ * curves before the run, write once after gmt_curves_finish (the text then
+ * goes to f), free. NULL when out of memory. */
 typedef struct gmt_curves_csv_stream gmt_curves_csv_stream_t;
 struct gmt_curves_sink;
 gmt_curves_csv_stream_t *gmt_curves_csv_stream_new(unsigned trace);
 void gmt_curves_csv_stream_sink(gmt_curves_csv_stream_t *w, struct gmt_curves_sink *sink);
-int gmt_curves_csv_stream_write(gmt_curves_csv_stream_t *w, FILE *f, struct gmt_phases *ph);
+int gmt_curves_csv_stream_write(gmt_curves_csv_stream_t *w, FILE *f, struct gmt_curves *c,
+				 struct gmt_phases *ph);
 void gmt_curves_csv_stream_free(gmt_curves_csv_stream_t *w);
 /* JSON: one trace object. */
 int gmt_curves_json(gmt_json_t *j, struct gmt_curves *c, struct gmt_phases *ph);

@@ -99,7 +99,7 @@ static char *csv_stream(void)
 	FILE *f = open_memstream(&buf, &len);
 	CHECK(gmt_phases_finish(P, NULL) == 0);
 	CHECK(gmt_curves_finish(C) == 0);
-	CHECK(gmt_curves_csv_stream_write(W, f, P) == 0);
+	CHECK(gmt_curves_csv_stream_write(W, f, C, P) == 0);
 	fclose(f);
 	gmt_curves_csv_stream_free(W);
 	gmt_curves_free(C);
@@ -163,8 +163,8 @@ static void scenario_sources(void)
 	ev(GMT_EV_SYNC, 95, -1, 0, 0, 7, GMT_SYNC_STREAM);
 }
 
-/* Rows of more text than the sink keeps in memory (4 MiB: the rest goes
- * to its temporary file), a name to quote, and an event earlier than the
+/* Rows of more text than the sink keeps in memory (4 MiB: the rest wait
+ * in the curves' file), a name to quote, and an event earlier than the
  * first (a LATE one): every time_s moves. */
 static void scenario_long(void)
 {
@@ -174,8 +174,8 @@ static void scenario_long(void)
 	ev(GMT_EV_RANGE_BEGIN, 1000, -1, 0, 0, GMT_RANGE_API, 3 | 1ull << 32);
 	for (uint64_t i = 0; i < 100000; i++)
 		ev(GMT_EV_ALLOC, 2000 + i, 0, 0x100000 + 0x1000 * i, 100 + i, 0, PLAIN);
-	ev(GMT_EV_RANGE_END, 200000, -1, 0, 0, GMT_RANGE_API, 3 | 1ull << 32);
-	ev(GMT_EV_ALLOC, 200001, 0, 0x10, 10, 0, PLAIN);
+	ev(GMT_EV_RANGE_END, 400000, -1, 0, 0, GMT_RANGE_API, 3 | 1ull << 32);
+	ev(GMT_EV_ALLOC, 400001, 0, 0x10, 10, 0, PLAIN);
 	ev(GMT_EV_FREE, 500, 0, 0x10, 0, 0, PLAIN);             /* late */
 }
 
