@@ -2,7 +2,10 @@
 # Runs the test suite against a build directory.
 #   tests/run.sh BUILD [--unit-only] [--analyzer-only] [PATTERN]
 # Unit tests are $BUILD/tests/unit_*; case scripts are tests/cases/*.sh
-# (analyze_*.sh are the analyzer's; --analyzer-only keeps just those).
+# (analyze_*.sh are the analyzer's, and so is any script with a line
+# "# analyzer-only": it needs the analyzer and the test tools, no preload,
+# no test doubles; --analyzer-only keeps just those, as `make asan` runs
+# them).
 # Each test is one line "ok NAME" or "FAIL NAME" (its output follows on
 # failure); the last line is "N passed, N failed".
 BUILD=${1:-build}; shift
@@ -39,7 +42,9 @@ if [ $unit_only = 0 ] || [ $analyzer_only = 1 ]; then
 	for c in "$ROOT"/tests/cases/*.sh; do
 		[ -f "$c" ] || continue
 		n=$(basename "$c" .sh)
-		if [ $analyzer_only = 1 ]; then case $n in analyze_*) ;; *) continue ;; esac; fi
+		if [ $analyzer_only = 1 ]; then
+			case $n in analyze_*) ;; *) grep -qx '# analyzer-only' "$c" || continue ;; esac
+		fi
 		run_one "$n" sh "$c"
 	done
 fi

@@ -9,6 +9,7 @@
 # the same scenario written whole, says 0 and null. The report page says
 # it in its status and in a row of its own (first event at 1 s: the drops
 # are from +2 s to +4.1 s).
+# analyzer-only
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 D="$ROOT/tests/frozen/traces/known_drops.gmt"

@@ -12,6 +12,7 @@
 #     no range has gives the report of a selection of nothing (--pattern
 #     'zz*'), and --domain gpumemtrace --domain default the default report
 #     (the selection's own echo and symbolisation seconds aside).
+# analyzer-only
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 cp "$ROOT/tests/golden/v1_3_basic.gmt" t.gmt

@@ -11,6 +11,7 @@
 # its reserve are unknown (they said "framework allocated" and "the
 # framework's cache" before). Checked in the peak table and in the chart's
 # series (the page data).
+# analyzer-only
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 T="$ROOT/tests/frozen/traces"

@@ -9,6 +9,7 @@
 # wide) the processes table stays within the page, the process is named by
 # the last name of its path with the whole path as the link's title, and
 # the environment table wraps it (screenshot shared.png).
+# analyzer-only
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 GEN="$BUILD/tests/tools/gen-known"

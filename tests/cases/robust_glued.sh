@@ -5,6 +5,7 @@
 # its offset (the first file's size), and summary reports the first trace
 # exactly as alone, marked damaged (exit status 1). A second HEADER record
 # inside a file is refused the same way (reader/gmt_decode.c).
+# analyzer-only
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 F="$ROOT/tests/frozen/traces"

@@ -6,6 +6,7 @@
 # argument is still reported in the order given. Before, demo.gmt given
 # twice was two processes on its device: a coinciding peak of 4844421120 B,
 # twice the process's own 2422210560 B.
+# analyzer-only
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 K="$ROOT/tests/frozen/traces/demo.gmt"

@@ -3,6 +3,7 @@
 # empty output and exit 0: flamegraph and sites say which phases the trace
 # has, and exit 2 when no trace has NAME; with several traces, one that has
 # it keeps the exit status 0 and the others are named.
+# analyzer-only
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 P="$ROOT/tests/frozen/traces/sites_phase.gmt"
