@@ -1426,6 +1426,33 @@ static inline __attribute__((always_inline)) int free_fast(gmt_replay_t *r, cons
 	return 1;
 }
 
+/* count_event over a batch, the times and the last type kept in registers
+ * (nothing is called in between; observers never read them). */
+static void count_events(gmt_summary_t *s, const gmt_devent_t *ev, size_t n)
+{
+	if (!n)
+		return;
+	if (!s->have_ts) {
+		s->have_ts = 1;
+		s->first_ts = s->last_ts = ev[0].ts;
+	}
+	uint64_t first = s->first_ts, last = s->last_ts;
+	unsigned last_type = s->last_type;
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t ts = ev[i].ts;
+		const unsigned t = ev[i].type;
+		first = ts < first ? ts : first;
+		if (ts >= last) {
+			last = ts;
+			last_type = t;
+		}
+		s->by_type[t <= GMT_EV_TYPE_MAX ? t : GMT_EV_TYPE_MAX + 1]++;
+	}
+	s->first_ts = first;
+	s->last_ts = last;
+	s->last_type = last_type;
+}
+
 static inline __attribute__((always_inline)) int apply_event(gmt_replay_t *r, const gmt_devent_t *e)
 {
 	gmt_summary_t *s = &r->s;
@@ -1511,14 +1538,14 @@ static int rp_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 		 * events in file order, and side events are older than the main
 		 * events around them. `phases` and `curves` merge the streams. */
 		s->side_events += n;
-		for (size_t i = 0; i < n; i++)
-			count_event(s, &ev[i]);
+		count_events(s, ev, n);
 		return 0;
 	}
-	for (size_t i = 0; i < n && !rc; i++) {
-		count_event(s, &ev[i]);
+	/* (counted first: a batch stops only at an error, which ends the
+	 * replay) */
+	count_events(s, ev, n);
+	for (size_t i = 0; i < n && !rc; i++)
 		rc = apply_event(r, &ev[i]);
-	}
 	return rc;
 }
 

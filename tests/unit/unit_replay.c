@@ -893,6 +893,44 @@ static void test_gaps(void)
 	gmt_replay_free(R);
 }
 
+/* Times and types counted over a batch (rp_events' count_events): the
+ * earliest and latest time whatever their order, the latest time's type
+ * the last of that time in file order (an EXEC last: the process ended
+ * by exec), every type counted; a later batch whose last event ties the
+ * latest time takes its type. */
+static void test_batch_counts(void)
+{
+	start();
+	gmt_devent_t b[5] = {
+		{ .ts = 10, .type = GMT_EV_ALLOC, .addr = 0x1000, .size = 64, .aux = GMT_AUX(GMT_KIND_PLAIN, 0, 0) },
+		{ .ts = 5, .type = GMT_EV_SYNC, .device = 0 },
+		{ .ts = 20, .type = GMT_EV_SYNC, .device = 0 },
+		{ .ts = 20, .type = GMT_EV_EXEC, .device = -1 },
+		{ .ts = 7, .type = GMT_EV_SYNC, .device = 0 },
+	};
+	CHECK(V.events(V.ctx, b, 5, 0) == 0);
+	CHECK_EQ_U64(5, S()->first_ts);
+	CHECK_EQ_U64(20, S()->last_ts);
+	CHECK_EQ_U64(GMT_EV_EXEC, S()->last_type);
+	CHECK_EQ_U64(3, S()->by_type[GMT_EV_SYNC]);
+	CHECK_EQ_U64(1, S()->by_type[GMT_EV_ALLOC]);
+	CHECK_EQ_U64(1, S()->by_type[GMT_EV_EXEC]);
+	CHECK_EQ_U64(64, D(0)->live.total);
+	const gmt_summary_t *s = gmt_replay_finish(R, NULL);
+	CHECK_EQ_STR("exec", s->process_end);
+	gmt_replay_free(R);
+
+	start();
+	CHECK(V.events(V.ctx, b, 4, 0) == 0);
+	gmt_devent_t tie = { .ts = 20, .type = GMT_EV_SYNC, .device = 0 };
+	CHECK(V.events(V.ctx, &tie, 1, 0) == 0);
+	CHECK_EQ_U64(GMT_EV_SYNC, S()->last_type);
+	CHECK_EQ_U64(5, S()->first_ts);
+	s = gmt_replay_finish(R, NULL);
+	CHECK_EQ_STR("cut", s->process_end);
+	gmt_replay_free(R);
+}
+
 int main(void)
 {
 	test_peak_vs_independent_maxima();
@@ -914,5 +952,6 @@ int main(void)
 	test_ids_random();
 	test_taken_from_device();
 	test_gaps();
+	test_batch_counts();
 	TEST_DONE();
 }
