@@ -8,10 +8,17 @@
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 unset PYTHONPATH   # only what pip installed
-command -v python3 > /dev/null || fail "python3 is needed"
+# pip builds offline with the environment's setuptools and wheel
+# (python/pyproject.toml): the first python3 that has both, the one on PATH
+# first (a pyenv python may lack wheel; Debian's has python3-wheel).
+PY=""
+for p in "$(command -v python3 2>/dev/null)" /usr/bin/python3; do
+	[ -n "$p" ] && [ -x "$p" ] && "$p" -c 'import setuptools, wheel' 2>/dev/null && { PY=$p; break; }
+done
+[ -n "$PY" ] || fail "no python3 with setuptools and wheel (apt-get install python3-setuptools python3-wheel)"
 # pip builds in the tree it is given: a copy (the link followed), never the source.
 cp -rL "$ROOT/python" src || fail "copy of python/"
-python3 -m venv --system-site-packages --without-pip venv || fail "python3 -m venv"
+"$PY" -m venv --system-site-packages --without-pip venv || fail "python3 -m venv"
 venv/bin/python -m pip install -q --no-index --no-build-isolation ./src > pip.out 2>&1 ||
 	{ cat pip.out >&2; fail "pip install"; }
 rm -rf src
