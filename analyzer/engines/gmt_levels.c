@@ -47,6 +47,7 @@
  * array, searched linearly.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -290,7 +291,7 @@ typedef struct lv_new {
 
 typedef struct lv_dev {
 	int ordinal;
-	int dirty;
+	uint64_t mark;                         /* hot.gen: in the dirty list  */
 	int fw_seen, fw_seg_seen, async_seen;
 	int fw_any;                            /* any FW_* event: allocations wait */
 	uint32_t fw_id;                        /* the framework of the first level event */
@@ -319,6 +320,9 @@ typedef struct lv_dev {
  * its record), a mapping its own node. */
 
 struct gmt_levels {
+	gmt_levels_hot_t hot;                  /* first (gmt_levels.h): pending
+						  new allocations and the dirty
+						  list                        */
 	gmt_replay_t *rp;
 	int fw_registered;                     /* FW_REGISTER seen: allocations
 						  wait on every device        */
@@ -331,9 +335,7 @@ struct gmt_levels {
 	int ranges_ordered;                    /* the ranges treap is kept */
 	lv_dev_t **dev;                        /* index ordinal + 1 */
 	size_t n_dev, n_devs;                  /* slots; devices in them */
-	int *dirty;                            /* ordinals of devices changed */
-	lv_dev_t **dirty_dev;                  /* ... and their states        */
-	size_t n_dirty, cap_dirty;
+	size_t cap_dirty;                      /* room in hot.dirty           */
 	lv_pending_t *pend;
 	size_t n_pend, cap_pend;
 	lv_new_t *nw;                          /* pending new allocations      */
@@ -343,6 +345,8 @@ struct gmt_levels {
 	void (*outside_fn)(void *ctx, const gmt_outlier_t *o);
 	void *outside_ctx;
 };
+
+_Static_assert(offsetof(struct gmt_levels, hot) == 0, "gmt_levels.h reads hot at the start");
 
 static inline uint64_t sub0(uint64_t a, uint64_t b)
 {
@@ -421,14 +425,10 @@ static lv_dev_t *dev_get_slow(gmt_levels_t *lv, int ordinal)
 	/* the dirty list holds each device at most once: room for all */
 	if (lv->cap_dirty <= lv->n_devs) {
 		size_t nc = lv->cap_dirty ? lv->cap_dirty * 2 : 8;
-		int *p = realloc(lv->dirty, nc * sizeof(*p));
+		int *p = realloc(lv->hot.dirty, nc * sizeof(*p));
 		if (!p)
 			return NULL;
-		lv->dirty = p;
-		lv_dev_t **pd = realloc(lv->dirty_dev, nc * sizeof(*pd));
-		if (!pd)
-			return NULL;
-		lv->dirty_dev = pd;
+		lv->hot.dirty = p;
 		lv->cap_dirty = nc;
 	}
 	lv_dev_t *d = calloc(1, sizeof(*d));
@@ -461,10 +461,9 @@ static const lv_dev_t *dev_find(const gmt_levels_t *lv, int ordinal)
  * listed; dev_get_slow made room for every device). Returns 0. */
 static inline int mark(gmt_levels_t *lv, lv_dev_t *d)
 {
-	if (!d->dirty) {
-		lv->dirty_dev[lv->n_dirty] = d;
-		lv->dirty[lv->n_dirty++] = d->ordinal;
-		d->dirty = 1;
+	if (d->mark != lv->hot.gen) {
+		lv->hot.dirty[lv->hot.n_dirty++] = d->ordinal;
+		d->mark = lv->hot.gen;
 	}
 	return 0;
 }
@@ -565,7 +564,7 @@ void gmt_levels_set_outside_fn(gmt_levels_t *lv, void (*fn)(void *ctx, const gmt
 
 static lv_new_t *nw_find(gmt_levels_t *lv, int is_blk, uint32_t idx)
 {
-	for (size_t i = 0; i < lv->n_nw; i++)
+	for (size_t i = 0; i < lv->hot.n_nw; i++)
 		if (lv->nw[i].idx == idx && lv->nw[i].is_blk == is_blk)
 			return &lv->nw[i];
 	return NULL;
@@ -580,7 +579,7 @@ static uint8_t *flags_of(gmt_levels_t *lv, int is_blk, uint32_t idx)
 static int pend_new(gmt_levels_t *lv, lv_dev_t *d, int is_blk, uint32_t idx, uint64_t size,
 		    unsigned owner, const gmt_devent_t *cause)
 {
-	if (lv->n_nw == lv->cap_nw) {
+	if (lv->hot.n_nw == lv->cap_nw) {
 		size_t nc = lv->cap_nw ? lv->cap_nw * 2 : 8;
 		lv_new_t *p = realloc(lv->nw, nc * sizeof(*p));
 		if (!p)
@@ -588,7 +587,7 @@ static int pend_new(gmt_levels_t *lv, lv_dev_t *d, int is_blk, uint32_t idx, uin
 		lv->nw = p;
 		lv->cap_nw = nc;
 	}
-	lv->nw[lv->n_nw++] = (lv_new_t){ .ts = cause->ts, .size = size, .idx = idx, .thread = cause->thread,
+	lv->nw[lv->hot.n_nw++] = (lv_new_t){ .ts = cause->ts, .size = size, .idx = idx, .thread = cause->thread,
 					 .dev = (int16_t)d->ordinal, .owner = (uint8_t)owner,
 					 .is_blk = (uint8_t)is_blk };
 	*flags_of(lv, is_blk, idx) |= F_PEND;
@@ -606,7 +605,7 @@ static int unpend_slow(gmt_levels_t *lv, int is_blk, uint32_t idx)
 	if (!w)
 		return 0;
 	lv_new_t x = *w;
-	*w = lv->nw[--lv->n_nw];
+	*w = lv->nw[--lv->hot.n_nw];
 	lv_dev_t *d = dev_get(lv, x.dev);
 	if (!d)
 		return -ENOMEM;
@@ -625,7 +624,7 @@ static inline int unpend(gmt_levels_t *lv, int is_blk, uint32_t idx)
 static int pend_resolve(gmt_levels_t *lv, uint64_t now, int by_thread, uint32_t thread)
 {
 	int rc;
-	for (size_t i = lv->n_nw; i-- > 0;) {
+	for (size_t i = lv->hot.n_nw; i-- > 0;) {
 		const lv_new_t *w = &lv->nw[i];
 		if (((by_thread && w->thread == thread) ||
 		     (now >= w->ts && now - w->ts >= GMT_LV_GRACE_NS)) &&
@@ -907,9 +906,65 @@ static void map_new(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
 	}
 }
 
+/* The common block added and block gone: no framework range or event
+ * yet (so never inside, never pending, no ranges treap to keep), not
+ * stream-ordered (no pending frees), a record from the free list. 1 when
+ * done, 0 to take the general way (nothing done). */
+static inline __attribute__((always_inline)) int blk_add_fast(gmt_levels_t *lv, const gmt_devent_t *cause,
+							      const gmt_obs_t *o)
+{
+	uint32_t b = lv->blk.free_head;
+	size_t idx = (size_t)(o->dev + 1);
+	if (!b || !cause || lv->fw_ranges || lv->fw_any || lv->fw_registered || lv->ranges_ordered ||
+	    o->kind == GMT_KIND_ASYNC || o->dev < -1 || idx >= lv->n_dev || !lv->dev[idx])
+		return 0;
+	lv_blk_t *x = &lv->blk.b[b];
+	lv->blk.free_head = (uint32_t)x->ts;
+	*x = (lv_blk_t){ .ts = cause->ts, .stack = cause->stack, .flags = F_LIVE };
+	*o->cookie = b;
+	mark(lv, lv->dev[idx]);
+	return 1;
+}
+
+static inline __attribute__((always_inline)) int blk_del_fast(gmt_levels_t *lv, const gmt_devent_t *cause,
+							      const gmt_obs_t *o)
+{
+	uint32_t b = *o->cookie;
+	size_t idx = (size_t)(o->dev + 1);
+	if (!cause || !b || b >= lv->blk.used || lv->blk.b[b].flags != F_LIVE || lv->ranges_ordered ||
+	    o->kind == GMT_KIND_ASYNC || o->dev < -1 || idx >= lv->n_dev || !lv->dev[idx])
+		return 0;
+	lv_dev_t *d = lv->dev[idx];
+	lv_blk_t x = lv->blk.b[b];
+	*o->cookie = 0;
+	b_release(&lv->blk, b);
+	/* outlier_add: never inside, and not stream-ordered: outside. The
+	 * smallest of a full list is the heap's top: a smaller one is only
+	 * counted. */
+	unsigned owner = gmt_downer(o->owner);
+	if (lv->outside_fn || !lv->top_n || d->n_top < lv->top_n || o->size >= d->top[0].size) {
+		block_outlier(lv, d, &x, o->key, o->size, o->dev, o->kind, owner, cause->ts);
+	} else {
+		d->outliers[owner]++;
+	}
+	mark(lv, d);
+	return 1;
+}
+
+static __attribute__((noinline)) int observe_slow(gmt_levels_t *lv, const gmt_devent_t *cause,
+						    const gmt_obs_t *o);
+
 static int levels_observe(void *ctx, const gmt_devent_t *cause, const gmt_obs_t *o)
 {
 	gmt_levels_t *lv = ctx;
+	if (o->op == GMT_OBS_BLOCK_ADD ? blk_add_fast(lv, cause, o)
+	    : o->op == GMT_OBS_BLOCK_DEL && blk_del_fast(lv, cause, o))
+		return 0;
+	return observe_slow(lv, cause, o);
+}
+
+static int observe_slow(gmt_levels_t *lv, const gmt_devent_t *cause, const gmt_obs_t *o)
+{
 	uint32_t t;
 	int rc;
 	switch (o->op) {
@@ -1143,6 +1198,7 @@ gmt_levels_t *gmt_levels_new(const char *file, unsigned top_n)
 		free(lv);
 		return NULL;
 	}
+	lv->hot.gen = 1;         /* a new device's mark (0) is not in the list */
 	lv->pool.rng = 0x9E3779B97F4A7C15ull;
 	lv->top_n = top_n;
 	gmt_replay_observe(lv->rp, levels_observe, lv);
@@ -1162,8 +1218,7 @@ void gmt_levels_free(gmt_levels_t *lv)
 		free(lv->dev[i]);
 	}
 	free(lv->dev);
-	free(lv->dirty);
-	free(lv->dirty_dev);
+	free(lv->hot.dirty);
 	free(lv->pend);
 	free(lv->nw);
 	free(lv->pool.n);
@@ -1194,15 +1249,20 @@ static int apply(gmt_levels_t *lv, const gmt_devent_t *e);
 int gmt_levels_event_from(gmt_levels_t *lv, const gmt_devent_t *e, int side)
 {
 	int rc;
+	/* With nothing pending, an ALLOC or a FREE is the replay's and its
+	 * observer's alone: apply() has nothing more for them, and neither
+	 * claims. */
+	if (__builtin_expect(!lv->hot.n_nw, 1) && (e->type == GMT_EV_ALLOC || e->type == GMT_EV_FREE))
+		return gmt_replay_event(lv->rp, e);
 	/* Rules (b) and (c) before the event (a MEMINFO sample then sees
 	 * them), except that a segment of the same thread first claims what
 	 * it contains and resolves the rest after. */
-	if (lv->n_nw &&
+	if (lv->hot.n_nw &&
 	    (rc = pend_resolve(lv, e->ts, !side && !vmm_step(e->type) && !claims(e->type), e->thread)))
 		return rc;
 	if ((rc = apply(lv, e)))
 		return rc;
-	if (lv->n_nw && !side && claims(e->type))
+	if (lv->hot.n_nw && !side && claims(e->type))
 		return pend_resolve(lv, e->ts, 1, e->thread);
 	return 0;
 }
@@ -1214,10 +1274,10 @@ int gmt_levels_event(gmt_levels_t *lv, const gmt_devent_t *e)
 
 int gmt_levels_next_deadline(const gmt_levels_t *lv, uint64_t *ts)
 {
-	if (!lv->n_nw)
+	if (!lv->hot.n_nw)
 		return 0;
 	uint64_t m = UINT64_MAX;
-	for (size_t i = 0; i < lv->n_nw; i++) {
+	for (size_t i = 0; i < lv->hot.n_nw; i++) {
 		uint64_t d = lv->nw[i].ts + GMT_LV_GRACE_NS;
 		if (d < lv->nw[i].ts)
 			d = UINT64_MAX;
@@ -1230,14 +1290,14 @@ int gmt_levels_next_deadline(const gmt_levels_t *lv, uint64_t *ts)
 
 int gmt_levels_expire(gmt_levels_t *lv, uint64_t now)
 {
-	return lv->n_nw ? pend_resolve(lv, now, 0, 0) : 0;
+	return lv->hot.n_nw ? pend_resolve(lv, now, 0, 0) : 0;
 }
 
 int gmt_levels_end_pending(gmt_levels_t *lv)
 {
 	int rc = 0;
-	while (lv->n_nw && !rc)
-		rc = unpend(lv, lv->nw[lv->n_nw - 1].is_blk, lv->nw[lv->n_nw - 1].idx);
+	while (lv->hot.n_nw && !rc)
+		rc = unpend(lv, lv->nw[lv->hot.n_nw - 1].is_blk, lv->nw[lv->hot.n_nw - 1].idx);
 	return rc;
 }
 
@@ -1291,15 +1351,6 @@ static int apply(gmt_levels_t *lv, const gmt_devent_t *e)
 			return fw_event(lv, e);
 		return 0;
 	}
-}
-
-const int *gmt_levels_take_dirty(gmt_levels_t *lv, size_t *n)
-{
-	*n = lv->n_dirty;
-	for (size_t i = 0; i < lv->n_dirty; i++)
-		lv->dirty_dev[i]->dirty = 0;
-	lv->n_dirty = 0;
-	return lv->dirty;
 }
 
 size_t gmt_levels_devices(const gmt_levels_t *lv, int *out, size_t cap)

@@ -81,6 +81,15 @@ typedef struct gmt_lv_dev_info {
 
 typedef struct gmt_levels gmt_levels_t;
 
+/* What the phase engine reads after every event, inline: the first member
+ * of gmt_levels_t (read it only through the functions below). */
+typedef struct gmt_levels_hot {
+	size_t n_nw;             /* pending new allocations (gmt_levels_event_from) */
+	size_t n_dirty;          /* devices in dirty[]                       */
+	int *dirty;              /* ordinals of the devices changed          */
+	uint64_t gen;            /* a device is in dirty[] when its mark is gen */
+} gmt_levels_hot_t;
+
 /* A new engine for the trace named file; top_n: outside allocations listed
  * per device. NULL when out of memory. */
 gmt_levels_t *gmt_levels_new(const char *file, unsigned top_n);
@@ -115,6 +124,13 @@ int gmt_levels_event(gmt_levels_t *lv, const gmt_devent_t *e);
  * rule (c) resolves one (its time + GMT_LV_GRACE_NS). */
 int gmt_levels_next_deadline(const gmt_levels_t *lv, uint64_t *ts);
 
+/* Whether an allocation is pending (gmt_levels_next_deadline's answer,
+ * without the deadline). */
+static inline int gmt_levels_waiting(const gmt_levels_t *lv)
+{
+	return ((const gmt_levels_hot_t *)(const void *)lv)->n_nw != 0;
+}
+
 /* Rule (c) at time now: pending allocations whose grace has run out by now
  * become outside (their devices are marked dirty). 0 or a negative errno. */
 int gmt_levels_expire(gmt_levels_t *lv, uint64_t now);
@@ -126,7 +142,16 @@ int gmt_levels_end_pending(gmt_levels_t *lv);
 /* Device ordinals whose values may have changed since the last call, in
  * the order first touched; the list is then cleared. *n gets the count;
  * the array is owned by lv and valid until the next event. */
-const int *gmt_levels_take_dirty(gmt_levels_t *lv, size_t *n);
+static inline const int *gmt_levels_take_dirty(gmt_levels_t *lv, size_t *n)
+{
+	gmt_levels_hot_t *h = (gmt_levels_hot_t *)(void *)lv;
+	*n = h->n_dirty;
+	if (h->n_dirty) {
+		h->n_dirty = 0;
+		h->gen++;            /* every device's mark is old now */
+	}
+	return h->dirty;
+}
 
 /* Devices seen so far (ordinals >= 0, ascending) into out (cap entries);
  * returns how many there are. */

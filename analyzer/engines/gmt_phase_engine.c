@@ -890,7 +890,7 @@ static void mark_failed(gmt_phases_t *ph, const gmt_devent_t *e)
 /* New driver allocations wait for their segment (gmt_levels.h); one whose
  * grace runs out becomes outside at that moment, an instant of its own
  * when no event falls on it: every deadline before ts is played here. */
-static int play_deadlines(gmt_phases_t *ph, uint64_t ts)
+static int play_deadlines_slow(gmt_phases_t *ph, uint64_t ts)
 {
 	uint64_t dl;
 	int rc;
@@ -909,16 +909,34 @@ static int play_deadlines(gmt_phases_t *ph, uint64_t ts)
 	return 0;
 }
 
+static inline int play_deadlines(gmt_phases_t *ph, uint64_t ts)
+{
+	return gmt_levels_waiting(ph->lv) ? play_deadlines_slow(ph, ts) : 0;
+}
+
 int gmt_phases_event(gmt_phases_t *ph, const gmt_devent_t *e)
 {
 	return gmt_phases_event_from(ph, e, 0);
 }
 
-int gmt_phases_event_from(gmt_phases_t *ph, const gmt_devent_t *e, int side)
+/* gmt_phases_event_from, inlined into the run's loop over a batch. */
+static inline __attribute__((always_inline)) int phase_event(gmt_phases_t *ph, const gmt_devent_t *e,
+							     int side)
 {
 	int rc;
 	size_t n;
 	const int *devs;
+	if (__builtin_expect(ph->o.pairing_only, 0)) {
+		if (e->ts > ph->last_ts)
+			ph->last_ts = e->ts;
+		if (e->type == GMT_EV_RANGE_BEGIN)
+			return range_begin(ph, e);
+		if (e->type == GMT_EV_RANGE_END)
+			return range_end(ph, e);
+		if (e->type == GMT_EV_ALLOC_FAIL || e->type == GMT_EV_FW_OOM)
+			mark_failed(ph, e);
+		return 0;
+	}
 	if ((rc = play_deadlines(ph, e->ts)))
 		return rc;
 	if (e->ts > ph->last_ts)
@@ -952,6 +970,11 @@ int gmt_phases_event_from(gmt_phases_t *ph, const gmt_devent_t *e, int side)
 	if (e->type == GMT_EV_ALLOC_FAIL || e->type == GMT_EV_FW_OOM)
 		mark_failed(ph, e);
 	return hook_instant(ph, e->ts, devs, n, 0);
+}
+
+int gmt_phases_event_from(gmt_phases_t *ph, const gmt_devent_t *e, int side)
+{
+	return phase_event(ph, e, side);
 }
 
 /* The figures' numbers derived from others, once, for the renderers:
@@ -1065,6 +1088,21 @@ static int run_event(void *ctx, const gmt_devent_t *e, int side)
 	return r->hook && r->hook->event ? r->hook->event(r->hook->ctx, e, side) : 0;
 }
 
+static int run_events(void *ctx, const gmt_devent_t *ev, size_t n)
+{
+	run_t *r = ctx;
+	gmt_phases_t *ph = r->ph;
+	int (*hook)(void *, const gmt_devent_t *, int) = r->hook ? r->hook->event : NULL;
+	for (size_t i = 0; i < n; i++) {
+		int rc = phase_event(ph, &ev[i], 0);
+		if (!rc && hook)
+			rc = hook(r->hook->ctx, &ev[i], 0);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int run_header(void *ctx, const gmt_header_t *h)
 {
 	return ph_header(((run_t *)ctx)->ph, h);
@@ -1091,7 +1129,7 @@ int gmt_phases_run(const char *path, const gmt_phase_opts_t *o, const gmt_phases
 {
 	run_t r = { .path = path, .o = o, .hook = hook };
 	gmt_timeline_sink_t sink = {
-		.ctx = &r, .reset = run_reset, .event = run_event,
+		.ctx = &r, .reset = run_reset, .event = run_event, .events = run_events,
 		.meta = { .ctx = &r, .header = run_header, .device = run_device,
 			  .drops = run_drops, .end = run_end, .string = run_string },
 	};

@@ -39,6 +39,12 @@ typedef struct gmt_phase_opts {
 	const char *fold_only;       /* with open_only: the name whose
 					occurrences are still folded (the only
 					one gmt_phases_names lists) */
+	int pairing_only;            /* only which occurrences are open
+					(gmt_phases_current_occ): ranges are
+					paired, nothing else is applied (no
+					levels: no figures, no checkpoints, no
+					device values, no instants but the
+					phase changes) */
 } gmt_phase_opts_t;
 
 #define GMT_PHASES_DEFAULT_LISTED 100

@@ -44,9 +44,12 @@
 typedef struct rp_slot {
 	uint64_t key;
 	uint64_t a;        /* blocks: size; handles: size; maps: size; va: size */
-	uint64_t b;        /* handles: mapping count; maps: handle; blocks:
-			      the observer's values (gmt_obs_t.cookie low,
-			      cookie_hi high)                               */
+	union {
+		uint64_t b;        /* handles: mapping count; maps: handle */
+		uint32_t ck[2];    /* blocks: the observer's values
+				      (gmt_obs_t.cookie, cookie_hi): b's low
+				      and high halves                     */
+	};
 	uint32_t c;        /* kind | owner << 8, then blocks: context index
 			      << 16 (0 unknown), handles: references << 16;
 			      maps: the observer's value                    */
@@ -54,6 +57,9 @@ typedef struct rp_slot {
 	uint8_t bflags;    /* blocks: BF_* */
 	uint8_t used;
 } rp_slot_t;
+
+/* ck[0] is b's low half (gmt_replay_each_block gives b) */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "rp_slot_t.ck: little-endian halves of b");
 
 /* A block made on a stream being captured (GMT_FLAG_CAPTURED): a graph's
  * memory node, in no device total (the graph memory pool backs it when the
@@ -186,17 +192,15 @@ static int notify(gmt_replay_t *r, enum gmt_obs_op op, uint64_t key, uint64_t si
 	return notify_ck(r, op, key, size, handle, dev, kind, owner, NULL);
 }
 
-/* A block's observer values live in its slot's b (unused by blocks). */
+/* A block's observer values live in its slot (ck), where the observer
+ * reads and writes them. */
 static __attribute__((noinline)) int notify_block_obs(gmt_replay_t *r, enum gmt_obs_op op, rp_slot_t *b,
 						       uint64_t key, uint64_t size, int dev, unsigned kind,
 						       unsigned owner)
 {
-	uint32_t ck = (uint32_t)b->b, hi = (uint32_t)(b->b >> 32);
 	gmt_obs_t o = { .op = op, .key = key, .size = size, .dev = dev, .kind = kind, .owner = owner,
-			.cookie = &ck, .cookie_hi = &hi };
-	int rc = r->obs(r->obs_ctx, r->cause, &o);
-	b->b = ck | (uint64_t)hi << 32;
-	return rc;
+			.cookie = &b->ck[0], .cookie_hi = &b->ck[1] };
+	return r->obs(r->obs_ctx, r->cause, &o);
 }
 
 static inline int notify_block(gmt_replay_t *r, enum gmt_obs_op op, rp_slot_t *b, uint64_t key,
@@ -1508,11 +1512,28 @@ static inline __attribute__((always_inline)) int apply_event(gmt_replay_t *r, co
 	return rc;
 }
 
+static __attribute__((noinline)) int apply_event_slow(gmt_replay_t *r, const gmt_devent_t *e)
+{
+	return apply_event(r, e);
+}
+
 int gmt_replay_event(gmt_replay_t *r, const gmt_devent_t *e)
 {
 	r->s.events++;
 	count_event(&r->s, e);
-	return apply_event(r, e);
+	/* The common ALLOC and FREE here, the rest (and what they do not
+	 * take) in a function of its own: this path then needs few
+	 * registers. */
+	if (e->type == GMT_EV_ALLOC || e->type == GMT_EV_FREE) {
+		int rc = 0;
+		r->cause = e;
+		r->ctx_released = 0;
+		if (e->type == GMT_EV_ALLOC ? alloc_fast(r, e, &rc) : free_fast(r, e, &rc)) {
+			r->cause = NULL;
+			return r->oom ? -ENOMEM : rc;
+		}
+	}
+	return apply_event_slow(r, e);
 }
 
 void gmt_replay_note_side(gmt_replay_t *r, uint64_t n)

@@ -123,6 +123,8 @@ static int ev_pass1(void *c, const gmt_devent_t *ev, size_t n, unsigned flags)
 	t->st.main_events += n;
 	if (t->side_seen)
 		return 0;   /* pass 2 will deliver these, merged */
+	if (t->sink->events)
+		return t->sink->events(t->sink->ctx, ev, n);
 	for (size_t i = 0; i < n; i++) {
 		int rc = t->sink->event(t->sink->ctx, &ev[i], 0);
 		if (rc)

@@ -55,6 +55,10 @@ typedef struct gmt_timeline_sink {
 	gmt_visitor_t meta;
 	/* One event, in merged time order. side: it came from the side stream. */
 	int (*event)(void *ctx, const gmt_devent_t *e, int side);
+	/* Optional: n main-stream events in a row (what event would get one
+	 * at a time, side 0), as the decoder gives them while no merge is
+	 * needed (pass 1 before any side record). */
+	int (*events)(void *ctx, const gmt_devent_t *ev, size_t n);
 } gmt_timeline_sink_t;
 
 typedef struct gmt_timeline_stats {

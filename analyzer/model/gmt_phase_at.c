@@ -83,8 +83,11 @@ int gmt_phase_at_run(const char *path, const gmt_phase_opts_t *o, const uint64_t
 	qsort_r(a.order, n, sizeof(*a.order), by_ts, (void *)ts);
 	gmt_phases_hook_t hook = { .ctx = &a, .reset = at_reset, .instant = at_instant, .event = at_event };
 	gmt_phases_t *ph = NULL;
+	/* only which occurrence is open: no levels, no figures */
+	gmt_phase_opts_t po = *o;
+	po.pairing_only = 1;
 	memset(res, 0, sizeof(*res));
-	int st = gmt_phases_run(path, o, &hook, &ph, res);
+	int st = gmt_phases_run(path, &po, &hook, &ph, res);
 	gmt_phases_free(ph);
 	free(a.order);
 	if (st == GMT_DECODE_STOPPED) {

@@ -4,7 +4,8 @@
  * reports that name the phase of each peak or failure (`summary`, `sites`).
  *
  * One run of the phase engine (gmt_phase_engine.h, the common phase
- * selection) over the trace; the occurrence of an instant ts is the
+ * selection; pairing only: nothing is computed of the levels) over the
+ * trace; the occurrence of an instant ts is the
  * innermost phase occurrence open (the latest begun) right after the first
  * main-stream event at or after ts, i.e. after the event that made the peak
  * or failed (it has that time). docs/analyzer.md, "Phase of a peak".
