@@ -1492,51 +1492,107 @@ void gmt_levels_values(const gmt_levels_t *lv, int ordinal, enum gmt_view view, 
 	values_into(lv, ordinal, &q, v);
 }
 
-/* curves' row: the fields values_into gives them, by the same rules
- * (finish_view's included), without the per-owner split, the gap and the
- * estimate that only the phase figures take. */
-void gmt_levels_curve(const gmt_levels_t *lv, int ordinal, enum gmt_view view, gmt_lv_curve_t *out)
+/* What a curves row and the phase figures' maxima take of a device, asked
+ * at nearly every event: values_into's numbers by its rules (finish_view's
+ * included), without the per-owner split. What both views share is made
+ * once (lv_base); view() derives one view from it. An owner whose live
+ * bytes the replay never added to holds none, so only the owners it added
+ * to are summed. */
+typedef struct lv_base {
+	const lv_dev_t *d;
+	const gmt_dev_summary_t *rd;
+	uint64_t outside, async_live, pend_out, reserved, used;
+	uint8_t has_allocated, has_reserved, has_pool, has_used;
+} lv_base_t;
+
+static inline __attribute__((always_inline)) void base(const gmt_levels_t *lv, int ordinal, int held_too,
+							lv_base_t *b)
 {
+	static const lv_dev_t none;
+	static const gmt_dev_summary_t rnone;
 	const gmt_summary_t *s = gmt_replay_summary(lv->rp);
 	const gmt_dev_summary_t *rd = gmt_summary_device(s, ordinal);
 	const lv_dev_t *d = dev_find(lv, ordinal);
-	static const lv_dev_t none;
-	static const gmt_dev_summary_t rnone;
 	if (!d)
 		d = &none;
 	if (!rd)
 		rd = &rnone;
-	int held = view == GMT_VIEW_HELD;
-	int stream = !d->fw_seen && d->async_seen;    /* asrc GMT_ASRC_STREAM */
+	b->d = d;
+	b->rd = rd;
+	const int stream = !d->fw_seen && d->async_seen;    /* asrc GMT_ASRC_STREAM */
 	const uint64_t *in = stream ? d->async_owner : d->inside_owner;
-	uint64_t outside = 0, async_live = 0;
-	for (int o = 0; o < GMT_DOWNERS; o++)
+	uint64_t outside = 0;
+	for (unsigned m = rd->owners_added; m; m &= m - 1) {
+		unsigned o = (unsigned)__builtin_ctz(m);
 		outside += sub0(sub0(rd->live.owner[o], in[o]), d->pnew_owner[o]);
-	if (stream)
-		for (int o = 0; o < GMT_DOWNERS; o++)
-			async_live += d->async_owner[o];
-	if (held && !stream)
-		for (int o = 0; o < GMT_DOWNERS; o++)
-			outside += d->pend_out_owner[o];
-	out->outside = outside;
-	out->has_allocated = (uint8_t)(d->fw_seen || d->async_seen);
-	out->allocated = d->fw_seen ? (held ? d->fw_held : d->fw_req)
-		       : d->async_seen ? async_live + (held ? d->pend_total : 0) : 0;
-	int has_pool = 0;
-	if (d->fw_seg_seen) {
-		out->has_reserved = 1;
-		out->reserved = d->fw_reserved;
-	} else {
-		out->reserved = pool_reserved(s, ordinal, &has_pool);
-		out->has_reserved = (uint8_t)has_pool;
-		/* finish_view: a pool's reserve holds its live allocations */
-		if (has_pool && out->has_allocated && out->allocated > out->reserved)
-			out->reserved = out->allocated;
 	}
-	out->has_used = rd->meminfo_samples != 0;
-	out->used = out->has_used ? sub0(rd->meminfo_total, rd->meminfo_free) : 0;
-	out->held = (out->has_reserved ? out->reserved : out->allocated) + outside;
-	out->live = rd->live.total + (held ? d->pend_total : 0);
+	b->outside = outside;
+	b->async_live = 0;
+	b->pend_out = 0;
+	if (stream) {
+		for (int o = 0; o < GMT_DOWNERS; o++)
+			b->async_live += d->async_owner[o];
+	} else if (held_too) {
+		for (int o = 0; o < GMT_DOWNERS; o++)
+			b->pend_out += d->pend_out_owner[o];
+	}
+	b->has_allocated = (uint8_t)(d->fw_seen || d->async_seen);
+	int has_pool = 0;
+	if (d->fw_seg_seen)
+		b->reserved = d->fw_reserved;
+	else
+		b->reserved = s->n_pools ? pool_reserved(s, ordinal, &has_pool) : 0;
+	b->has_pool = (uint8_t)has_pool;
+	b->has_reserved = (uint8_t)(d->fw_seg_seen || has_pool);
+	b->has_used = rd->meminfo_samples != 0;
+	b->used = b->has_used ? sub0(rd->meminfo_total, rd->meminfo_free) : 0;
+}
+
+/* One view of b: allocated, reserved (a pool's reserve holds its live
+ * allocations), outside, held, live. */
+static inline __attribute__((always_inline)) void view(const lv_base_t *b, int held, uint64_t *allocated,
+							uint64_t *reserved, uint64_t *outside,
+							uint64_t *taken, uint64_t *live)
+{
+	const lv_dev_t *d = b->d;
+	uint64_t a = d->fw_seen ? (held ? d->fw_held : d->fw_req)
+		   : d->async_seen ? b->async_live + (held ? d->pend_total : 0) : 0;
+	uint64_t r = b->reserved;
+	if (b->has_pool && b->has_allocated && a > r)
+		r = a;
+	uint64_t out = b->outside + (held ? b->pend_out : 0);
+	*allocated = a;
+	*reserved = r;
+	*outside = out;
+	*taken = (b->has_reserved ? r : a) + out;
+	*live = b->rd->live.total + (held ? d->pend_total : 0);
+}
+
+void gmt_levels_curve(const gmt_levels_t *lv, int ordinal, enum gmt_view v, gmt_lv_curve_t *out)
+{
+	const int held = v == GMT_VIEW_HELD;
+	lv_base_t b;
+	base(lv, ordinal, held, &b);
+	view(&b, held, &out->allocated, &out->reserved, &out->outside, &out->held, &out->live);
+	out->used = b.used;
+	out->has_allocated = b.has_allocated;
+	out->has_reserved = b.has_reserved;
+	out->has_used = b.has_used;
+}
+
+void gmt_levels_keys(const gmt_levels_t *lv, int ordinal, gmt_lv_keys_t k[GMT_VIEWS])
+{
+	lv_base_t b;
+	base(lv, ordinal, 1, &b);
+	for (int w = 0; w < GMT_VIEWS; w++) {
+		uint64_t live;
+		view(&b, w == GMT_VIEW_HELD, &k[w].allocated, &k[w].reserved, &k[w].outside, &k[w].held, &live);
+		k[w].gap = (int64_t)(k[w].reserved - k[w].allocated);
+		k[w].untraced = b.has_used ? b.d->untraced[w] : 0;
+		k[w].has_allocated = b.has_allocated;
+		k[w].has_reserved = b.has_reserved;
+		k[w].has_used = b.has_used;
+	}
 }
 
 /* A block live at the end (the replay's). */

@@ -172,6 +172,17 @@ typedef struct gmt_lv_curve {
 } gmt_lv_curve_t;
 void gmt_levels_curve(const gmt_levels_t *lv, int ordinal, enum gmt_view view, gmt_lv_curve_t *out);
 
+/* What the phase figures' maxima compare (gmt_phase_engine.c), in both
+ * views at once: the same numbers as gmt_levels_values_all's (each 0 where
+ * its has_ flag is 0), at less cost. It is asked at every instant a phase
+ * is open; the full values only when a maximum moves. */
+typedef struct gmt_lv_keys {
+	uint64_t allocated, reserved, outside, held;
+	int64_t gap, untraced;
+	uint8_t has_allocated, has_reserved, has_used;
+} gmt_lv_keys_t;
+void gmt_levels_keys(const gmt_levels_t *lv, int ordinal, gmt_lv_keys_t k[GMT_VIEWS]);
+
 /* Calls fn for every driver allocation that never lay inside a framework
  * segment (what counts as outside), whatever top_n: when it is freed
  * (freed_ts set) and, for those still live, in gmt_levels_finish (freed_ts

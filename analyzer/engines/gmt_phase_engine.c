@@ -95,6 +95,10 @@ struct gmt_phases {
 	uint8_t *pend_flag;      /* by ordinal */
 	size_t n_pend, cap_pend, cap_flag;
 	uint64_t pend_ts;
+	struct thr *thr;         /* by ordinal: what an instant must pass to
+				    move a maximum of an open occurrence */
+	size_t n_thr;
+	uint64_t thr_gen;        /* a thr is up to date when its gen is this */
 	gmt_ck_dev_t **ck;       /* checkpoints by ordinal; NULL: none */
 	size_t n_ck;
 	gmt_boundary_t last_boundary;
@@ -152,6 +156,7 @@ gmt_phases_t *gmt_phases_new(const char *file, const gmt_phase_opts_t *o)
 		ph->o.max_listed = GMT_PHASES_DEFAULT_LISTED;
 	if (!ph->o.max_ck_listed)
 		ph->o.max_ck_listed = GMT_PHASES_DEFAULT_CK_LISTED;
+	ph->thr_gen = 1;         /* a new thr (gen 0) is not made yet */
 	ph->lv = gmt_levels_new(file, ph->o.top_n);
 	if (!ph->lv) {
 		free(ph);
@@ -193,6 +198,7 @@ void gmt_phases_free(gmt_phases_t *ph)
 	free(ph->devbuf);
 	free(ph->pend);
 	free(ph->pend_flag);
+	free(ph->thr);
 	for (size_t i = 0; i < ph->n_ck; i++) {
 		if (ph->ck[i])
 			free(ph->ck[i]->diffs);
@@ -304,11 +310,108 @@ static void fig_offer(gmt_pfig_t *f, uint64_t ts, uint64_t k, const gmt_lv_vals_
 		moment(&f->max_untraced, ts, k, v);
 }
 
+/* ---- thresholds: most instants move no maximum -----------------------------
+ *
+ * An instant's values change an open occurrence's figures only where one
+ * passes a maximum (fig_offer). Per device and view, the smallest of each
+ * maximum over the open occurrences (or that one of them has none yet) is
+ * kept, so an instant is compared with it from the scalars alone
+ * (gmt_levels_keys) and the full values are made only when some maximum
+ * moves. It is made again after such an instant, and for every device when
+ * an occurrence opens or closes (thr_gen). */
+
+enum { INV_ALLOC = 1, INV_RES = 2, INV_HELD = 4, INV_GAP = 8, INV_OUT = 16, INV_UNTR = 32,
+       INV_ALL = 63 };
+
+typedef struct thr {
+	uint64_t gen;
+	struct thr_view {
+		uint64_t alloc, res, held, out;
+		int64_t gap, untr;
+		unsigned inv;        /* INV_*: an open occurrence has no such maximum */
+	} w[GMT_VIEWS];
+} thr_t;
+
+static void thr_make(gmt_phases_t *ph, int ordinal, thr_t *t)
+{
+	for (int w = 0; w < GMT_VIEWS; w++)
+		t->w[w] = (struct thr_view){ UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, INT64_MAX,
+					     INT64_MAX, 0 };
+	for (size_t a = 0; a < ph->n_active; a++) {
+		const gmt_occ_t *o = ph->active[a];
+		const gmt_pdev_t *p = (size_t)ordinal < o->n_dev ? &o->dev[ordinal] : NULL;
+		for (int w = 0; w < GMT_VIEWS; w++) {
+			struct thr_view *x = &t->w[w];
+			if (!p || p->ordinal < 0) {
+				x->inv = INV_ALL;
+				continue;
+			}
+			const gmt_pfig_t *f = &p->fig[w];
+#define MIN_OF(m, field, key, bit) \
+	if (!f->m.valid) \
+		x->inv |= bit; \
+	else if (f->m.v.field < x->key) \
+		x->key = f->m.v.field;
+			MIN_OF(max_alloc, allocated, alloc, INV_ALLOC)
+			MIN_OF(max_res, reserved, res, INV_RES)
+			MIN_OF(max_held, held, held, INV_HELD)
+			MIN_OF(max_gap, gap, gap, INV_GAP)
+			MIN_OF(max_outside, outside, out, INV_OUT)
+			MIN_OF(max_untraced, untraced, untr, INV_UNTR)
+#undef MIN_OF
+		}
+	}
+	t->gen = ph->thr_gen;
+}
+
+/* fig_offer's tests against every open occurrence at once: 1 when an
+ * instant with these scalars moves some maximum. */
+static inline int thr_moves(const thr_t *t, const gmt_lv_keys_t k[GMT_VIEWS])
+{
+	for (int w = 0; w < GMT_VIEWS; w++) {
+		const struct thr_view *x = &t->w[w];
+		const gmt_lv_keys_t *v = &k[w];
+		if ((v->has_allocated && ((x->inv & INV_ALLOC) || v->allocated > x->alloc)) ||
+		    (v->has_reserved && ((x->inv & INV_RES) || v->reserved > x->res)) ||
+		    (x->inv & INV_HELD) || v->held > x->held ||
+		    (v->has_reserved && v->has_allocated && ((x->inv & INV_GAP) || v->gap > x->gap)) ||
+		    (x->inv & INV_OUT) || v->outside > x->out ||
+		    (v->has_used && ((x->inv & INV_UNTR) || v->untraced > x->untr)))
+			return 1;
+	}
+	return 0;
+}
+
+static thr_t *thr_of(gmt_phases_t *ph, int ordinal)
+{
+	if ((size_t)ordinal >= ph->n_thr) {
+		size_t n = ph->n_thr ? ph->n_thr : 4;
+		while (n <= (size_t)ordinal)
+			n *= 2;
+		thr_t *nt = realloc(ph->thr, n * sizeof(*nt));
+		if (!nt)
+			return NULL;
+		memset(nt + ph->n_thr, 0, (n - ph->n_thr) * sizeof(*nt));   /* gen 0: not made */
+		ph->thr = nt;
+		ph->n_thr = n;
+	}
+	return &ph->thr[ordinal];
+}
+
 static int offer(gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (devs[i] < 0)
 			continue;
+		thr_t *t = thr_of(ph, devs[i]);
+		if (!t)
+			return -ENOMEM;
+		if (t->gen == ph->thr_gen) {
+			gmt_lv_keys_t k[GMT_VIEWS];
+			gmt_levels_keys(ph->lv, devs[i], k);
+			if (!thr_moves(t, k))
+				continue;
+		}
 		gmt_lv_vals_t v[GMT_VIEWS];
 		gmt_levels_values_all(ph->lv, devs[i], v);
 		for (size_t a = 0; a < ph->n_active; a++) {
@@ -319,6 +422,7 @@ static int offer(gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n)
 			for (int w = 0; w < GMT_VIEWS; w++)
 				fig_offer(&p->fig[w], ts, o->k, &v[w]);
 		}
+		thr_make(ph, devs[i], t);
 	}
 	return 0;
 }
@@ -376,7 +480,17 @@ static int add_pending_open(gmt_phases_t *ph, uint64_t ts, const int *devs, size
 
 static inline int add_pending(gmt_phases_t *ph, uint64_t ts, const int *devs, size_t n)
 {
-	return ph->n_active ? add_pending_open(ph, ts, devs, n) : 0;
+	if (!ph->n_active)
+		return 0;
+	/* the common instant: one device, the first of its instant */
+	if (n == 1 && !ph->n_pend && devs[0] >= 0 && (size_t)devs[0] < ph->cap_flag && ph->cap_pend) {
+		ph->pend_ts = ts;
+		ph->pend[0] = devs[0];
+		ph->pend_flag[devs[0]] = 1;
+		ph->n_pend = 1;
+		return 0;
+	}
+	return add_pending_open(ph, ts, devs, n);
 }
 
 /* The devices with values now, into ph->devbuf. */
@@ -638,6 +752,7 @@ static gmt_occ_t *occ_open(gmt_phases_t *ph, const gmt_devent_t *e, uint32_t nam
 		}
 	}
 	ph->active[ph->n_active++] = o;
+	ph->thr_gen++;           /* every device's thresholds: made again */
 	return o;
 }
 
@@ -708,6 +823,7 @@ static int occ_close(gmt_phases_t *ph, gmt_occ_t *o, uint64_t ts, int ended)
 		if (ph->active[a] == o) {
 			memmove(&ph->active[a], &ph->active[a + 1], (ph->n_active - a - 1) * sizeof(*ph->active));
 			ph->n_active--;
+			ph->thr_gen++;
 			break;
 		}
 	o->end_ts = ts;

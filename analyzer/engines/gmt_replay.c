@@ -314,14 +314,6 @@ static inline gmt_dev_summary_t *dev_get(gmt_replay_t *r, int ordinal)
 	return d;
 }
 
-const gmt_dev_summary_t *gmt_summary_device(const gmt_summary_t *s, int ordinal)
-{
-	if (ordinal < -1)
-		return NULL;
-	size_t idx = (size_t)(ordinal + 1);
-	return idx < s->n_dev ? s->dev[idx] : NULL;
-}
-
 /* What the device's pools keep reserved beyond their live allocations:
  * their latest reserved bytes, summed, less the live stream-ordered bytes
  * (every one of which lies in one of them). */
@@ -350,6 +342,7 @@ static inline void dev_add(gmt_dev_summary_t *d, unsigned k, unsigned o, uint64_
 	d->live.total += size;
 	d->live.kind[k] += size;
 	d->live.owner[o] += size;
+	d->owners_added |= (uint8_t)(1u << o);
 	if (d->live.kind[k] > d->kind_max[k]) {
 		d->kind_max[k] = d->live.kind[k];
 		d->kind_max_ts[k] = ts;

@@ -65,6 +65,8 @@ typedef struct gmt_dev_summary {
 	int cc_major, cc_minor, driver_version;
 
 	gmt_composition_t live;      /* now; at the end: final live bytes */
+	uint8_t owners_added;        /* bit o: live.owner[o] was ever added to
+					(its other owners' bytes are 0)     */
 	gmt_composition_t peak;      /* at the first instant the total peaked */
 	uint64_t peak_ts;            /* valid when peak.total > 0 */
 	uint64_t kind_max[GMT_DKINDS];    /* independent maxima per kind */
@@ -356,6 +358,12 @@ const gmt_summary_t *gmt_replay_summary(const gmt_replay_t *r);
 void gmt_replay_free(gmt_replay_t *r);
 
 /* Device slot of ordinal (-1 allowed), or NULL if none was seen. */
-const gmt_dev_summary_t *gmt_summary_device(const gmt_summary_t *s, int ordinal);
+static inline const gmt_dev_summary_t *gmt_summary_device(const gmt_summary_t *s, int ordinal)
+{
+	if (ordinal < -1)
+		return NULL;
+	size_t idx = (size_t)(ordinal + 1);
+	return idx < s->n_dev ? s->dev[idx] : NULL;
+}
 
 #endif /* GMT_REPLAY_H */

@@ -27,12 +27,30 @@ static void start(enum gmt_view view, uint64_t max_rows)
 	CHECK(v.string(v.ctx, 2, "step", 4) == 0);
 }
 
-/* gmt_levels_curve gives a row what gmt_levels_values gives it, in both
- * views, on every device, after every event. */
+/* gmt_levels_curve gives a row, and gmt_levels_keys the phase figures'
+ * maxima, what gmt_levels_values gives them, in both views, on every
+ * device, after every event. */
 static void same_values(void)
 {
 	int devs[8];
 	size_t n = gmt_phases_devices(P, devs, 8);
+	for (size_t i = 0; i < n && i < 8; i++) {
+		gmt_lv_keys_t k[GMT_VIEWS];
+		gmt_levels_keys(gmt_phases_levels(P), devs[i], k);
+		for (int w = 0; w < GMT_VIEWS; w++) {
+			gmt_lv_vals_t v;
+			gmt_levels_values(gmt_phases_levels(P), devs[i], (enum gmt_view)w, &v);
+			CHECK_EQ_U64(k[w].allocated, v.allocated);
+			CHECK_EQ_U64(k[w].reserved, v.reserved);
+			CHECK_EQ_U64(k[w].outside, v.outside);
+			CHECK_EQ_U64(k[w].held, v.held);
+			CHECK_EQ_U64((uint64_t)k[w].gap, (uint64_t)v.gap);
+			CHECK_EQ_U64((uint64_t)k[w].untraced, (uint64_t)v.untraced);
+			CHECK_EQ_U64(k[w].has_allocated, v.has_allocated);
+			CHECK_EQ_U64(k[w].has_reserved, v.has_reserved);
+			CHECK_EQ_U64(k[w].has_used, v.has_used);
+		}
+	}
 	for (size_t i = 0; i < n && i < 8; i++)
 		for (int w = 0; w < GMT_VIEWS; w++) {
 			gmt_lv_vals_t v;
@@ -147,9 +165,13 @@ static void scenario_wait(void)
 
 /* Every source of allocated and reserved, for same_values: a pool's
  * reserve (below its live allocations too), device used, the framework's
- * blocks (requested and completed apart), on two devices. */
+ * blocks (requested and completed apart), on two devices; memory of
+ * other owners (NCCL, cuBLAS) outside the framework. */
+#define NCCL GMT_AUX(GMT_KIND_PLAIN, 0, GMT_OWNER_NCCL)
 static void scenario_sources(void)
 {
+	ev(GMT_EV_ALLOC, 5, 0, 0x800000, 2048, 0, NCCL);
+	ev(GMT_EV_ALLOC, 6, 1, 0x900000, 1024, 0, GMT_AUX(GMT_KIND_PLAIN, 0, GMT_OWNER_CUBLAS));
 	ev(GMT_EV_MEMINFO, 10, 1, 900, 1000, 0, 0);
 	ev(GMT_EV_ALLOC, 20, 1, 0x1000, 64, 7, ASYNC);
 	ev(GMT_EV_POOL_RESERVED, 30, 1, 32, 32, 5, 0);     /* less than live */
@@ -160,6 +182,7 @@ static void scenario_sources(void)
 	ev(GMT_EV_FW_FREE_REQUESTED, 80, 0, 0x100000, 512, 3, 1);
 	ev(GMT_EV_MEMINFO, 85, 0, 100, 8192, 0, 0);
 	ev(GMT_EV_FW_FREE_COMPLETED, 90, 0, 0x100000, 512, 3, 1);
+	ev(GMT_EV_FREE, 92, 0, 0x800000, 0, 0, NCCL);
 	ev(GMT_EV_SYNC, 95, -1, 0, 0, 7, GMT_SYNC_STREAM);
 }
 
