@@ -43,7 +43,8 @@ typedef gmt_curve_row_t crow_t;
 typedef struct cdev {
 	int seen;                /* a row was written */
 	int pending;
-	crow_t last, next;
+	crow_t r[2];             /* the last row written and the next one: */
+	uint8_t nx;              /* r[nx] is the next (swapped, not copied) */
 	uint64_t rows;           /* written */
 	uint64_t *keep;          /* --max-rows: per bucket, the kept row (global index + 1) */
 	uint64_t *keep_held;
@@ -100,7 +101,12 @@ struct gmt_curves {
 	int sink_full;           /* ... until it said it is full: the rest go
 				    to the file                              */
 	gmt_phases_t *ph;        /* the engine of the latest instant         */
+	size_t n_pending;        /* devices with a row pending, ...          */
+	int one;                 /* ... the ordinal when there is one        */
 };
+
+#define ROW_LAST(d) (&(d)->r[(d)->nx ^ 1])
+#define ROW_NEXT(d) (&(d)->r[(d)->nx])
 
 enum { M_DEV = 1, M_ALLOC = 2, M_RES = 4, M_OUT = 8, M_USED = 16, M_HELD = 32, M_PHASE = 64, M_HAS = 128,
        M_LIVE = 256, M_SKIP = 512 };
@@ -296,6 +302,7 @@ static int c_reset(void *ctx)
 	c->q_g0 = 0;
 	c->q_n = 0;
 	c->n_dev = 0;
+	c->n_pending = 0;
 	free(c->kept);
 	c->kept = NULL;
 	c->n_kept_mem = 0;
@@ -442,36 +449,47 @@ static int pruned_put(gmt_curves_t *c, cdev_t *d, const crow_t *r, uint64_t k, u
 	return q_drain(c, 0);
 }
 
+/* Device d's pending row, written unless it repeats the last one. */
+static inline int flush_dev(gmt_curves_t *c, cdev_t *d)
+{
+	d->pending = 0;
+	if (d->seen && same(ROW_LAST(d), ROW_NEXT(d)))
+		return 0;
+	/* the sink, until it is full (1); then the file */
+	int rc = c->sink.row && !c->sink_full ? c->sink.row(c->sink.ctx, c->ph, ROW_NEXT(d)) : 1;
+	if (rc < 0)
+		return -(c->err = -rc);
+	if (rc) {
+		if (!c->rows && (rc = rows_open(c)))
+			return -(c->err = -rc);
+		c->sink_full = c->sink.row != NULL;
+		if (c->max_rows) {
+			if ((rc = pruned_put(c, d, ROW_NEXT(d), d->rows, c->n_rows)))
+				return rc;
+		} else if (row_put(c, ROW_NEXT(d), 0)) {
+			return -(c->err = EIO);
+		}
+	}
+	d->nx ^= 1;
+	d->seen = 1;
+	d->rows++;
+	c->n_rows++;
+	return 0;
+}
+
+/* The pending rows, by device ordinal. */
 static int flush(gmt_curves_t *c)
 {
-	for (size_t i = 0; i < c->n_dev; i++) {
-		cdev_t *d = &c->dev[i];
-		if (!d->pending)
-			continue;
-		d->pending = 0;
-		if (d->seen && same(&d->last, &d->next))
-			continue;
-		/* the sink, until it is full (1); then the file */
-		int rc = c->sink.row && !c->sink_full ? c->sink.row(c->sink.ctx, c->ph, &d->next) : 1;
-		if (rc < 0)
-			return -(c->err = -rc);
-		if (rc) {
-			if (!c->rows && (rc = rows_open(c)))
-				return -(c->err = -rc);
-			c->sink_full = c->sink.row != NULL;
-			if (c->max_rows) {
-				if ((rc = pruned_put(c, d, &d->next, d->rows, c->n_rows)))
-					return rc;
-			} else if (row_put(c, &d->next, 0)) {
-				return -(c->err = EIO);
-			}
-		}
-		d->last = d->next;
-		d->seen = 1;
-		d->rows++;
-		c->n_rows++;
+	int rc = 0;
+	if (c->n_pending == 1) {
+		rc = flush_dev(c, &c->dev[c->one]);
+	} else if (c->n_pending) {
+		for (size_t i = 0; i < c->n_dev && !rc; i++)
+			if (c->dev[i].pending)
+				rc = flush_dev(c, &c->dev[i]);
 	}
-	return 0;
+	c->n_pending = 0;
+	return rc;
 }
 
 /* A device's row of this instant so far (phase, open: the innermost open
@@ -484,7 +502,7 @@ static inline int set_pending(gmt_curves_t *c, const gmt_levels_t *lv, int ordin
 		return -ENOMEM;
 	gmt_lv_curve_t v;
 	gmt_levels_curve(lv, ordinal, c->view, &v);
-	crow_t *r = &d->next;
+	crow_t *r = ROW_NEXT(d);
 	r->ts = ts;
 	r->dev = ordinal;
 	r->allocated = v.allocated;
@@ -499,7 +517,11 @@ static inline int set_pending(gmt_curves_t *c, const gmt_levels_t *lv, int ordin
 	r->phase = phase;
 	r->has_phase = (uint8_t)open;
 	memset(r->pad, 0, sizeof(r->pad));
-	d->pending = 1;
+	if (!d->pending) {
+		d->pending = 1;
+		c->n_pending++;
+		c->one = ordinal;
+	}
 	return 0;
 }
 
