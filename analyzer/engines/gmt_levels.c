@@ -333,6 +333,9 @@ struct gmt_levels {
 	bpool_t blk;                           /* device blocks' records */
 	uint32_t ranges, handles, fw;          /* tree roots */
 	int ranges_ordered;                    /* the ranges treap is kept */
+	int fw_none;                           /* none of fw_registered, fw_any,
+						  fw_ranges, ranges_ordered
+						  yet: blocks take the short way */
 	lv_dev_t **dev;                        /* index ordinal + 1 */
 	size_t n_dev, n_devs;                  /* slots; devices in them */
 	size_t cap_dirty;                      /* room in hot.dirty           */
@@ -396,6 +399,7 @@ static int ranges_order(gmt_levels_t *lv)
 	if (lv->ranges_ordered)
 		return 0;
 	lv->ranges_ordered = 1;
+	lv->fw_none = 0;
 	for (uint32_t i = 1; i < lv->pool.used; i++)
 		if (lv->pool.n[i].tree == T_RANGE)
 			t_insert(lv->pool.n, &lv->ranges, i);
@@ -915,8 +919,7 @@ static inline __attribute__((always_inline)) int blk_add_fast(gmt_levels_t *lv, 
 {
 	uint32_t b = lv->blk.free_head;
 	size_t idx = (size_t)(o->dev + 1);
-	if (!b || !cause || lv->fw_ranges || lv->fw_any || lv->fw_registered || lv->ranges_ordered ||
-	    o->kind == GMT_KIND_ASYNC || o->dev < -1 || idx >= lv->n_dev || !lv->dev[idx])
+	if (!b || !cause || !lv->fw_none || o->kind == GMT_KIND_ASYNC || o->dev < -1 || idx >= lv->n_dev || !lv->dev[idx])
 		return 0;
 	lv_blk_t *x = &lv->blk.b[b];
 	lv->blk.free_head = (uint32_t)x->ts;
@@ -1088,6 +1091,7 @@ static int fw_event(gmt_levels_t *lv, const gmt_devent_t *e)
 	if (!d)
 		return -ENOMEM;
 	d->fw_any = lv->fw_any = 1;
+	lv->fw_none = 0;
 	if (e->type <= GMT_EV_FW_SEGMENT_UNMAP) {
 		/* whose bytes the rebuilt allocated and reserved hold (checkpoints
 		 * of one framework compare with them only while alone) */
@@ -1159,6 +1163,7 @@ static int fw_event(gmt_levels_t *lv, const gmt_devent_t *e)
 		d->fw_seen = d->fw_seg_seen = 1;
 		d->fw_reserved += e->size;
 		lv->fw_ranges = 1;
+		lv->fw_none = 0;
 		if ((rc = iset_add(&d->fwr, e->addr, end_of(e->addr, e->size))))
 			return rc;
 		if ((rc = reeval(lv, d->ordinal, e->addr, end_of(e->addr, e->size))))
@@ -1199,6 +1204,7 @@ gmt_levels_t *gmt_levels_new(const char *file, unsigned top_n)
 		return NULL;
 	}
 	lv->hot.gen = 1;         /* a new device's mark (0) is not in the list */
+	lv->fw_none = 1;
 	lv->pool.rng = 0x9E3779B97F4A7C15ull;
 	lv->top_n = top_n;
 	gmt_replay_observe(lv->rp, levels_observe, lv);
@@ -1345,6 +1351,7 @@ static int apply(gmt_levels_t *lv, const gmt_devent_t *e)
 		return pend_release(lv, 0, 0, 0, e->device);
 	case GMT_EV_FW_REGISTER:
 		lv->fw_registered = 1;
+		lv->fw_none = 0;
 		return 0;
 	default:
 		if (e->type >= GMT_EV_FW_ALLOC && e->type <= GMT_EV_FW_LOST)

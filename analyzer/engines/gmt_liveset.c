@@ -152,7 +152,7 @@ static void rises_done(gmt_liveset_t *l)
 
 /* A block or handle became live on device dev: its generation, and
  * whether the device's peak rose. */
-static inline int added(gmt_liveset_t *l, const gmt_devent_t *cause, int dev, uint32_t *gen)
+static inline __attribute__((always_inline)) int added(gmt_liveset_t *l, const gmt_devent_t *cause, int dev, uint32_t *gen)
 {
 	*gen = 0;
 	if (!l->maxima || dev < 0)

@@ -194,7 +194,7 @@ static int notify(gmt_replay_t *r, enum gmt_obs_op op, uint64_t key, uint64_t si
 
 /* A block's observer values live in its slot (ck), where the observer
  * reads and writes them. */
-static __attribute__((noinline)) int notify_block_obs(gmt_replay_t *r, enum gmt_obs_op op, rp_slot_t *b,
+static inline __attribute__((always_inline)) int notify_block_obs(gmt_replay_t *r, enum gmt_obs_op op, rp_slot_t *b,
 						       uint64_t key, uint64_t size, int dev, unsigned kind,
 						       unsigned owner)
 {
