@@ -662,7 +662,7 @@ typedef struct mrd {
 	mvals_t state;
 } mrd_t;
 
-static int get_uv(gmt_spool_reader_t *r, uint64_t *v)
+static __attribute__((noinline)) int get_uv_slow(gmt_spool_reader_t *r, uint64_t *v)
 {
 	uint64_t x = 0;
 	for (unsigned sh = 0; sh < 64; sh += 7) {
@@ -671,6 +671,26 @@ static int get_uv(gmt_spool_reader_t *r, uint64_t *v)
 		uint8_t b = r->buf[r->pos++];
 		x |= (uint64_t)(b & 0x7f) << sh;
 		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -EIO;
+}
+
+/* An unsigned LEB128 value: from the buffer at once when its longest
+ * form (10 bytes) is there, else a byte at a time across chunks. */
+static inline __attribute__((always_inline)) int get_uv(gmt_spool_reader_t *r, uint64_t *v)
+{
+	if (r->len - r->pos < 10)
+		return get_uv_slow(r, v);
+	const uint8_t *p = r->buf + r->pos;
+	uint64_t x = 0;
+	for (unsigned i = 0; i < 10; i++) {   /* as get_uv_slow, without the fills */
+		const uint8_t b = p[i];
+		x |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80)) {
+			r->pos += i + 1;
 			*v = x;
 			return 0;
 		}
