@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands/gmt_commands.h"
 #include "engines/gmt_curves.h"
@@ -160,6 +161,22 @@ static int job_phases(const gmt_common_t *c, gmt_out_t *out)
 	return gmt_cmd_job_finish(out, rm, jm, gmt_job_phases_build(jm));
 }
 
+/* Where every row's CSV can go as the rows are made
+ * (gmt_curves_csv_stream_direct): 1 a regular file (what a second pass
+ * voids is truncated away), 0 /dev/null (keeps nothing), -1 anything else
+ * (a pipe or a terminal cannot take text back: the rows wait). */
+static int out_keeps(FILE *f)
+{
+	struct stat a, n;
+	if (fstat(fileno(f), &a))
+		return -1;
+	if (S_ISREG(a.st_mode))
+		return 1;
+	if (S_ISCHR(a.st_mode) && !stat("/dev/null", &n) && S_ISCHR(n.st_mode) && a.st_rdev == n.st_rdev)
+		return 0;
+	return -1;
+}
+
 static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 {
 	const tl_opts_t *o = st;
@@ -177,12 +194,16 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 	} else if (o->curves) {
 		gmt_curves_csv_header(out->f);
 	}
+	const int keeps = o->curves && !out->json && !o->max_rows ? out_keeps(out->f) : -1;
 	for (size_t i = 0; i < c->n_files; i++) {
 		gmt_decode_result_t res;
 		gmt_phases_t *ph = NULL;
 		gmt_curves_t *cv = NULL;
 		gmt_curves_csv_stream_t *csv = NULL;   /* every row as CSV */
 		gmt_phases_hook_t hook;
+		int again = 0;           /* a run again with the first time known */
+		uint64_t first_ts = 0;
+again:
 		if (o->curves) {
 			cv = gmt_curves_new(o->view, o->max_rows);
 			if (cv && !out->json && !o->max_rows) {
@@ -190,6 +211,10 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 				if ((csv = gmt_curves_csv_stream_new((unsigned)i))) {
 					gmt_curves_csv_stream_sink(csv, &sink);
 					gmt_curves_set_sink(cv, &sink);
+					if (keeps >= 0)
+						gmt_curves_csv_stream_direct(csv, out->f, keeps);
+					if (again)
+						gmt_curves_csv_stream_first(csv, first_ts);
 				}
 			}
 			if (!cv || (!out->json && !o->max_rows && !csv)) {
@@ -207,6 +232,18 @@ static int run(void *st, const gmt_common_t *c, gmt_out_t *out)
 			gmt_curves_csv_stream_free(csv);
 			rc = GMT_EXIT_USAGE;
 			break;
+		}
+		if (csv && !again && gmt_curves_csv_stream_again(csv, ph, &first_ts) == 1) {
+			/* rows written with a first time that a LATE event moved
+			 * back: taken back, the trace runs again knowing it */
+			gmt_curves_free(cv);
+			gmt_curves_csv_stream_free(csv);
+			gmt_phases_free(ph);
+			cv = NULL;
+			csv = NULL;
+			ph = NULL;
+			again = 1;
+			goto again;
 		}
 		out->events += gmt_phases_summary(ph)->events;
 		if (cv && gmt_curves_finish(cv) && res.status == GMT_DECODE_OK) {

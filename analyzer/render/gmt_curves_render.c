@@ -1,15 +1,18 @@
 /*
  * gmt_curves_render.c - the curves' rows (engines/gmt_curves.h) as CSV or
  * as one JSON trace object (schemas/report.schema.json, "curves"). The CSV
- * of every row is made as the engine makes the rows (a sink), its text held
- * until the trace has run (a second pass voids it), up to 4 MiB; the rows
- * past that, and every row otherwise, from gmt_curves_each_row after the
- * run.
+ * of every row is made as the engine makes the rows (a sink): written
+ * through to an output that can take it back (a regular file, truncated
+ * when a second pass voids the rows) or keeps nothing (/dev/null), else
+ * held until the trace has run, up to 4 MiB; the rows past that, and every
+ * row otherwise, from gmt_curves_each_row after the run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engines/gmt_curves.h"
 #include "render/gmt_render.h"
@@ -282,14 +285,29 @@ static int csv_row(void *ctx, const gmt_curve_row_t *r)
 struct gmt_curves_csv_stream {
 	rctx_t x;                      /* x.buf: TXT_MEM bytes */
 	int have_first;                /* x.first_ts is the one the rows used */
+	int forced;                    /* ... given (gmt_curves_csv_stream_first) */
+	int direct;                    /* the rows go to x.f as they are made */
+	int keeps;                     /* ... which keeps them: taken back to
+					  start by a second pass            */
+	off_t start;
 };
+
+/* Takes a direct stream's file back to where its rows began. */
+static int take_back(gmt_curves_csv_stream_t *w)
+{
+	if (!w->keeps)
+		return 0;
+	if (fflush(w->x.f) || ftruncate(fileno(w->x.f), w->start) || fseeko(w->x.f, w->start, SEEK_SET))
+		return -EIO;
+	return 0;
+}
 
 static int s_reset(void *ctx)
 {
 	gmt_curves_csv_stream_t *w = ctx;
 	w->x.len = 0;
-	w->have_first = 0;
-	return 0;
+	w->have_first = w->forced;
+	return w->direct ? take_back(w) : 0;
 }
 
 static int s_row(void *ctx, gmt_phases_t *ph, const gmt_curve_row_t *r)
@@ -300,7 +318,7 @@ static int s_row(void *ctx, gmt_phases_t *ph, const gmt_curve_row_t *r)
 		const char *name = gmt_phases_string(ph, r->phase);
 		need += 2 * strlen(name ? name : "(unnamed)") + 2;
 	}
-	if (w->x.len + need > w->x.cap)
+	if (!w->direct && w->x.len + need > w->x.cap)
 		return 1;              /* full: the rest go to the file */
 	if (!w->have_first) {
 		w->x.first_ts = gmt_phases_summary(ph)->first_ts;
@@ -361,10 +379,54 @@ static int refit(const char *in, size_t len, FILE *out, uint64_t first_ts)
 	return ferror(out) ? -EIO : 0;
 }
 
+int gmt_curves_csv_stream_direct(gmt_curves_csv_stream_t *w, FILE *f, int keeps)
+{
+	off_t at = 0;
+	if (keeps) {
+		/* where the rows begin: after what f holds (opened to append,
+		 * its descriptor's offset may not say where that ends) */
+		if (fflush(f))
+			return -EIO;
+		int fl = fcntl(fileno(f), F_GETFL);
+		at = fl >= 0 && (fl & O_APPEND) ? lseek(fileno(f), 0, SEEK_END) : ftello(f);
+		if (at < 0)
+			return -errno;
+	}
+	w->direct = 1;
+	w->keeps = keeps;
+	w->start = at;
+	w->x.f = f;
+	return 0;
+}
+
+void gmt_curves_csv_stream_first(gmt_curves_csv_stream_t *w, uint64_t first_ts)
+{
+	w->x.first_ts = first_ts;
+	w->have_first = w->forced = 1;
+}
+
+int gmt_curves_csv_stream_again(gmt_curves_csv_stream_t *w, gmt_phases_t *ph, uint64_t *first_ts)
+{
+	const gmt_summary_t *s = gmt_phases_summary(ph);
+	if (!w->direct || !w->keeps || !w->have_first || s->first_ts == w->x.first_ts)
+		return 0;
+	w->x.len = 0;
+	if (take_back(w))
+		return -EIO;
+	*first_ts = s->first_ts;
+	return 1;
+}
+
 int gmt_curves_csv_stream_write(gmt_curves_csv_stream_t *w, FILE *f, gmt_curves_t *c, gmt_phases_t *ph)
 {
 	const gmt_summary_t *s = gmt_phases_summary(ph);
 	int rc = 0;
+	if (w->direct) {
+		/* (a file that keeps nothing may have rows of a first time that
+		 * moved: nobody reads them) */
+		csv_flush(&w->x);
+		return ferror(w->x.f) ? -EIO : 0;
+	}
 	if (w->have_first && s->first_ts != w->x.first_ts)
 		rc = refit(w->x.buf, w->x.len, f, s->first_ts);
 	else if (w->x.len && fwrite(w->x.buf, 1, w->x.len, f) != w->x.len)

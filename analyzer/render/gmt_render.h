@@ -109,15 +109,30 @@ void gmt_curves_csv_header(FILE *f);
 int gmt_curves_csv(FILE *f, struct gmt_curves *c, struct gmt_phases *ph, unsigned trace);
 /* CSV of every row as the engine makes them (gmt_curves_set_sink: no
  * temporary rows while its text fits in 4 MiB; the rows past that from the
- * curves' file), for a curves without max_rows: new, its sink given to the
- * curves before the run, write once after gmt_curves_finish (the text then
- * goes to f), free. NULL when out of memory. */
+ * curves' file; or written through, below), for a curves without max_rows:
+ * new, its sink given to the curves before the run, write once after
+ * gmt_curves_finish (the text then goes to f), free. NULL when out of
+ * memory. */
 typedef struct gmt_curves_csv_stream gmt_curves_csv_stream_t;
 struct gmt_curves_sink;
 gmt_curves_csv_stream_t *gmt_curves_csv_stream_new(unsigned trace);
 void gmt_curves_csv_stream_sink(gmt_curves_csv_stream_t *w, struct gmt_curves_sink *sink);
 int gmt_curves_csv_stream_write(gmt_curves_csv_stream_t *w, FILE *f, struct gmt_curves *c,
 				 struct gmt_phases *ph);
+/* Written through instead (call before the run): the text goes to f from
+ * its position now as the rows are made, with no text or rows waiting, for
+ * an f that a second pass of the time line can take back to that position
+ * (keeps 1: a regular file, truncated there) or that keeps nothing (keeps
+ * 0: /dev/null); write then only flushes. 0, or a negative errno (f has no
+ * position: use the buffered way). */
+int gmt_curves_csv_stream_direct(gmt_curves_csv_stream_t *w, FILE *f, int keeps);
+/* After a written-through run to a file that keeps its rows: 1 when the
+ * trace's first time moved back after rows were written (an earlier LATE
+ * event: their time_s are wrong): f is taken back to where they began and
+ * *first_ts gets the trace's first time, for a run again with a new stream
+ * given it by gmt_curves_csv_stream_first. 0 when the rows stand; -EIO. */
+int gmt_curves_csv_stream_again(gmt_curves_csv_stream_t *w, struct gmt_phases *ph, uint64_t *first_ts);
+void gmt_curves_csv_stream_first(gmt_curves_csv_stream_t *w, uint64_t first_ts);
 void gmt_curves_csv_stream_free(gmt_curves_csv_stream_t *w);
 /* JSON: one trace object. */
 int gmt_curves_json(gmt_json_t *j, struct gmt_curves *c, struct gmt_phases *ph);
