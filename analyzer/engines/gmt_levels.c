@@ -912,17 +912,27 @@ static void map_new(gmt_levels_t *lv, uint32_t t, const gmt_devent_t *cause)
 
 /* The common block added and block gone: no framework range or event
  * yet (so never inside, never pending, no ranges treap to keep), not
- * stream-ordered (no pending frees), a record from the free list. 1 when
- * done, 0 to take the general way (nothing done). */
+ * stream-ordered (no pending frees), a record from the free list or the
+ * room the records have. 1 when done, 0 to take the general way (nothing
+ * done). */
 static inline __attribute__((always_inline)) int blk_add_fast(gmt_levels_t *lv, const gmt_devent_t *cause,
 							      const gmt_obs_t *o)
 {
 	uint32_t b = lv->blk.free_head;
 	size_t idx = (size_t)(o->dev + 1);
-	if (!b || !cause || !lv->fw_none || o->kind == GMT_KIND_ASYNC || o->dev < -1 || idx >= lv->n_dev || !lv->dev[idx])
+	if (!cause || !lv->fw_none || o->kind == GMT_KIND_ASYNC || o->dev < -1 || idx >= lv->n_dev ||
+	    !lv->dev[idx])
 		return 0;
-	lv_blk_t *x = &lv->blk.b[b];
-	lv->blk.free_head = (uint32_t)x->ts;
+	lv_blk_t *x;
+	if (__builtin_expect(b != 0, 1)) {
+		x = &lv->blk.b[b];
+		lv->blk.free_head = (uint32_t)x->ts;
+	} else if (lv->blk.used + 1 < lv->blk.cap) {   /* a record never used yet */
+		b = lv->blk.used++;
+		x = &lv->blk.b[b];
+	} else {
+		return 0;
+	}
 	*x = (lv_blk_t){ .ts = cause->ts, .stack = cause->stack, .flags = F_LIVE };
 	*o->cookie = b;
 	mark(lv, lv->dev[idx]);

@@ -1372,7 +1372,7 @@ static inline void count_event(gmt_summary_t *s, const gmt_devent_t *e)
 }
 
 /* The common ALLOC and FREE, inline: a block with an id in the dense
- * array, of a device kind (plain, stream-ordered, VMM, managed) and no
+ * array (or the next slot in its room), of a device kind (plain, stream-ordered, VMM, managed) and no
  * flag that sets it apart, on a device already seen, with no block by
  * address and no address index to keep. Exactly what ev_alloc/ev_free do
  * then (they take every other case); 0 when it is not that case, else 1
@@ -1381,12 +1381,25 @@ static inline __attribute__((always_inline)) int alloc_fast(gmt_replay_t *r, con
 {
 	const uint32_t id = e->alloc_id;
 	const unsigned kind = GMT_AUX_KIND(e->aux), owner = GMT_AUX_OWNER(e->aux);
-	if (!id || !e->addr || id >= r->n_dense || r->dense[id].used || r->blocks.n || r->indexed ||
-	    kind - 1 > 3u || (GMT_AUX_FLAGS(e->aux) & GMT_FLAG_CAPTURED))
+	if (!id || !e->addr || r->blocks.n || r->indexed || kind - 1 > 3u ||
+	    (GMT_AUX_FLAGS(e->aux) & GMT_FLAG_CAPTURED))
 		return 0;
+	/* a free slot, or the next one in the room the array has (ids are
+	 * handed out in order while the live blocks grow) */
+	int grow = 0;
+	if (__builtin_expect(id < r->n_dense, 1)) {
+		if (r->dense[id].used)
+			return 0;
+	} else if (id == r->n_dense && id < r->cap_dense) {
+		grow = 1;
+	} else {
+		return 0;
+	}
 	gmt_dev_summary_t *d = dev_get(r, e->device);
 	if (!d)
 		return 0;
+	if (grow)
+		r->n_dense++;
 	rp_slot_t *b = &r->dense[id];
 	*b = (rp_slot_t){ .key = e->addr, .a = e->size,
 			  .c = BLK_C(kind, owner) | (uint32_t)thread_ctx(r, e->thread) << 16,
