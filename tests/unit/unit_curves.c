@@ -279,6 +279,23 @@ static void scenario_down(void)
 	}
 }
 
+/* A second pass of the time line (gmt_timeline.h): a new engine, the
+ * curves' hook reset, what the first pass made void. */
+static void second_pass(void)
+{
+	gmt_phases_hook_t hook;
+	gmt_curves_hook(C, &hook);
+	gmt_phases_free(P);
+	P = gmt_phases_new("synthetic.gmt", NULL);
+	CHECK(P != NULL);
+	gmt_phases_set_hook(P, &hook);
+	gmt_visitor_t v;
+	gmt_phases_visitor(P, &v);
+	CHECK(v.string(v.ctx, 1, "gpumemtrace", 11) == 0);
+	CHECK(v.string(v.ctx, 2, "step", 4) == 0);
+	CHECK(hook.reset(hook.ctx) == 0);
+}
+
 /* The file f's bytes. */
 static char *file_text(FILE *f)
 {
@@ -309,17 +326,7 @@ static char *csv_direct(void (*scenario_fn)(void), enum gmt_view view, int reset
 			gmt_curves_csv_stream_first(W, first);
 		if (reset_first) {
 			scenario_fn();
-			gmt_phases_hook_t hook;
-			gmt_curves_hook(C, &hook);
-			gmt_phases_free(P);
-			P = gmt_phases_new("synthetic.gmt", NULL);
-			CHECK(P != NULL);
-			gmt_phases_set_hook(P, &hook);
-			gmt_visitor_t v;
-			gmt_phases_visitor(P, &v);
-			CHECK(v.string(v.ctx, 1, "gpumemtrace", 11) == 0);
-			CHECK(v.string(v.ctx, 2, "step", 4) == 0);
-			CHECK(hook.reset(hook.ctx) == 0);
+			second_pass();
 		}
 		scenario_fn();
 		CHECK(gmt_phases_finish(P, NULL) == 0);
@@ -352,17 +359,7 @@ static void both_ways(void (*scenario_fn)(void), enum gmt_view view, int reset_f
 	start_stream(view);
 	if (reset_first) {
 		scenario_fn();
-		gmt_phases_hook_t hook;
-		gmt_curves_hook(C, &hook);
-		gmt_phases_free(P);
-		P = gmt_phases_new("synthetic.gmt", NULL);
-		CHECK(P != NULL);
-		gmt_phases_set_hook(P, &hook);
-		gmt_visitor_t v;
-		gmt_phases_visitor(P, &v);
-		CHECK(v.string(v.ctx, 1, "gpumemtrace", 11) == 0);
-		CHECK(v.string(v.ctx, 2, "step", 4) == 0);
-		CHECK(hook.reset(hook.ctx) == 0);
+		second_pass();
 	}
 	scenario_fn();
 	char *b = csv_stream();
