@@ -129,6 +129,12 @@ int gmt_tracer_flush(int timeout_ms);
  * or shutting down. */
 void gmt_tracer_test_hold_writes(int on);
 
+/* Test hook (unit tests only): fn (NULL: none) runs in every writer round
+ * on the writer thread, after the round took the metadata queue and before
+ * it encodes events: what another thread does then is what a round must
+ * not take half of (unit_tracer_order). */
+void gmt_tracer_test_round_hook(void (*fn)(void));
+
 /* Before an exec function: records EXEC and writes everything buffered,
  * waiting only while the writer makes progress (at most about 2 s); for a
  * successful exec the trace ends there (the file is close-on-exec and the

@@ -8,14 +8,19 @@
  * where a probe frame shows it pays, PROBE_EVERY).
  *
  * A round:
- *   1. T0 = now.
- *   2. Under the registry lock: take the metadata queue (THREAD, DEVICE,
- *      STRING, META records) and a snapshot of the thread list.
- *   3. Poll the module map (MODULE / MODULE_UNLOAD records).
- *   4. Watermark W = min(T0 - 1 ms, last published ts of every busy
+ *   1. T0 = now; under the registry lock, a snapshot of the thread list.
+ *   2. Watermark W = min(T0 - 1 ms, last published ts of every busy
  *      thread); W = infinity at shutdown and on a fatal signal.
+ *   3. Each thread's published position, then (under the registry lock)
+ *      the metadata queue (THREAD, DEVICE, STRING, META records): every
+ *      event up to those positions has the records it names in that queue
+ *      (a thread queues them before it publishes), so they go ahead of it
+ *      (fix_limits); then the module map (MODULE / MODULE_UNLOAD records).
+ *   4. (the buffer-full drops counted since the last round)
  *   5. Encode, straight from the threads' chunks (each in its own time
- *      order), the published events with ts <= W: one thread's as they
+ *      order), the published events with ts <= W, up to those positions
+ *      (what a thread published later waits for the next round; at
+ *      shutdown, rounds follow while there is such): one thread's as they
  *      are, several threads' merged by ts a run at a time (the thread with
  *      the oldest next event gives all it has up to the next thread's).
  *      Drained chunks are freed on the way.
@@ -144,6 +149,10 @@ typedef struct cursor {
 	int dead;                       /* the thread had exited when the round
 					   began: all it will publish was there */
 	uint64_t ts;                    /* ts of the next event                */
+	gmt_chunk_t *lim_c;             /* the round takes nothing past event  */
+	uint32_t lim_n;                 /* lim_n of chunk lim_c (NULL: nothing):
+					   what was published before the round
+					   took the metadata queue              */
 } cursor_t;
 
 /* What a frame carries besides its bytes, for its accounting once written
@@ -193,6 +202,8 @@ static struct writer {
 	cursor_t *cur;                 /* n_snap of them                       */
 	uint32_t *heap;                /* cursor indices, by (ts, index)        */
 	unsigned char *gone;           /* thread exited and drained             */
+	int left;                      /* the last round left events published
+					  past its limits                       */
 	size_t cap_cur;
 
 	/* the buffer limit: the writer's throughput (events per second while
@@ -730,6 +741,13 @@ void gmt_tracer_test_hold_writes(int on)
 	atomic_store(&test_hold, on);
 }
 
+static void (*_Atomic test_round_hook)(void);
+
+void gmt_tracer_test_round_hook(void (*fn)(void))
+{
+	atomic_store(&test_round_hook, fn);
+}
+
 static int file_write(const void *buf, size_t len)
 {
 	gmt_g.write_calls++;
@@ -1135,7 +1153,9 @@ static void frame_end(int async)
 
 /* ---- a round ------------------------------------------------------------ */
 
-static int snap_threads(void)
+/* The metadata queue (THREAD, DEVICE, STRING, META records) goes into the
+ * frame ahead of its events. */
+static void take_meta(void)
 {
 	pthread_mutex_lock(&gmt_g.lock);
 	if (gmt_g.meta_head) {
@@ -1144,6 +1164,52 @@ static int snap_threads(void)
 		gmt_g.meta_head = NULL;
 		gmt_g.meta_tail = &gmt_g.meta_head;
 	}
+	pthread_mutex_unlock(&gmt_g.lock);
+}
+
+/* Each snapped thread's published position now (acquire): the round takes
+ * no event past it. A thread queues a record (a STRING it interns, under
+ * gmt_g.lock) before it publishes the event that names it, so every event
+ * up to these positions has its records in the queue that take_meta then
+ * takes: the frame holds them ahead of it. An event published later waits
+ * for the next round, whatever its time (a caller's explicit past time: a
+ * LATE record then, as before). Only the writer frees chunks, and only
+ * drained ones, so the walk is safe. */
+static void fix_limits(void)
+{
+	for (size_t i = 0; i < w.n_snap; i++) {
+		cursor_t *k = &w.cur[i];
+		gmt_chunk_t *c = atomic_load_explicit(&w.snap[i]->head, memory_order_acquire), *n;
+		while (c && (n = atomic_load_explicit(&c->next, memory_order_acquire)))
+			c = n;
+		k->lim_c = c;
+		k->lim_n = c ? atomic_load_explicit(&c->count, memory_order_acquire) : 0;
+	}
+}
+
+/* Whether a thread published past its limit this round (read after the
+ * round: a thread may have gone since, so only the cursors that it kept). */
+static int past_limits(void)
+{
+	for (size_t i = 0; i < w.n_snap; i++) {
+		const cursor_t *k = &w.cur[i];
+		if (w.gone[i])
+			continue;
+		if (!k->lim_c) {
+			if (atomic_load_explicit(&w.snap[i]->head, memory_order_acquire))
+				return 1;
+		} else if (atomic_load_explicit(&k->lim_c->count, memory_order_acquire) > k->lim_n ||
+			   atomic_load_explicit(&k->lim_c->next, memory_order_acquire)) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The thread list (its records are taken after the limits: fix_limits). */
+static int snap_threads(void)
+{
+	pthread_mutex_lock(&gmt_g.lock);
 	if (gmt_g.n_threads > w.cap_snap) {
 		size_t cap = gmt_g.n_threads * 2;
 		gmt_tstate_t **a = realloc(w.snap, cap * sizeof(*a));
@@ -1225,11 +1291,13 @@ static int cursor_seek(cursor_t *k)
 			return 1;
 		}
 		uint32_t cnt = atomic_load_explicit(&c->count, memory_order_acquire);
+		if (c == k->lim_c && cnt > k->lim_n)
+			cnt = k->lim_n;   /* published after the round's limits */
 		if (c->rd < cnt) {
 			k->end = cnt;
 			continue;
 		}
-		if (cnt < c->cap)
+		if (c == k->lim_c || cnt < c->cap)
 			return 0;
 		gmt_chunk_t *n = atomic_load_explicit(&c->next, memory_order_acquire);
 		if (!n)
@@ -1247,7 +1315,7 @@ static int cursor_open(cursor_t *k, gmt_tstate_t *t)
 	k->t = t;
 	k->c = atomic_load_explicit(&t->head, memory_order_acquire);
 	k->end = 0;
-	return k->c && cursor_seek(k);
+	return k->c && k->lim_c && cursor_seek(k);
 }
 
 /* A thread's buffer is empty once its cursor found nothing more. */
@@ -1478,21 +1546,6 @@ static void writer_round(int all, int final)
 	if (snap_threads() < 0)
 		return;
 	progress();
-	/* Never inside dl_iterate_phdr while a thread forks: the child would
-	 * inherit the loader's lock held by a thread it does not have. */
-	gmt_mrec_t *mods = NULL;
-	atomic_store(&gmt_g.in_dl, 1);
-	if (!atomic_load(&gmt_g.forking))
-		mods = gmt_modules_poll(T0);
-	atomic_store(&gmt_g.in_dl, 0);
-	progress();
-	while (mods) {
-		gmt_mrec_t *n = mods->next;
-		mods->next = NULL;
-		*w.pending_tail = mods;
-		w.pending_tail = &mods->next;
-		mods = n;
-	}
 	if (final) {
 		/* Let threads caught mid-append finish (bounded). */
 		for (int i = 0; i < 10; i++) {
@@ -1521,6 +1574,29 @@ static void writer_round(int all, int final)
 		if (p < W)
 			W = p;
 	}
+	/* After W: an event published past the limits was stamped after W was
+	 * set (its thread was not busy then) or after its thread's last
+	 * published event (it was), so it is no older than W. */
+	fix_limits();
+	take_meta();
+	/* Never inside dl_iterate_phdr while a thread forks: the child would
+	 * inherit the loader's lock held by a thread it does not have. */
+	gmt_mrec_t *mods = NULL;
+	atomic_store(&gmt_g.in_dl, 1);
+	if (!atomic_load(&gmt_g.forking))
+		mods = gmt_modules_poll(T0);
+	atomic_store(&gmt_g.in_dl, 0);
+	progress();
+	while (mods) {
+		gmt_mrec_t *n = mods->next;
+		mods->next = NULL;
+		*w.pending_tail = mods;
+		w.pending_tail = &mods->next;
+		mods = n;
+	}
+	void (*hook)(void) = atomic_load(&test_round_hook);
+	if (hook)
+		hook();
 
 	/* Buffer-full drops counted by the threads since the last round; from
 	 * here on a thread that was refused a chunk may ask again. */
@@ -1532,6 +1608,7 @@ static void writer_round(int all, int final)
 	frame_begin();
 	encode_round(W);
 	frame_end(0);
+	w.left = all && past_limits();
 
 	/* Threads that exited and are drained: their state can go (only the
 	 * writer frees thread states, so its snapshot never dangles). */
@@ -1580,6 +1657,10 @@ static void *writer_main(void *arg)
 		uint64_t sreq = atomic_load(&gmt_g.sig_req);
 		int sig = sreq != atomic_load(&gmt_g.sig_done);
 		writer_round(stop || sig, stop);
+		/* what was published while the round ran (past its limits):
+		 * a few more rounds, when no other will come */
+		for (int more = 0; stop && w.left && more < 3; more++)
+			writer_round(1, 1);
 		if (sig)
 			atomic_store(&gmt_g.sig_done, sreq);
 		if (stop)
