@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -722,8 +723,10 @@ static int fields(dec_t *d, unsigned tag, size_t have, size_t need)
 {
 	if (have == need || (d->minor >= 4 && rec_len_1_4[tag] && have == rec_len_1_4[tag]))
 		return 0;
-	if (have > need && d->minor > GMT_FORMAT_MINOR)
+	if (have > need && d->minor > GMT_FORMAT_MINOR) {
+		d->res->newer_fields++;
 		return 0;
+	}
 	return damage(d, d->frame_off, "record %zu (%s) of the frame has %zu fields, expected %zu",
 		      d->rec, tag_names[tag], have - 1, need - 1);
 }
@@ -736,6 +739,23 @@ static const size_t rec_len[GMT_REC_TAG_MAX + 1] = {
 	[GMT_REC_EVENTS2] = 4 + GMT_C2_COUNT, [GMT_REC_EVENTS3] = 5 + GMT_C2_COUNT,
 };
 
+/* Counts a skipped record of a newer minor version and keeps its tag
+ * among the first distinct ones, in ascending order. */
+static void newer_tag(gmt_decode_result_t *res, uint64_t tag)
+{
+	const size_t cap = sizeof(res->newer_tags) / sizeof(res->newer_tags[0]);
+	unsigned t = tag > UINT_MAX ? UINT_MAX : (unsigned)tag;
+	size_t i = 0;
+	res->newer_records++;
+	while (i < res->n_newer_tags && res->newer_tags[i] < t)
+		i++;
+	if ((i < res->n_newer_tags && res->newer_tags[i] == t) || res->n_newer_tags == cap)
+		return;
+	memmove(res->newer_tags + i + 1, res->newer_tags + i, (res->n_newer_tags - i) * sizeof(unsigned));
+	res->newer_tags[i] = t;
+	res->n_newer_tags++;
+}
+
 static int record(dec_t *d, const msgpack_object *o)
 {
 	if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size < 1 ||
@@ -746,8 +766,10 @@ static int record(dec_t *d, const msgpack_object *o)
 	size_t n = o->via.array.size;
 	uint64_t tag = a[0].via.u64;
 	if (tag > GMT_REC_TAG_MAX || !rec_len[tag]) {
-		if (d->minor > GMT_FORMAT_MINOR && d->have_header)
-			return 0;   /* a newer minor version's record: skipped */
+		if (d->minor > GMT_FORMAT_MINOR && d->have_header) {
+			newer_tag(d->res, tag);   /* a newer minor version's record: skipped */
+			return 0;
+		}
 		return damage(d, d->frame_off, "unknown record tag %llu in record %zu of the frame",
 			      (unsigned long long)tag, d->rec);
 	}

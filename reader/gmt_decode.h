@@ -130,6 +130,14 @@ typedef struct gmt_decode_result {
 	 * counts and their time range (drop_first_ts 0: no DROPS record), and
 	 * END's total (which also counts drops no DROPS record reached). */
 	uint64_t dropped, drop_first_ts, drop_last_ts, end_dropped;
+	/* What a newer minor version's file held that this reader cannot read
+	 * (schemas/trace-format.md, "Versions"): whole records of unknown
+	 * tags, skipped; records of known tags whose trailing fields were not
+	 * read; the first distinct unknown tags (newer_tags[0..n_newer_tags),
+	 * ascending, at most 8). All 0 for a file of a version this reader
+	 * knows (where either is damage). */
+	uint64_t newer_records, newer_fields;
+	unsigned newer_tags[8], n_newer_tags;
 	char message[512];        /* "FILE: offset N: ..." when status != OK     */
 } gmt_decode_result_t;
 

@@ -1631,7 +1631,17 @@ const gmt_summary_t *gmt_replay_finish(gmt_replay_t *r, const gmt_decode_result_
 	for (size_t i = 0; i < sizeof(allocation) / sizeof(allocation[0]); i++)
 		allocs += s->by_type[allocation[i]];
 	s->gaps.activity_without_allocations = s->gaps.cuda_activity && !allocs;
-	s->gaps.incomplete = s->gaps.untraced_entry_points || s->gaps.nvtx_only;
+	s->gaps.unknown_events = s->by_type_unknown;
+	if (res) {
+		s->gaps.newer_records = res->newer_records;
+		s->gaps.newer_fields = res->newer_fields;
+		s->gaps.n_newer_tags = res->n_newer_tags;
+		memcpy(s->gaps.newer_tags, res->newer_tags, sizeof(s->gaps.newer_tags));
+		s->gaps.trace_major = res->format_major;
+		s->gaps.trace_minor = res->format_minor;
+	}
+	s->gaps.incomplete = s->gaps.untraced_entry_points || s->gaps.nvtx_only ||
+			     s->gaps.newer_records || s->gaps.newer_fields || s->gaps.unknown_events;
 	if (s->has_end) {
 		s->process_end = s->end.how ? s->end.how : "";
 		s->process_end_value = s->end.value;

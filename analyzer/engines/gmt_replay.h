@@ -168,8 +168,16 @@ typedef struct gmt_gaps {
 					    samples, NCCL calls, modules       */
 	int activity_without_allocations;/* cuda_activity but no allocation
 					    (after gmt_replay_finish)          */
-	int incomplete;                  /* untraced entry points or NVTX only
-					    (after gmt_replay_finish)          */
+	/* What this analyzer could not read (after gmt_replay_finish with
+	 * the decode result): a newer minor version's records and fields
+	 * (gmt_decode_result_t's newer_*), and events of types it does not
+	 * know (counted, not replayed); trace_major.trace_minor: the file's */
+	uint64_t newer_records, newer_fields, unknown_events;
+	unsigned newer_tags[8], n_newer_tags;
+	unsigned trace_major, trace_minor;
+	int incomplete;                  /* untraced entry points, NVTX only, or
+					    any of the three above (after
+					    gmt_replay_finish)                 */
 } gmt_gaps_t;
 
 /* Everything the summary command reports about one trace. */

@@ -225,6 +225,38 @@ int gmt_gap_line(const gmt_gaps_t *s, int i, char *buf, size_t len)
 			 "stub, CUDA_ERROR_STUB_LIBRARY), not a CUDA driver: every driver call failed");
 		return 1;
 	}
+	if ((s->newer_records || s->newer_fields || s->unknown_events) && ++k == i) {
+		size_t o = 0;
+		int first = 1;
+		o += (size_t)snprintf(buf, len, "trace incomplete: the trace is format %u.%u, this analyzer "
+				      "reads %d.%d:", s->trace_major, s->trace_minor, GMT_FORMAT_MAJOR,
+				      GMT_FORMAT_MINOR);
+		if (s->newer_records && o < len) {
+			o += (size_t)snprintf(buf + o, len - o, " %" PRIu64 " record%s of %s it does not know "
+					      "%s skipped (tag%s", s->newer_records, plural(s->newer_records),
+					      s->newer_records == 1 ? "a kind" : "kinds",
+					      s->newer_records == 1 ? "was" : "were", s->n_newer_tags == 1 ? "" : "s");
+			for (unsigned t = 0; t < s->n_newer_tags && o < len; t++)
+				o += (size_t)snprintf(buf + o, len - o, "%s %u", t ? "," : "", s->newer_tags[t]);
+			if (o < len)
+				o += (size_t)snprintf(buf + o, len - o, "%s)", s->n_newer_tags == 8 ? ", ..." : "");
+			first = 0;
+		}
+		if (s->newer_fields && o < len) {
+			o += (size_t)snprintf(buf + o, len - o, "%s %" PRIu64 " record%s had newer fields it did "
+					      "not read", first ? "" : ";", s->newer_fields, plural(s->newer_fields));
+			first = 0;
+		}
+		if (s->unknown_events && o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s %" PRIu64 " event%s of %s it does not "
+					      "know %s counted, not replayed", first ? "" : ";", s->unknown_events,
+					      plural(s->unknown_events), s->unknown_events == 1 ? "a type" : "types",
+					      s->unknown_events == 1 ? "was" : "were");
+		if (o < len)
+			snprintf(buf + o, len - o, ": the numbers below may miss what they held (a newer "
+				 "gpumemtrace-analyze reads them)");
+		return 1;
+	}
 	if (s->activity_without_allocations && ++k == i) {
 		snprintf(buf, len, "no allocation: the trace holds CUDA activity (%" PRIu64 " event%s: "
 			 "contexts, synchronisations, ranges, samples) but no allocation of any route",
@@ -256,6 +288,24 @@ void gmt_report_gaps_json_as(gmt_json_t *j, const char *key, const gmt_gaps_t *s
 	gmt_json_kv_bool(j, "driver_stub", s->driver_stub);
 	gmt_json_kv_u64(j, "cuda_activity_events", s->cuda_activity);
 	gmt_json_kv_bool(j, "cuda_activity_without_allocations", s->activity_without_allocations);
+	if (s->newer_records || s->newer_fields || s->unknown_events) {
+		char v[32];
+		gmt_json_kv_obj_begin(j, "not_read");
+		snprintf(v, sizeof(v), "%u.%u", s->trace_major, s->trace_minor);
+		gmt_json_kv_str(j, "trace_format", v);
+		snprintf(v, sizeof(v), "%d.%d", GMT_FORMAT_MAJOR, GMT_FORMAT_MINOR);
+		gmt_json_kv_str(j, "reader_format", v);
+		gmt_json_kv_u64(j, "records_skipped", s->newer_records);
+		gmt_json_kv_arr_begin(j, "record_tags");
+		for (unsigned t = 0; t < s->n_newer_tags; t++)
+			gmt_json_u64(j, s->newer_tags[t]);
+		gmt_json_arr_end(j);
+		gmt_json_kv_u64(j, "records_with_fields_not_read", s->newer_fields);
+		gmt_json_kv_u64(j, "events_of_unknown_types", s->unknown_events);
+		gmt_json_obj_end(j);
+	} else {
+		gmt_json_kv_null(j, "not_read");
+	}
 	gmt_json_kv_arr_begin(j, "notes");
 	for (int i = 0; gmt_gap_line(s, i, b, sizeof(b)); i++)
 		gmt_json_str(j, b);

@@ -185,7 +185,32 @@ int main(void)
 	CHECK_EQ_U64(200, count_events(b, n2, &r));
 	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
 	CHECK_EQ_U64(n2, r.bytes_ok);
+	CHECK_EQ_U64(1, r.newer_records);
+	CHECK_EQ_U64(1, r.n_newer_tags);
+	CHECK_EQ_U64(100, r.newer_tags[0]);
+	CHECK_EQ_U64(0, r.newer_fields);
 	free(b);
+	/* what a newer minor held is counted: [100, "x"], [101], [100, 1], a
+	 * THREAD with a fifth field, then tags 110 down to 101 (the first
+	 * eight distinct kept, ascending) */
+	static const unsigned char newer_recs[] = { 0x92, 0x64, 0xa1, 'x',   0x91, 0x65,   0x92, 0x64, 0x01,
+		0x95, 0x02, 0x07, 0x08, 0xa1, 'n', 0xa1, 'e',
+		0x91, 110, 0x91, 109, 0x91, 108, 0x91, 107, 0x91, 106,
+		0x91, 105, 0x91, 104, 0x91, 103, 0x91, 102, 0x91, 101 };
+	b = with_frame(copy, len, newer_recs, sizeof(newer_recs), &n2);
+	CHECK_EQ_U64(200, count_events(b, n2, &r));
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	CHECK_EQ_U64(13, r.newer_records);
+	CHECK_EQ_U64(1, r.newer_fields);
+	CHECK_EQ_U64(8, r.n_newer_tags);
+	static const unsigned want_tags[8] = { 100, 101, 105, 106, 107, 108, 109, 110 };
+	for (int i = 0; i < 8; i++)
+		CHECK_EQ_U64(want_tags[i], r.newer_tags[i]);
+	free(b);
+	/* the same file as our own minor: nothing counted, nothing lost */
+	count_events(file, len, &r);
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	CHECK_EQ_U64(0, r.newer_records + r.newer_fields + r.n_newer_tags);
 	static const unsigned char badmp[] = { 0xc1 };
 	check_crafted(file, len, badmp, sizeof(badmp), GMT_DECODE_DAMAGED,
 		      "malformed msgpack record 1 of the frame");

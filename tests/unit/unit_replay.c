@@ -891,6 +891,30 @@ static void test_gaps(void)
 	CHECK(!strncmp(b, "no GPU: the process loaded NVIDIA's stub libcuda", 48));
 	CHECK(!gmt_gap_line(&s->gaps, 2, b, sizeof(b)));
 	gmt_replay_free(R);
+
+	/* what this analyzer could not read: a newer minor's records and
+	 * fields (from the decode result), events of an unknown type */
+	start();
+	alloc(8, 0, 0x1000, 4096, GMT_KIND_PLAIN, GMT_OWNER_APP);
+	ev(200, 9, -1, 0, 0, 0, 0);
+	gmt_decode_result_t res = { .status = GMT_DECODE_OK, .format_major = 1,
+				    .format_minor = GMT_FORMAT_MINOR + 4, .newer_records = 2,
+				    .newer_fields = 1, .newer_tags = { 100, 103 }, .n_newer_tags = 2 };
+	s = gmt_replay_finish(R, &res);
+	CHECK(s->gaps.incomplete);
+	CHECK_EQ_U64(2, s->gaps.newer_records);
+	CHECK_EQ_U64(1, s->gaps.newer_fields);
+	CHECK_EQ_U64(1, s->gaps.unknown_events);
+	char want[512];
+	snprintf(want, sizeof(want), "trace incomplete: the trace is format 1.%d, this analyzer reads 1.%d: "
+		 "2 records of kinds it does not know were skipped (tags 100, 103); 1 record had newer "
+		 "fields it did not read; 1 event of a type it does not know was counted, not replayed: "
+		 "the numbers below may miss what they held (a newer gpumemtrace-analyze reads them)",
+		 GMT_FORMAT_MINOR + 4, GMT_FORMAT_MINOR);
+	CHECK(gmt_gap_line(&s->gaps, 0, b, sizeof(b)));
+	CHECK_EQ_STR(want, b);
+	CHECK(!gmt_gap_line(&s->gaps, 1, b, sizeof(b)));
+	gmt_replay_free(R);
 }
 
 /* Times and types counted over a batch (rp_events' count_events): the
