@@ -1180,78 +1180,60 @@ int gmt_report_window_peak(const gmt_report_model_t *m, size_t dev, uint64_t fro
 	return rc;
 }
 
+/* A device's peak over the instants of its members' merged rows, in one
+ * pass: the instants, their synchronisations and the series used; each
+ * member's own peak (the first instant of its highest held); the
+ * coinciding peak (the first instant of the highest sum of held) with
+ * every member's held and event number then. The same numbers as
+ * gmt_group_merge's over the members' held (answers/gmt_group.c), with the
+ * composition at the peak from the same pass. */
+typedef struct pstats {
+	gmt_rm_device_t *dv;
+} pstats_t;
+
+static int stats_fn(void *ctx, const gmt_rm_instant_t *in, const merge_t *g)
+{
+	gmt_rm_device_t *dv = ((pstats_t *)ctx)->dv;
+	dv->instants++;
+	dv->syncs += in->syncs;
+	for (unsigned s = 0; s < GMT_RM_SERIES; s++)
+		dv->series_used[s] |= s == GMT_RM_USED ? in->known[s] : in->known[s] && in->v[s];
+	for (size_t i = 0; i < g->n; i++) {
+		gmt_rm_member_t *mb = &dv->members[i];
+		if (g->rd[i].started && g->rd[i].state.f[F_HELD] > mb->own_peak) {
+			mb->own_peak = g->rd[i].state.f[F_HELD];
+			mb->own_peak_ts = in->ts;
+		}
+	}
+	/* the coinciding peak: the first instant of the highest held */
+	if (in->held > (dv->has_peak ? dv->peak.held : 0)) {
+		dv->has_peak = 1;
+		dv->peak = *in;
+		for (size_t i = 0; i < g->n; i++) {
+			dv->members[i].at_peak = g->rd[i].started ? g->rd[i].state.f[F_HELD] : 0;
+			dv->members[i].at_peak_seq = g->rd[i].started ? g->rd[i].state.seq : 0;
+		}
+	}
+	return 0;
+}
+
 static int dev_peak(gmt_report_model_t *m, gmt_rm_device_t *dv)
 {
-	size_t n = dv->n_members;
-	hsrc_t *h = calloc(n ? n : 1, sizeof(*h));
-	gmt_group_src_t *src = calloc(n ? n : 1, sizeof(*src));
-	gmt_group_member_t *gm = calloc(n ? n : 1, sizeof(*gm));
-	int rc = h && src && gm ? 0 : -ENOMEM;
-	for (size_t i = 0; !rc && i < n; i++) {
-		src[i] = (gmt_group_src_t){ hsrc_next, &h[i] };
-		if (!dv->members[i].rows)
-			continue;
-		if (!(rc = gmt_spool_reader_open(&h[i].rd.r, m->priv->sp, dv->members[i].stream))) {
-			h[i].rd.open = 1;
-			rc = mrd_next(&h[i].rd);
-		}
-	}
-	gmt_group_result_t res;
-	memset(&res, 0, sizeof(res));
-	if (!rc)
-		rc = gmt_group_merge(src, n, gm, &res);
-	for (size_t i = 0; h && i < n; i++) {
-		if (h[i].rd.open) {
-			if (!rc && h[i].err)
-				rc = h[i].err;
-			gmt_spool_reader_close(&h[i].rd.r);
-		}
-		if (!rc) {
-			dv->members[i].own_peak = gm[i].own_peak;
-			dv->members[i].own_peak_ts = gm[i].own_peak_ts;
-			dv->members[i].at_peak = gm[i].at_peak;
-		}
-	}
-	free(h);
-	free(src);
-	free(gm);
-	if (rc)
-		return rc;
-	dv->has_peak = res.found && res.peak_bytes > 0;
-	dv->peak.ts = res.peak_ts;
-	dv->peak.held = res.peak_bytes;
-	dv->own_peak_sum = res.own_peak_sum;
-
-	/* one merged pass: instants, the series used, the composition at the
-	   peak (the first instant at its time) */
 	merge_t g;
+	pstats_t st = { dv };
+	gmt_rm_instant_t in;
+	int rc;
 	if ((rc = merge_open(&g, m, dv)))
 		return rc;
-	gmt_rm_instant_t in;
-	int taken = 0;
 	dv->instants = 0;
-	while ((rc = merge_next(&g, &in)) == 1) {
-		dv->instants++;
-		dv->syncs += in.syncs;
-		for (unsigned s = 0; s < GMT_RM_SERIES; s++)
-			dv->series_used[s] |= s == GMT_RM_USED ? in.known[s] : in.known[s] && in.v[s];
-		if (dv->has_peak && !taken && in.ts == dv->peak.ts) {
-			taken = 1;
-			if (in.held != dv->peak.held) {
-				rc = -EINVAL;  /* the two passes disagree: a bug */
-				break;
-			}
-			dv->peak = in;
-			/* each member's state then: after its event number */
-			for (size_t i = 0; i < n; i++)
-				dv->members[i].at_peak_seq = g.rd[i].started ? g.rd[i].state.seq : 0;
-		}
-	}
+	while ((rc = merge_next(&g, &in)) == 1 && !(rc = stats_fn(&st, &in, &g)))
+		;
 	merge_close(&g);
 	if (rc < 0)
 		return rc;
-	if (dv->has_peak && !taken)
-		return -EINVAL;
+	dv->own_peak_sum = 0;
+	for (size_t k = 0; k < dv->n_members; k++)
+		dv->own_peak_sum += dv->members[k].own_peak;
 	return 0;
 }
 
@@ -1419,37 +1401,6 @@ static int plan_reruns(gmt_report_model_t *m)
 			}
 	}
 	return rc;
-}
-
-/* A device's peak and what dev_peak gives, over the instants of a run. */
-typedef struct pstats {
-	gmt_rm_device_t *dv;
-} pstats_t;
-
-static int stats_fn(void *ctx, const gmt_rm_instant_t *in, const merge_t *g)
-{
-	gmt_rm_device_t *dv = ((pstats_t *)ctx)->dv;
-	dv->instants++;
-	dv->syncs += in->syncs;
-	for (unsigned s = 0; s < GMT_RM_SERIES; s++)
-		dv->series_used[s] |= s == GMT_RM_USED ? in->known[s] : in->known[s] && in->v[s];
-	for (size_t i = 0; i < g->n; i++) {
-		gmt_rm_member_t *mb = &dv->members[i];
-		if (g->rd[i].started && g->rd[i].state.f[F_HELD] > mb->own_peak) {
-			mb->own_peak = g->rd[i].state.f[F_HELD];
-			mb->own_peak_ts = in->ts;
-		}
-	}
-	/* the coinciding peak: the first instant of the highest held */
-	if (in->held > (dv->has_peak ? dv->peak.held : 0)) {
-		dv->has_peak = 1;
-		dv->peak = *in;
-		for (size_t i = 0; i < g->n; i++) {
-			dv->members[i].at_peak = g->rd[i].started ? g->rd[i].state.f[F_HELD] : 0;
-			dv->members[i].at_peak_seq = g->rd[i].started ? g->rd[i].state.seq : 0;
-		}
-	}
-	return 0;
 }
 
 /* The peaks of the devices whose live member is in trace ti: one run. */
