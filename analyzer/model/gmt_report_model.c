@@ -8,8 +8,10 @@
  * time since the previous row (uvarint), a mask of what changed (uvarint),
  * the main-stream events since the previous row (uvarint: the row is the
  * state after event number seq, as gmt_liveset.h counts them, so that the
- * live set at any row can be taken), each changed value as a zigzag delta,
- * the flags when they changed, the synchronisations when any. A trace with
+ * live set at any row can be taken), each changed value as a zigzag delta
+ * (wrapping differences; held's beyond what the others' differences
+ * predict, held_pred: on most rows nothing), the flags when they changed,
+ * the synchronisations when any. A trace with
  * an END record gets a last row of zeros there (the process ended: it
  * holds nothing after). Reading a device merges its members' streams by
  * time (all rows of one nanosecond applied before the instant is made) and
@@ -184,11 +186,16 @@ const char *gmt_rm_series_label_of(const gmt_rm_device_t *d, unsigned s)
 
 /* ---- rows ------------------------------------------------------------------ */
 
-/* Row values are written as differences, wrapping: zigzag of the signed
-   difference (tracer/gmt_format.h's LEB128 and zigzag). */
-static uint64_t zz(uint64_t now, uint64_t before)
+/* What held's difference is predicted to be from the others' differences
+ * dv (flags: the row's): the base's (reserved when known, else allocated)
+ * plus every outside owner's. Held is usually exactly that sum, so a row
+ * carries only what held moved beyond it, and on most rows nothing. */
+static inline uint64_t held_pred(const uint64_t *dv, unsigned flags)
 {
-	return gmt_zigzag((int64_t)(now - before));
+	uint64_t pr = dv[(flags & HAS_RES) ? F_RES : F_ALLOC];
+	for (unsigned w = 0; w < GMT_DOWNERS; w++)
+		pr += dv[F_OUT0 + w];
+	return pr;
 }
 
 static int write_row(gmt_report_priv_t *p, pdev_t *d)
@@ -200,8 +207,12 @@ static int write_row(gmt_report_priv_t *p, pdev_t *d)
 	static const mvals_t zero;
 	if (!prev)
 		prev = &zero;
+	uint64_t dv[NF];
 	for (unsigned i = 0; i < NF; i++)
-		if (d->cur.f[i] != prev->f[i])
+		dv[i] = d->cur.f[i] - prev->f[i];
+	dv[F_HELD] -= held_pred(dv, d->cur.flags);
+	for (unsigned i = 0; i < NF; i++)
+		if (dv[i])
 			mask |= 1u << i;
 	if (d->cur.flags != prev->flags)
 		mask |= M_FLAGS;
@@ -221,7 +232,7 @@ static int write_row(gmt_report_priv_t *p, pdev_t *d)
 	n += gmt_uvarint_put(buf + n, d->cur.seq - prev->seq);
 	for (unsigned i = 0; i < NF; i++)
 		if (mask & (1u << i))
-			n += gmt_uvarint_put(buf + n, zz(d->cur.f[i], prev->f[i]));
+			n += gmt_uvarint_put(buf + n, gmt_zigzag((int64_t)dv[i]));
 	if (mask & M_FLAGS)
 		buf[n++] = d->cur.flags;
 	if (mask & M_SYNCS)
@@ -709,17 +720,20 @@ static int mrd_next(mrd_t *d)
 	if ((rc = get_uv(&d->r, &dt)) || (rc = get_uv(&d->r, &mask)) || (rc = get_uv(&d->r, &x)))
 		return rc;
 	d->next.seq += x;
-	for (unsigned i = 0; i < NF; i++)
-		if (mask & (1u << i)) {
-			if ((rc = get_uv(&d->r, &x)))
-				return rc;
-			d->next.f[i] += (uint64_t)gmt_unzigzag(x);
-		}
+	uint64_t dv[NF] = { 0 };
+	for (unsigned m = mask & ((1u << NF) - 1); m; m &= m - 1) {
+		if ((rc = get_uv(&d->r, &x)))
+			return rc;
+		dv[__builtin_ctz(m)] = (uint64_t)gmt_unzigzag(x);
+	}
 	if (mask & M_FLAGS) {
 		if (!gmt_spool_reader_fill(&d->r))
 			return -EIO;
 		d->next.flags = d->r.buf[d->r.pos++];
 	}
+	dv[F_HELD] += held_pred(dv, d->next.flags);
+	for (unsigned i = 0; i < NF; i++)
+		d->next.f[i] += dv[i];
 	d->next_syncs = 0;
 	if ((mask & M_SYNCS) && (rc = get_uv(&d->r, &d->next_syncs)))
 		return rc;
