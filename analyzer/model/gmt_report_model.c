@@ -212,8 +212,7 @@ static int write_row(gmt_report_priv_t *p, pdev_t *d)
 		dv[i] = d->cur.f[i] - prev->f[i];
 	dv[F_HELD] -= held_pred(dv, d->cur.flags);
 	for (unsigned i = 0; i < NF; i++)
-		if (dv[i])
-			mask |= 1u << i;
+		mask |= (unsigned)(dv[i] != 0) << i;
 	if (d->cur.flags != prev->flags)
 		mask |= M_FLAGS;
 	if (d->syncs)
@@ -230,9 +229,8 @@ static int write_row(gmt_report_priv_t *p, pdev_t *d)
 	n += gmt_uvarint_put(buf + n, d->due_ts - (d->written ? d->last_ts : 0));
 	n += gmt_uvarint_put(buf + n, mask);
 	n += gmt_uvarint_put(buf + n, d->cur.seq - prev->seq);
-	for (unsigned i = 0; i < NF; i++)
-		if (mask & (1u << i))
-			n += gmt_uvarint_put(buf + n, gmt_zigzag((int64_t)dv[i]));
+	for (unsigned m = mask & ((1u << NF) - 1); m; m &= m - 1)
+		n += gmt_uvarint_put(buf + n, gmt_zigzag((int64_t)dv[__builtin_ctz(m)]));
 	if (mask & M_FLAGS)
 		buf[n++] = d->cur.flags;
 	if (mask & M_SYNCS)
@@ -709,34 +707,78 @@ static inline __attribute__((always_inline)) int get_uv(gmt_spool_reader_t *r, u
 	return -EIO;
 }
 
-/* Reads the member's next row (values cumulative on the one before). */
+/* A row's longest form: its three leading values, NF values and the
+ * synchronisations as 10-byte varints, and the flags' byte. */
+#define ROW_BYTES_MAX ((3 + NF + 1) * 10 + 1)
+
+/* An unsigned LEB128 value at q (at least 10 bytes readable): the byte
+ * after it, or NULL when it runs past 10 bytes. */
+static inline __attribute__((always_inline)) const uint8_t *uv_at(const uint8_t *q, uint64_t *v)
+{
+	uint64_t x = q[0];
+	if (x < 0x80) {
+		*v = x;
+		return q + 1;
+	}
+	x &= 0x7f;
+	for (unsigned i = 1; i < 10; i++) {
+		const uint64_t b = q[i];
+		x |= (b & 0x7f) << (7 * i);
+		if (b < 0x80) {
+			*v = x;
+			return q + i + 1;
+		}
+	}
+	return NULL;
+}
+
+/* Reads the member's next row (values cumulative on the one before): from
+ * the chunk at once when the longest row fits in what is left of it, else
+ * a value at a time across chunks. */
 static int mrd_next(mrd_t *d)
 {
 	d->has_next = 0;
-	if (!gmt_spool_reader_fill(&d->r))
+	if (d->r.pos >= d->r.len && !gmt_spool_reader_fill(&d->r))
 		return d->r.err;
-	uint64_t dt, mask, x;
-	int rc;
-	if ((rc = get_uv(&d->r, &dt)) || (rc = get_uv(&d->r, &mask)) || (rc = get_uv(&d->r, &x)))
-		return rc;
-	d->next.seq += x;
+	uint64_t dt, mask, x, syncs = 0;
 	uint64_t dv[NF] = { 0 };
-	for (unsigned m = mask & ((1u << NF) - 1); m; m &= m - 1) {
-		if ((rc = get_uv(&d->r, &x)))
-			return rc;
-		dv[__builtin_ctz(m)] = (uint64_t)gmt_unzigzag(x);
-	}
-	if (mask & M_FLAGS) {
-		if (!gmt_spool_reader_fill(&d->r))
+	int rc;
+	if (d->r.len - d->r.pos >= ROW_BYTES_MAX) {
+		const uint8_t *q = d->r.buf + d->r.pos;
+		if (!(q = uv_at(q, &dt)) || !(q = uv_at(q, &mask)) || !(q = uv_at(q, &x)))
 			return -EIO;
-		d->next.flags = d->r.buf[d->r.pos++];
+		d->next.seq += x;
+		for (unsigned m = mask & ((1u << NF) - 1); m; m &= m - 1) {
+			if (!(q = uv_at(q, &x)))
+				return -EIO;
+			dv[__builtin_ctz(m)] = (uint64_t)gmt_unzigzag(x);
+		}
+		if (mask & M_FLAGS)
+			d->next.flags = *q++;
+		if ((mask & M_SYNCS) && !(q = uv_at(q, &syncs)))
+			return -EIO;
+		d->r.pos = (size_t)(q - d->r.buf);
+	} else {
+		if ((rc = get_uv(&d->r, &dt)) || (rc = get_uv(&d->r, &mask)) || (rc = get_uv(&d->r, &x)))
+			return rc;
+		d->next.seq += x;
+		for (unsigned m = mask & ((1u << NF) - 1); m; m &= m - 1) {
+			if ((rc = get_uv(&d->r, &x)))
+				return rc;
+			dv[__builtin_ctz(m)] = (uint64_t)gmt_unzigzag(x);
+		}
+		if (mask & M_FLAGS) {
+			if (!gmt_spool_reader_fill(&d->r))
+				return -EIO;
+			d->next.flags = d->r.buf[d->r.pos++];
+		}
+		if ((mask & M_SYNCS) && (rc = get_uv(&d->r, &syncs)))
+			return rc;
 	}
-	dv[F_HELD] += held_pred(dv, d->next.flags);
-	for (unsigned i = 0; i < NF; i++)
-		d->next.f[i] += dv[i];
-	d->next_syncs = 0;
-	if ((mask & M_SYNCS) && (rc = get_uv(&d->r, &d->next_syncs)))
-		return rc;
+	d->next.f[F_HELD] += dv[F_HELD] + held_pred(dv, d->next.flags);
+	for (unsigned m = mask & ((1u << NF) - 1) & ~(1u << F_HELD); m; m &= m - 1)
+		d->next.f[__builtin_ctz(m)] += dv[__builtin_ctz(m)];
+	d->next_syncs = syncs;
 	d->next_ts += dt;
 	d->has_next = 1;
 	return 0;
