@@ -26,6 +26,10 @@ struct level {
 	size_t in_batch;  /* values pushed since the batch's MARK */
 };
 
+/* Bytes gathered before one fwrite: a value is a few bytes, and stdio's
+ * per-call cost was most of the export's time. */
+#define BUF_CAP 65536
+
 struct gmt_pickle {
 	FILE *out;
 	int protocol;
@@ -33,7 +37,16 @@ struct gmt_pickle {
 	unsigned depth;
 	size_t top_values;
 	struct level lv[GMT_PICKLE_MAX_DEPTH];
+	size_t len;
+	unsigned char buf[BUF_CAP];
 };
+
+static void flush(gmt_pickle_t *p)
+{
+	if (p->len && !p->err && fwrite(p->buf, 1, p->len, p->out) != p->len)
+		p->err = -EIO;
+	p->len = 0;
+}
 
 gmt_pickle_t *gmt_pickle_open(FILE *out, int protocol)
 {
@@ -46,32 +59,43 @@ gmt_pickle_t *gmt_pickle_open(FILE *out, int protocol)
 		return NULL;
 	p->out = out;
 	p->protocol = protocol;
-	fputc(OP_PROTO, out);
-	fputc(protocol, out);
+	p->buf[0] = OP_PROTO;
+	p->buf[1] = (unsigned char)protocol;
+	p->len = 2;
 	return p;
 }
 
-static void put(gmt_pickle_t *p, const void *b, size_t n)
+static inline void put(gmt_pickle_t *p, const void *b, size_t n)
 {
-	if (!p->err && fwrite(b, 1, n, p->out) != n)
-		p->err = -EIO;
+	if (p->len + n > BUF_CAP) {
+		flush(p);
+		if (n > BUF_CAP) {
+			if (!p->err && fwrite(b, 1, n, p->out) != n)
+				p->err = -EIO;
+			return;
+		}
+	}
+	memcpy(p->buf + p->len, b, n);
+	p->len += n;
 }
 
-static void op(gmt_pickle_t *p, unsigned char c)
+static inline void op(gmt_pickle_t *p, unsigned char c)
 {
-	put(p, &c, 1);
+	if (p->len == BUF_CAP)
+		flush(p);
+	p->buf[p->len++] = c;
 }
 
-static void le(gmt_pickle_t *p, uint64_t v, unsigned n)
+static inline void le(gmt_pickle_t *p, uint64_t v, unsigned n)
 {
 	unsigned char b[8];
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < 8; i++)
 		b[i] = (unsigned char)(v >> (8 * i));
 	put(p, b, n);
 }
 
 /* Before a value: a container's batch starts with a MARK. */
-static int value_begin(gmt_pickle_t *p)
+static inline int value_begin(gmt_pickle_t *p)
 {
 	if (p->err)
 		return -1;
@@ -89,7 +113,7 @@ static int value_begin(gmt_pickle_t *p)
 }
 
 /* After a value: a full batch is collected. */
-static void value_end(gmt_pickle_t *p)
+static inline void value_end(gmt_pickle_t *p)
 {
 	if (!p->depth) {
 		p->top_values++;
@@ -177,14 +201,10 @@ void gmt_pickle_int(gmt_pickle_t *p, int64_t v)
 		op(p, OP_BININT);
 		le(p, (uint64_t)v, 4);
 	} else {
-		/* the fewest little-endian two's complement bytes that hold v */
-		unsigned n = 1;
-		while (n < 8) {
-			int64_t lo = -((int64_t)1 << (8 * n - 1)), hi = ((int64_t)1 << (8 * n - 1)) - 1;
-			if (v >= lo && v <= hi)
-				break;
-			n++;
-		}
+		/* the fewest little-endian two's complement bytes that hold v:
+		   its significant bits and a sign bit (v is not 0 or -1 here) */
+		uint64_t mag = v < 0 ? ~(uint64_t)v : (uint64_t)v;
+		unsigned n = (unsigned)(64 - __builtin_clzll(mag) + 1 + 7) / 8;
 		op(p, OP_LONG1);
 		op(p, (unsigned char)n);
 		le(p, (uint64_t)v, n);
@@ -244,6 +264,7 @@ int gmt_pickle_close(gmt_pickle_t *p)
 		rc = -EINVAL;
 	if (!rc) {
 		op(p, OP_STOP);
+		flush(p);
 		rc = p->err;
 	}
 	if (!rc && ferror(p->out))

@@ -11,7 +11,9 @@
  * most GMT_PICKLE_BATCH (as Python's own pickler batches them): the viewer
  * spreads a batch into one function call, which a long one would overflow.
  * Errors are sticky: the first one is kept and returned by
- * gmt_pickle_close(); calls after it do nothing.
+ * gmt_pickle_close(); calls after it do nothing. The bytes reach out in
+ * blocks of 64 KiB, the last at gmt_pickle_close(): nothing else may be
+ * written to out while the pickle is open.
  */
 #ifndef GMT_PICKLE_H
 #define GMT_PICKLE_H

@@ -19,7 +19,7 @@ rng = random.Random(20261201)
 INTS = [0, 1, 255, 256, 65535, 65536, 2**31 - 1, 2**31, -1, -255, -256, -2**31, -2**31 - 1,
         2**47, 2**47 - 1, 0x7f12_3456_7800, 2**53 + 1, 2**63 - 1, -2**63, -2**40 - 7]
 def rstr():
-    n = rng.choice([0, 1, 5, 40, 255, 256, 300])
+    n = rng.choice([0, 1, 5, 40, 255, 256, 300]) if rng.random() < 0.99 else 70000  # > the writer's 64 KiB buffer
     return "".join(rng.choice("aZ0 _\"'\\/<>&é\u00ff\u2028\u4e2d\U0001f600") for _ in range(n))
 def rval(depth):
     k = rng.randrange(8 if depth < 4 else 5)

@@ -108,6 +108,35 @@ static void test_numbers(void)
 		     "2.000000000,-0.000000002,2,null]\n", buf);
 }
 
+/* gmt_json_seconds: printf's "%.9f" of ns / 1e9, from the integer; edges
+ * of sign, of a second, of 2^52 (printf beyond) and a spread of values. */
+static void test_seconds(void)
+{
+	static const int64_t edge[] = { 0, 1, -1, 999999999, 1000000000, -1000000000, 1000000001,
+		(1ll << 52) - 1, -(1ll << 52) + 1, 1ll << 52, -(1ll << 52), INT64_MAX, INT64_MIN + 1,
+		123456789012345ll };
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < 20000; i++) {
+		int64_t ns;
+		if (i < (int)(sizeof(edge) / sizeof(edge[0]))) {
+			ns = edge[i];
+		} else {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;   /* xorshift64 */
+			ns = (int64_t)(x >> (x % 40)) * (x & 1 ? 1 : -1);
+		}
+		gmt_json_t j;
+		gmt_json_init(&j, mem());
+		gmt_json_seconds(&j, ns);
+		CHECK_EQ_U64(0, done(&j));
+		char want[400];
+		snprintf(want, sizeof(want), "%.9f\n", (double)ns / 1e9);
+		if (strcmp(want, buf)) {
+			CHECK_EQ_STR(want, buf);
+			break;
+		}
+	}
+}
+
 static void test_misuse(void)
 {
 	gmt_json_t j;
@@ -207,6 +236,7 @@ int main(void)
 	test_document();
 	test_strings();
 	test_numbers();
+	test_seconds();
 	test_misuse();
 	test_write_error();
 	free(buf);
