@@ -7,6 +7,15 @@
  * (list) or SETITEMS (dict) per batch: the writer opens a batch with MARK at
  * the first item and closes it after GMT_PICKLE_BATCH items (pairs, in a
  * dict) or at the container's end.
+ *
+ * Strings are memoized, as Python's pickler does: the first occurrence of a
+ * text is written and put in the memo (MEMOIZE at protocol 4, BINPUT or
+ * LONG_BINPUT with the next index below it), each later one is a BINGET
+ * (index below 256) or LONG_BINGET of it, unless the text is shorter than
+ * that reference. A memo entry is a string, which neither reader can
+ * change, so sharing one object among many places is what the value means.
+ * The memo keeps at most MEMO_MAX texts of at most MEMO_LEN bytes each,
+ * MEMO_BYTES in all; texts beyond are written in full every time.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +28,7 @@ enum {
 	OP_NONE = 'N', OP_BINUNICODE = 'X', OP_APPENDS = 'e', OP_BINFLOAT = 'G',
 	OP_EMPTY_LIST = ']', OP_EMPTY_DICT = '}', OP_SETITEMS = 'u', OP_PROTO = 0x80,
 	OP_LONG1 = 0x8a, OP_NEWTRUE = 0x88, OP_NEWFALSE = 0x89, OP_SHORT_BINUNICODE = 0x8c,
+	OP_MEMOIZE = 0x94, OP_BINPUT = 'q', OP_LONG_BINPUT = 'r', OP_BINGET = 'h', OP_LONG_BINGET = 'j',
 };
 
 struct level {
@@ -30,6 +40,17 @@ struct level {
  * per-call cost was most of the export's time. */
 #define BUF_CAP 65536
 
+#define MEMO_MAX   65536         /* texts in the memo                   */
+#define MEMO_LEN   1024          /* the longest text memoized           */
+#define MEMO_BYTES (4u << 20)    /* their bytes together                */
+#define MEMO_SLOTS (2 * MEMO_MAX) /* the hash table: a power of two    */
+
+typedef struct memo_slot {
+	uint64_t hash;
+	uint32_t off, len;       /* the text in memo_text                  */
+	uint32_t idx;            /* memo index + 1; 0: empty slot          */
+} memo_slot_t;
+
 struct gmt_pickle {
 	FILE *out;
 	int protocol;
@@ -37,6 +58,9 @@ struct gmt_pickle {
 	unsigned depth;
 	size_t top_values;
 	struct level lv[GMT_PICKLE_MAX_DEPTH];
+	memo_slot_t *slots;      /* NULL: no memo (out of memory)          */
+	char *memo_text;
+	uint32_t n_memo, memo_used;
 	size_t len;
 	unsigned char buf[BUF_CAP];
 };
@@ -59,6 +83,14 @@ gmt_pickle_t *gmt_pickle_open(FILE *out, int protocol)
 		return NULL;
 	p->out = out;
 	p->protocol = protocol;
+	p->slots = calloc(MEMO_SLOTS, sizeof(*p->slots));
+	p->memo_text = malloc(MEMO_BYTES);
+	if (!p->slots || !p->memo_text) {   /* a pickle without memo is as good */
+		free(p->slots);
+		free(p->memo_text);
+		p->slots = NULL;
+		p->memo_text = NULL;
+	}
 	p->buf[0] = OP_PROTO;
 	p->buf[1] = (unsigned char)protocol;
 	p->len = 2;
@@ -164,10 +196,79 @@ void gmt_pickle_dict_end(gmt_pickle_t *p) { end(p, 'd'); }
 void gmt_pickle_list_begin(gmt_pickle_t *p) { begin(p, 'l'); }
 void gmt_pickle_list_end(gmt_pickle_t *p) { end(p, 'l'); }
 
+/* FNV-1a over eight bytes at a time, then the tail. */
+static uint64_t text_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ n;
+	for (; n >= 8; s += 8, n -= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	for (; n; s++, n--)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h ^ (h >> 32);
+}
+
+/* A reference to memo entry idx, or the text itself when that is
+ * shorter; returns 1 when written. */
+static int memo_get(gmt_pickle_t *p, uint32_t idx, size_t n)
+{
+	if (idx < 256) {
+		op(p, OP_BINGET);
+		op(p, (unsigned char)idx);
+		return 1;
+	}
+	if (n <= 3)
+		return 0;
+	op(p, OP_LONG_BINGET);
+	le(p, idx, 4);
+	return 1;
+}
+
+/* Puts the string just written (on the stack) in the memo as entry idx. */
+static void memo_put(gmt_pickle_t *p, uint32_t idx)
+{
+	if (p->protocol >= 4) {
+		op(p, OP_MEMOIZE);
+	} else if (idx < 256) {
+		op(p, OP_BINPUT);
+		op(p, (unsigned char)idx);
+	} else {
+		op(p, OP_LONG_BINPUT);
+		le(p, idx, 4);
+	}
+}
+
 void gmt_pickle_str_n(gmt_pickle_t *p, const char *s, size_t n)
 {
 	if (value_begin(p))
 		return;
+	memo_slot_t *slot = NULL;
+	if (p->slots && n && n <= MEMO_LEN) {
+		uint64_t h = text_hash(s, n);
+		for (size_t i = (size_t)h & (MEMO_SLOTS - 1);; i = (i + 1) & (MEMO_SLOTS - 1)) {
+			memo_slot_t *e = &p->slots[i];
+			if (!e->idx) {
+				if (p->n_memo < MEMO_MAX && p->memo_used + n <= MEMO_BYTES)
+					slot = e;
+				break;
+			}
+			if (e->hash == h && e->len == n && !memcmp(p->memo_text + e->off, s, n)) {
+				if (memo_get(p, e->idx - 1, n)) {
+					value_end(p);
+					return;
+				}
+				break;
+			}
+		}
+		if (slot) {
+			memcpy(p->memo_text + p->memo_used, s, n);
+			*slot = (memo_slot_t){ h, p->memo_used, (uint32_t)n, ++p->n_memo };
+			p->memo_used += (uint32_t)n;
+		}
+	}
 	if (n < 256 && p->protocol >= 4) {
 		op(p, OP_SHORT_BINUNICODE);
 		op(p, (unsigned char)n);
@@ -179,6 +280,8 @@ void gmt_pickle_str_n(gmt_pickle_t *p, const char *s, size_t n)
 		return;
 	}
 	put(p, s, n);
+	if (slot)
+		memo_put(p, slot->idx - 1);
 	value_end(p);
 }
 
@@ -269,6 +372,8 @@ int gmt_pickle_close(gmt_pickle_t *p)
 	}
 	if (!rc && ferror(p->out))
 		rc = -EIO;
+	free(p->slots);
+	free(p->memo_text);
 	free(p);
 	return rc;
 }

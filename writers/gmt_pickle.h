@@ -7,7 +7,9 @@
  * the opcodes that both Python's unpickler and the viewer's read (PROTO,
  * EMPTY_DICT, EMPTY_LIST, MARK, SETITEMS, APPENDS, SHORT_BINUNICODE,
  * BINUNICODE, BININT1, BININT2, BININT, LONG1, BINFLOAT, NEWTRUE, NEWFALSE,
- * NONE, STOP); no memo, no frames, no class. Items go out in batches of at
+ * NONE, STOP, and for strings seen before MEMOIZE, BINPUT, LONG_BINPUT,
+ * BINGET, LONG_BINGET: a repeated text is a reference to its first
+ * occurrence, as Python's own pickler writes it); no frames, no class. Items go out in batches of at
  * most GMT_PICKLE_BATCH (as Python's own pickler batches them): the viewer
  * spreads a batch into one function call, which a long one would overflow.
  * Errors are sticky: the first one is kept and returned by

@@ -58,11 +58,14 @@ class NoClasses(pickle.Unpickler):
     def find_class(self, module, name):
         raise pickle.UnpicklingError(f"class {module}.{name}")
 VIEWER = {"PROTO", "EMPTY_DICT", "EMPTY_LIST", "MARK", "SETITEMS", "APPENDS", "SHORT_BINUNICODE", "BINUNICODE",
-          "BININT1", "BININT2", "BININT", "LONG1", "BINFLOAT", "NEWTRUE", "NEWFALSE", "NONE", "STOP"}
-PUSHES_NOTHING = {"MARK", "APPENDS", "SETITEMS", "STOP", "PROTO"}
+          "BININT1", "BININT2", "BININT", "LONG1", "BINFLOAT", "NEWTRUE", "NEWFALSE", "NONE", "STOP",
+          "MEMOIZE", "BINPUT", "LONG_BINPUT", "BINGET", "LONG_BINGET"}
+PUSHES_NOTHING = {"MARK", "APPENDS", "SETITEMS", "STOP", "PROTO", "MEMOIZE", "BINPUT", "LONG_BINPUT"}
 values = [rval(0) for _ in range(60)]
 values.append(list(range(2500)))                                # three batches
 values.append({f"k{i}": i for i in range(2100)})               # three batches of pairs
+values.append([f"s{i % 600}" for i in range(1800)])             # memo: BINGET below 256, LONG_BINGET above
+values.append([f"{i:05d}" for i in range(66000)] + ["00007", "65999"])  # past the memo's 65536 texts
 values.append({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0x7f0000000000, "size": 512,
                                                    "frames": [], "time_us": 1764581951123456}]]})
 for protocol in (2, 3, 4):
@@ -89,8 +92,16 @@ for protocol in (2, 3, 4):
                 assert c <= (1000 if o.name == "APPENDS" else 2000), (o.name, c)
             elif o.name not in PUSHES_NOTHING and counts:
                 counts[-1] += 1
-        if n == len(values) - 3:
-            assert sum(1 for o, _, _ in ops if o.name == "APPENDS") == 3
+        cnt = lambda name: sum(1 for o, _, _ in ops if o.name == name)
+        put = cnt("MEMOIZE") + cnt("BINPUT") + cnt("LONG_BINPUT")
+        if n == 60:
+            assert cnt("APPENDS") == 3
+        if n == 62:   # 600 texts memoized, 1200 references: 2 x 256 short, 2 x 344 long
+            assert (put, cnt("BINGET"), cnt("LONG_BINGET")) == (600, 512, 688), (protocol, put, cnt("BINGET"), cnt("LONG_BINGET"))
+            assert protocol < 4 or cnt("MEMOIZE") == 600
+            assert protocol == 4 or (cnt("BINPUT"), cnt("LONG_BINPUT")) == (256, 344)
+        if n == 63:   # the memo full at 65536 texts: the rest written in full
+            assert (put, cnt("BINGET"), cnt("LONG_BINGET")) == (65536, 1, 0), (protocol, put, cnt("BINGET"))
 for toks, what in (("l\n", "an open list"), ("i 1\ni 2\n", "two top-level values"),
                    ("d\ni 1\ned\n", "a key without a value"), ("l\ned\n", "a dict end in a list")):
     r = subprocess.run([tool, "4"], input=toks.encode(), capture_output=True)
