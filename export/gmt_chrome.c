@@ -65,10 +65,20 @@ gmt_chrome_t *gmt_chrome_open_in(gmt_json_t *j)
 	return c;
 }
 
+/* ns as microseconds with 3 decimals, printf's "%.3f" of ns / 1000 (from
+ * the integer below 2^52 ns). */
+static void us(gmt_json_t *j, uint64_t ns)
+{
+	if (ns < (1ull << 52))
+		gmt_json_scaled(j, (int64_t)ns, 3);
+	else
+		gmt_json_fixed(j, (double)ns / 1000.0, 3);
+}
+
 static void ts(gmt_json_t *j, uint64_t ns)
 {
 	gmt_json_key(j, "ts");
-	gmt_json_fixed(j, (double)ns / 1000.0, 3);
+	us(j, ns);
 }
 
 static void event_begin(gmt_chrome_t *c, const char *ph, const char *name, uint64_t pid,
@@ -131,7 +141,7 @@ void gmt_chrome_slice(gmt_chrome_t *c, uint64_t pid, uint64_t tid, const char *n
 	event_begin(c, "X", name, pid, tid);
 	ts(c->j, ts_ns);
 	gmt_json_key(c->j, "dur");
-	gmt_json_fixed(c->j, (double)dur_ns / 1000.0, 3);
+	us(c->j, dur_ns);
 	args(c->j, UINT64_MAX, kv, n);
 	gmt_json_obj_end(c->j);
 }

@@ -71,11 +71,12 @@ void gmt_json_u64(gmt_json_t *j, uint64_t v);
 void gmt_json_i64(gmt_json_t *j, int64_t v);
 void gmt_json_double(gmt_json_t *j, double v);
 void gmt_json_fixed(gmt_json_t *j, double v, int decimals);
-/* ns nanoseconds as seconds with 9 decimals: the same text as
- * gmt_json_fixed(j, (double)ns / 1e9, 9), made from the integer (below
- * 2^52 ns the double nearest ns / 1e9 is within half a nanosecond of it,
- * so its rounding to 9 decimals is the exact quotient; beyond, printf). */
-void gmt_json_seconds(gmt_json_t *j, int64_t ns);
+/* v / 10^decimals with that many decimals (decimals 0 to 17): the same
+ * text as gmt_json_fixed(j, (double)v / 10^decimals, decimals), made from
+ * the integer (ns as seconds: 9; as microseconds: 3). Below 2^52 the
+ * double nearest the quotient is within half a unit of its last decimal,
+ * so its rounding is the exact quotient; beyond, printf. */
+void gmt_json_scaled(gmt_json_t *j, int64_t v, unsigned decimals);
 void gmt_json_bool(gmt_json_t *j, int v);
 void gmt_json_null(gmt_json_t *j);
 

@@ -485,7 +485,7 @@ static int json_row(void *ctx, const gmt_curve_row_t *r)
 	gmt_json_arr_begin(j);
 	gmt_json_i64(j, r->dev);
 	gmt_json_u64(j, r->ts);
-	gmt_json_seconds(j, (int64_t)(r->ts - x->first_ts));
+	gmt_json_scaled(j, (int64_t)(r->ts - x->first_ts), 9);
 	if (r->has_phase) {
 		const char *name = gmt_phases_string(x->ph, r->phase);
 		gmt_json_str(j, name ? name : "(unnamed)");

@@ -108,28 +108,32 @@ static void test_numbers(void)
 		     "2.000000000,-0.000000002,2,null]\n", buf);
 }
 
-/* gmt_json_seconds: printf's "%.9f" of ns / 1e9, from the integer; edges
- * of sign, of a second, of 2^52 (printf beyond) and a spread of values. */
-static void test_seconds(void)
+/* gmt_json_scaled: printf's "%.*f" of v / 10^d, from the integer, for d
+ * 0, 3 (microseconds), 9 (seconds) and 17; edges of sign, of a unit, of
+ * 2^52 (printf beyond) and a spread of values. */
+static void test_scaled(void)
 {
-	static const int64_t edge[] = { 0, 1, -1, 999999999, 1000000000, -1000000000, 1000000001,
-		(1ll << 52) - 1, -(1ll << 52) + 1, 1ll << 52, -(1ll << 52), INT64_MAX, INT64_MIN + 1,
-		123456789012345ll };
+	static const int64_t edge[] = { 0, 1, -1, 999, 1000, 999999999, 1000000000, -1000000000,
+		1000000001, (1ll << 52) - 1, -(1ll << 52) + 1, 1ll << 52, -(1ll << 52), INT64_MAX,
+		INT64_MIN + 1, 123456789012345ll };
+	static const unsigned dec[] = { 0, 3, 9, 17 };
+	const double pow10[] = { 1e0, 1e3, 1e9, 1e17 };
 	uint64_t x = 88172645463325252ull;
 	for (int i = 0; i < 20000; i++) {
-		int64_t ns;
+		int64_t v;
 		if (i < (int)(sizeof(edge) / sizeof(edge[0]))) {
-			ns = edge[i];
+			v = edge[i];
 		} else {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;   /* xorshift64 */
-			ns = (int64_t)(x >> (x % 40)) * (x & 1 ? 1 : -1);
+			v = (int64_t)(x >> (x % 40)) * (x & 1 ? 1 : -1);
 		}
+		unsigned k = (unsigned)i % 4;
 		gmt_json_t j;
 		gmt_json_init(&j, mem());
-		gmt_json_seconds(&j, ns);
+		gmt_json_scaled(&j, v, dec[k]);
 		CHECK_EQ_U64(0, done(&j));
 		char want[400];
-		snprintf(want, sizeof(want), "%.9f\n", (double)ns / 1e9);
+		snprintf(want, sizeof(want), "%.*f\n", (int)dec[k], (double)v / pow10[k]);
 		if (strcmp(want, buf)) {
 			CHECK_EQ_STR(want, buf);
 			break;
@@ -236,7 +240,7 @@ int main(void)
 	test_document();
 	test_strings();
 	test_numbers();
-	test_seconds();
+	test_scaled();
 	test_misuse();
 	test_write_error();
 	free(buf);
