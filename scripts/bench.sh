@@ -239,6 +239,14 @@ done
 # temporary file, 1000 per device formatted
 st curves "$big" "--max-rows 1000" | awk \
 	'{ cps = $4 > 0 ? $3 / $4 : 0; printf "| `curves --max-rows 1000` (the engine; 1000 rows written) | %.2f | %.1f M | %.2f | %.1f M | %.1f MB | >= 25 M/s | %.2f |\n", $1, $3 / $1 / 1e6, $4, cps / 1e6, $2 / 1024, cps / 25e6 }'
+# the page and the exports, written to /dev/null (their text is part of
+# the cost; the memory-viz pickle of this trace is some 145 MB)
+for c in "report|-o /dev/null" "export --format chrome|--format chrome -o /dev/null" \
+	"export --format memory-viz|--format memory-viz -o /dev/null" "curves --json|--json -o /dev/null"; do
+	label=${c%%|*}; opts=${c#*|}
+	st "${label%% *}" "$big" "$opts" | awk -v c="$label" \
+		'{ cps = $4 > 0 ? $3 / $4 : 0; printf "| `%s` | %.2f | %.1f M | %.2f | %.1f M | %.1f MB | >= 25 M/s | %.2f |\n", c, $1, $3 / $1 / 1e6, $4, cps / 1e6, $2 / 1024, cps / 25e6 }'
+done
 "$B/gpumemtrace-analyze" curves --no-symbols "$big" 2>/dev/null | wc -c | awk -v ev="$((2 * BIG))" \
 	'{ printf "curves CSV: %d bytes for %d events (%.1f bytes an event: 25 M events/s would be %.2f GB/s of text)\n", $1, ev, $1 / ev, $1 / ev * 25e6 / 1e9 }'
 # BIG blocks all live at once, then all freed: gpumemtrace's commands
