@@ -23,7 +23,8 @@ static void dict_begin(gmt_memviz_t *m) { if (m->json) gmt_json_obj_begin(&m->j)
 static void dict_end(gmt_memviz_t *m) { if (m->json) gmt_json_obj_end(&m->j); else gmt_pickle_dict_end(m->p); }
 static void list_begin(gmt_memviz_t *m) { if (m->json) gmt_json_arr_begin(&m->j); else gmt_pickle_list_begin(m->p); }
 static void list_end(gmt_memviz_t *m) { if (m->json) gmt_json_arr_end(&m->j); else gmt_pickle_list_end(m->p); }
-static void key(gmt_memviz_t *m, const char *k) { if (m->json) gmt_json_key(&m->j, k); else gmt_pickle_str(m->p, k); }
+/* k: a literal (the pickle finds it in its memo by address) */
+static void key(gmt_memviz_t *m, const char *k) { if (m->json) gmt_json_key(&m->j, k); else gmt_pickle_str_static(m->p, k); }
 static void str(gmt_memviz_t *m, const char *s) { if (m->json) gmt_json_str(&m->j, s); else gmt_pickle_str(m->p, s); }
 static void u64(gmt_memviz_t *m, uint64_t v) { if (m->json) gmt_json_u64(&m->j, v); else gmt_pickle_uint(m->p, v); }
 

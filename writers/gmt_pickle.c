@@ -18,6 +18,7 @@
  * MEMO_BYTES in all; texts beyond are written in full every time.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,10 @@ struct gmt_pickle {
 	size_t top_values;
 	struct level lv[GMT_PICKLE_MAX_DEPTH];
 	memo_slot_t *slots;      /* NULL: no memo (out of memory)          */
+	struct pcache {          /* gmt_pickle_str_static: by address       */
+		const char *s;
+		uint32_t idx, n;     /* memo index + 1 (0: empty), length   */
+	} pc[256];
 	char *memo_text;
 	uint32_t n_memo, memo_used;
 	size_t len;
@@ -196,18 +201,29 @@ void gmt_pickle_dict_end(gmt_pickle_t *p) { end(p, 'd'); }
 void gmt_pickle_list_begin(gmt_pickle_t *p) { begin(p, 'l'); }
 void gmt_pickle_list_end(gmt_pickle_t *p) { end(p, 'l'); }
 
-/* FNV-1a over eight bytes at a time, then the tail. */
+/* A hash of the text: eight bytes at a time, the last up to seven in one
+ * word read as two overlapping halves (any hash would do: a hit is
+ * compared byte for byte). */
 static uint64_t text_hash(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ n;
+	uint64_t h = 0xcbf29ce484222325ull ^ n, w;
 	for (; n >= 8; s += 8, n -= 8) {
-		uint64_t w;
 		memcpy(&w, s, 8);
 		h = (h ^ w) * 0x100000001b3ull;
 		h ^= h >> 29;
 	}
-	for (; n; s++, n--)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		w = a | (uint64_t)b << 32;
+	} else if (n) {
+		w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
+		    (uint64_t)(unsigned char)s[n - 1] << 16;
+	} else {
+		return h ^ (h >> 32);
+	}
+	h = (h ^ w) * 0x100000001b3ull;
 	return h ^ (h >> 32);
 }
 
@@ -241,10 +257,12 @@ static void memo_put(gmt_pickle_t *p, uint32_t idx)
 	}
 }
 
-void gmt_pickle_str_n(gmt_pickle_t *p, const char *s, size_t n)
+/* Writes the string; returns its memo index + 1, 0 when it is not in the
+ * memo. */
+static uint32_t str_write(gmt_pickle_t *p, const char *s, size_t n)
 {
 	if (value_begin(p))
-		return;
+		return 0;
 	memo_slot_t *slot = NULL;
 	if (p->slots && n && n <= MEMO_LEN) {
 		uint64_t h = text_hash(s, n);
@@ -258,7 +276,7 @@ void gmt_pickle_str_n(gmt_pickle_t *p, const char *s, size_t n)
 			if (e->hash == h && e->len == n && !memcmp(p->memo_text + e->off, s, n)) {
 				if (memo_get(p, e->idx - 1, n)) {
 					value_end(p);
-					return;
+					return e->idx;
 				}
 				break;
 			}
@@ -277,17 +295,39 @@ void gmt_pickle_str_n(gmt_pickle_t *p, const char *s, size_t n)
 		le(p, n, 4);
 	} else {
 		p->err = -EINVAL;
-		return;
+		return 0;
 	}
 	put(p, s, n);
 	if (slot)
 		memo_put(p, slot->idx - 1);
 	value_end(p);
+	return slot ? slot->idx : 0;
+}
+
+void gmt_pickle_str_n(gmt_pickle_t *p, const char *s, size_t n)
+{
+	str_write(p, s, n);
 }
 
 void gmt_pickle_str(gmt_pickle_t *p, const char *s)
 {
-	gmt_pickle_str_n(p, s, strlen(s));
+	str_write(p, s, strlen(s));
+}
+
+void gmt_pickle_str_static(gmt_pickle_t *p, const char *s)
+{
+	struct pcache *c = &p->pc[((uintptr_t)s >> 3) & 255];
+	if (c->s == s && c->idx && (c->idx <= 256 || c->n > 3)) {
+		if (value_begin(p))
+			return;
+		memo_get(p, c->idx - 1, c->n);
+		value_end(p);
+		return;
+	}
+	size_t n = strlen(s);
+	uint32_t idx = str_write(p, s, n);
+	if (idx)
+		*c = (struct pcache){ s, idx, (uint32_t)n };
 }
 
 void gmt_pickle_int(gmt_pickle_t *p, int64_t v)

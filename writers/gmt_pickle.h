@@ -47,6 +47,10 @@ void gmt_pickle_list_end(gmt_pickle_t *p);
 /* Scalars. str takes UTF-8 (written as given; Python refuses invalid
    UTF-8, so the caller gives valid text); str_n takes a length. */
 void gmt_pickle_str(gmt_pickle_t *p, const char *s);
+/* The same for a string constant: s has static storage and stays the same
+   while the pickle is open (a literal, e.g. a dict's key); its memo entry
+   is found by its address, without reading it again. */
+void gmt_pickle_str_static(gmt_pickle_t *p, const char *s);
 void gmt_pickle_str_n(gmt_pickle_t *p, const char *s, size_t n);
 void gmt_pickle_int(gmt_pickle_t *p, int64_t v);
 void gmt_pickle_uint(gmt_pickle_t *p, uint64_t v);

@@ -102,6 +102,27 @@ for protocol in (2, 3, 4):
             assert protocol == 4 or (cnt("BINPUT"), cnt("LONG_BINPUT")) == (256, 344)
         if n == 63:   # the memo full at 65536 texts: the rest written in full
             assert (put, cnt("BINGET"), cnt("LONG_BINGET")) == (65536, 1, 0), (protocol, put, cnt("BINGET"))
+# constants (gmt_pickle_str_static) among the same texts given as bytes:
+# one memo entry each, every later use a BINGET; the empty one never memoized
+LIT = ["action", "addr", "ab", "frames", "", "x"]
+for protocol in (2, 4):
+    toks, want = ["l"], []
+    for i in range(900):
+        k = i % 6
+        if i % 5 == 0:
+            toks.append("s " + LIT[k].encode().hex())
+        else:
+            toks.append(f"k {k}")
+        want.append(LIT[k])
+    toks.append("el")
+    r = subprocess.run([tool, str(protocol)], input=("\n".join(toks) + "\n").encode(), capture_output=True)
+    assert r.returncode == 0, r.stderr
+    got = NoClasses(io.BytesIO(r.stdout)).load()
+    assert got == want, (protocol, got[:12])
+    ops = list(pickletools.genops(r.stdout))
+    cnt = lambda name: sum(1 for o, _, _ in ops if o.name == name)
+    put = cnt("MEMOIZE") + cnt("BINPUT")
+    assert (put, cnt("BINGET")) == (5, 900 - 150 - 5), (protocol, put, cnt("BINGET"))
 for toks, what in (("l\n", "an open list"), ("i 1\ni 2\n", "two top-level values"),
                    ("d\ni 1\ned\n", "a key without a value"), ("l\ned\n", "a dict end in a list")):
     r = subprocess.run([tool, "4"], input=toks.encode(), capture_output=True)

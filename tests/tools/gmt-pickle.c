@@ -4,6 +4,8 @@
  * Python's own unpickler:
  *   d / l        begin a dict / a list        ed / el  end the dict / list
  *   s HEX        a str (its UTF-8 bytes in hex, "s" alone: empty)
+ *   k N          the N-th of the literals below, as a constant
+ *                (gmt_pickle_str_static)
  *   i N / u N    an int64 / a uint64          f HEX  a float (its 64 bits)
  *   t / F / n    True / False / None
  *   gmt-pickle PROTOCOL < TOKENS > OUT.pickle; exit 0, or 1 with the
@@ -28,6 +30,8 @@ static size_t unhex(const char *s, char *out)
 	return n;
 }
 
+static const char *const literals[] = { "action", "addr", "ab", "frames", "", "x" };
+
 int main(int argc, char **argv)
 {
 	gmt_pickle_t *p = gmt_pickle_open(stdout, argc > 1 ? atoi(argv[1]) : 4);
@@ -51,6 +55,7 @@ int main(int argc, char **argv)
 				gmt_pickle_list_end(p);
 			break;
 		case 's': gmt_pickle_str_n(p, buf, unhex(arg, buf)); break;
+		case 'k': gmt_pickle_str_static(p, literals[(size_t)atoi(arg) % 6]); break;
 		case 'i': gmt_pickle_int(p, strtoll(arg, NULL, 10)); break;
 		case 'u': gmt_pickle_uint(p, strtoull(arg, NULL, 10)); break;
 		case 'f':
