@@ -446,7 +446,8 @@ static int pruned_put(gmt_curves_t *c, cdev_t *d, const crow_t *r, uint64_t k, u
 		return -(c->err = EIO);
 	c->q[g % QCAP] = (qent_t){ *r, k, pushed ? Q_WAIT : Q_WRITE };
 	c->q_n++;
-	return q_drain(c, 0);
+	/* most of the time the front row still waits: nothing to write */
+	return c->q[c->q_g0 % QCAP].state == Q_WAIT ? 0 : q_drain(c, 0);
 }
 
 /* Device d's pending row, written unless it repeats the last one. */
