@@ -16,6 +16,7 @@
 
 #include "engines/gmt_curves.h"
 #include "render/gmt_render.h"
+#include "gmt_digits.h"
 
 
 typedef struct rctx {
@@ -67,46 +68,7 @@ static void csv_str(FILE *f, const char *s)
  * parsing and its floating point were nine tenths of the command's time
  * (there is a row for nearly every event). */
 
-/* The 8 decimal digits of v (v < 10^8, leading zeros included) as the
- * bytes 0-9 of a word, the first digit in its lowest byte: the halves,
- * quarters and digits split in parallel lanes (multiplications by the
- * reciprocals of 100 and 10 that are exact in these ranges). */
-static inline uint64_t digits8(uint32_t v)
-{
-	uint64_t y = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32;
-	uint64_t z = (y * 10486 >> 20) & 0x0000007f0000007full;    /* / 100 */
-	y = (y - z * 100) << 16 | z;
-	z = (y * 103 >> 10) & 0x000f000f000f000full;              /* / 10  */
-	return (y - z * 10) << 8 | z;
-}
-
-/* Stores the 8 bytes of w at p, its lowest byte first. */
-static inline void put8(char *p, uint64_t w)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
-#endif
-	memcpy(p, &w, 8);
-}
-
-/* v in decimal at p (which has 8 bytes of room past the number); returns
- * the end. */
-static char *put_u64(char *p, uint64_t v)
-{
-	if (v < 10) {
-		*p = (char)('0' + v);
-		return p + 1;
-	}
-	if (v < 100000000u) {
-		uint64_t w = digits8((uint32_t)v);
-		unsigned lead = (unsigned)__builtin_ctzll(w) / 8;   /* zero digits */
-		put8(p, (w | 0x3030303030303030ull) >> 8 * lead);
-		return p + 8 - lead;
-	}
-	p = put_u64(p, v / 100000000u);
-	put8(p, digits8((uint32_t)(v % 100000000u)) | 0x3030303030303030ull);
-	return p + 8;
-}
+/* Digits: writers/gmt_digits.h (gmt_put_dec, gmt_digits8, gmt_put8). */
 
 static void csv_flush(rctx_t *x)
 {
@@ -149,10 +111,10 @@ static char *put_seconds(char *p, int64_t ns)
 		uint64_t a = ns < 0 ? (uint64_t)-ns : (uint64_t)ns, frac = a % 1000000000u;
 		if (ns < 0)
 			*p++ = '-';
-		p = put_u64(p, a / 1000000000u);
+		p = gmt_put_dec(p, a / 1000000000u);
 		*p++ = '.';
 		*p = (char)('0' + frac / 100000000u);
-		put8(p + 1, digits8((uint32_t)(frac % 100000000u)) | 0x3030303030303030ull);
+		gmt_put8(p + 1, gmt_digits8((uint32_t)(frac % 100000000u)) | 0x3030303030303030ull);
 		return p + 9;
 	}
 	return p + sprintf(p, "%.9f", (double)ns / 1e9);
@@ -167,7 +129,7 @@ static char *put_bytes(rctx_t *x, char *p, uint64_t v)
 		memcpy(p, x->last_text, sizeof(x->last_text));
 		return p + x->last_len;
 	}
-	char *e = put_u64(p, v);
+	char *e = gmt_put_dec(p, v);
 	x->last = v;
 	x->last_len = (size_t)(e - p);
 	memcpy(x->last_text, p, sizeof(x->last_text));
@@ -179,16 +141,16 @@ static char *put_bytes(rctx_t *x, char *p, uint64_t v)
 static char *put_ts(rctx_t *x, char *p, uint64_t v)
 {
 	if (v < 100000000u)
-		return put_u64(p, v);
+		return gmt_put_dec(p, v);
 	uint64_t hi = v / 100000000u;
 	if (!x->ts_hi_len || hi != x->ts_hi) {
-		char *e = put_u64(x->ts_hi_text, hi);
+		char *e = gmt_put_dec(x->ts_hi_text, hi);
 		x->ts_hi = hi;
 		x->ts_hi_len = (size_t)(e - x->ts_hi_text);
 	}
 	memcpy(p, x->ts_hi_text, 16);
 	p += x->ts_hi_len;
-	put8(p, digits8((uint32_t)(v - hi * 100000000u)) | 0x3030303030303030ull);
+	gmt_put8(p, gmt_digits8((uint32_t)(v - hi * 100000000u)) | 0x3030303030303030ull);
 	return p + 8;
 }
 
@@ -199,7 +161,7 @@ static char *put_time(rctx_t *x, char *p, int64_t ns)
 		return put_seconds(p, ns);
 	uint64_t a = (uint64_t)ns, sec = a / 1000000000u, frac = a - sec * 1000000000u;
 	if (!x->sec_len || (int64_t)sec != x->sec) {
-		char *e = put_u64(x->sec_text, sec);
+		char *e = gmt_put_dec(x->sec_text, sec);
 		*e++ = '.';
 		x->sec = (int64_t)sec;
 		x->sec_len = (size_t)(e - x->sec_text);
@@ -207,7 +169,7 @@ static char *put_time(rctx_t *x, char *p, int64_t ns)
 	memcpy(p, x->sec_text, 16);
 	p += x->sec_len;
 	*p = (char)('0' + frac / 100000000u);
-	put8(p + 1, digits8((uint32_t)(frac % 100000000u)) | 0x3030303030303030ull);
+	gmt_put8(p + 1, gmt_digits8((uint32_t)(frac % 100000000u)) | 0x3030303030303030ull);
 	return p + 9;
 }
 
@@ -233,11 +195,11 @@ static int csv_row(void *ctx, const gmt_curve_row_t *r)
 		memcpy(p, x->pre_text, sizeof(x->pre_text));
 		p += x->pre_len;
 	} else {
-		p = put_u64(p, x->trace);
+		p = gmt_put_dec(p, x->trace);
 		*p++ = ',';
 		if (r->dev < 0)
 			*p++ = '-';
-		p = put_u64(p, (uint64_t)(r->dev < 0 ? -(int64_t)r->dev : r->dev));
+		p = gmt_put_dec(p, (uint64_t)(r->dev < 0 ? -(int64_t)r->dev : r->dev));
 		*p++ = ',';
 		x->pre_len = (size_t)(p - b) <= sizeof(x->pre_text) ? (size_t)(p - b) : 0;
 		x->pre_dev = r->dev;

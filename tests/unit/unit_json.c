@@ -3,6 +3,7 @@
  * still parses, close says -EINVAL) and a failing stream (-EIO). The random
  * round trip through Python's json is tests/cases/json_writer.sh. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 
 #include "gmt_json.h"
@@ -141,6 +142,38 @@ static void test_scaled(void)
 	}
 }
 
+/* Integers: printf's digits at every power of ten and its neighbours,
+ * the extremes and a spread of values, unsigned and signed. */
+static void test_integers(void)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull, p10 = 1;
+	char want[128];
+	for (int i = 0; i < 3000; i++) {
+		uint64_t v;
+		if (i < 60) {
+			v = p10 + (uint64_t)(i % 3) - 1;   /* 10^k - 1, 10^k, 10^k + 1 */
+			if (i % 3 == 2 && p10 <= UINT64_MAX / 10)
+				p10 *= 10;
+		} else {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			v = x >> (x % 64);
+		}
+		gmt_json_t j;
+		gmt_json_init(&j, mem());
+		gmt_json_arr_begin(&j);
+		gmt_json_u64(&j, v);
+		gmt_json_i64(&j, (int64_t)v);
+		gmt_json_u64(&j, UINT64_MAX - v);
+		gmt_json_arr_end(&j);
+		CHECK_EQ_U64(0, done(&j));
+		snprintf(want, sizeof(want), "[%" PRIu64 ",%" PRId64 ",%" PRIu64 "]\n", v, (int64_t)v, UINT64_MAX - v);
+		if (strcmp(want, buf)) {
+			CHECK_EQ_STR(want, buf);
+			break;
+		}
+	}
+}
+
 static void test_misuse(void)
 {
 	gmt_json_t j;
@@ -241,6 +274,7 @@ int main(void)
 	test_strings();
 	test_numbers();
 	test_scaled();
+	test_integers();
 	test_misuse();
 	test_write_error();
 	free(buf);
