@@ -50,4 +50,31 @@ static inline char *gmt_put_dec(char *p, uint64_t v)
 	return p + 8;
 }
 
+/* v / 10^d with d decimals (d <= 17) at p (48 bytes of room), the same
+ * text as printf's "%.*f" of (double)v / 10^d: below 2^52 in magnitude the
+ * double nearest the quotient is within half a unit of its last decimal,
+ * so its rounding is the exact quotient. Returns the end, or NULL beyond
+ * that range (the caller uses printf). ns as seconds: d 9; as
+ * microseconds: 3. */
+static inline char *gmt_put_scaled(char *p, int64_t v, unsigned d)
+{
+	static const uint64_t p10[18] = { 1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+		10000000ull, 100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+		1000000000000ull, 10000000000000ull, 100000000000000ull, 1000000000000000ull,
+		10000000000000000ull, 100000000000000000ull };
+	if (v <= -(1ll << 52) || v >= (1ll << 52) || d > 17)
+		return NULL;
+	uint64_t a = v < 0 ? (uint64_t)-v : (uint64_t)v, f = a % p10[d];
+	if (v < 0)
+		*p++ = '-';
+	p = gmt_put_dec(p, a / p10[d]);
+	if (d) {
+		*p++ = '.';
+		for (unsigned i = d; i-- > 0; f /= 10)
+			p[i] = (char)('0' + f % 10);
+		p += d;
+	}
+	return p;
+}
+
 #endif /* GMT_DIGITS_H */

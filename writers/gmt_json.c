@@ -294,27 +294,16 @@ void gmt_json_scaled(gmt_json_t *j, int64_t v, unsigned decimals)
 {
 	static const double pow10[18] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
 					  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17 };
+	char b[48], *e;
 	if (decimals > 17)
 		decimals = 17;
-	if (v <= -(1ll << 52) || v >= (1ll << 52)) {
+	if (!(e = gmt_put_scaled(b, v, decimals))) {
 		gmt_json_fixed(j, (double)v / pow10[decimals], (int)decimals);
 		return;
 	}
 	if (!item(j, 0))
 		return;
-	uint64_t a = v < 0 ? (uint64_t)-v : (uint64_t)v;
-	char b[48], *p = b + sizeof(b);
-	for (unsigned i = 0; i < decimals; i++, a /= 10)
-		*--p = (char)('0' + a % 10);
-	if (decimals)
-		*--p = '.';
-	do {
-		*--p = (char)('0' + a % 10);
-		a /= 10;
-	} while (a);
-	if (v < 0)
-		*--p = '-';
-	fwrite(p, 1, (size_t)(b + sizeof(b) - p), j->f);
+	fwrite(b, 1, (size_t)(e - b), j->f);
 	value_done(j);
 }
 

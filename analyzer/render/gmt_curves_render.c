@@ -107,17 +107,8 @@ static char *put_str(char *p, const char *s)
  * beyond, printf itself. */
 static char *put_seconds(char *p, int64_t ns)
 {
-	if (ns > -(1ll << 52) && ns < (1ll << 52)) {
-		uint64_t a = ns < 0 ? (uint64_t)-ns : (uint64_t)ns, frac = a % 1000000000u;
-		if (ns < 0)
-			*p++ = '-';
-		p = gmt_put_dec(p, a / 1000000000u);
-		*p++ = '.';
-		*p = (char)('0' + frac / 100000000u);
-		gmt_put8(p + 1, gmt_digits8((uint32_t)(frac % 100000000u)) | 0x3030303030303030ull);
-		return p + 9;
-	}
-	return p + sprintf(p, "%.9f", (double)ns / 1e9);
+	char *e = gmt_put_scaled(p, ns, 9);
+	return e ? e : p + sprintf(p, "%.9f", (double)ns / 1e9);
 }
 
 /* A byte count: a row's often repeat each other (taken, live and outside
