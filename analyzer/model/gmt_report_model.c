@@ -830,8 +830,68 @@ static int merge_open(merge_t *g, const gmt_report_model_t *m, const gmt_rm_devi
 }
 
 /* The members' values at the instant the states hold, summed. */
-static void combine(merge_t *g, uint64_t ts, uint64_t syncs, gmt_rm_instant_t *in)
+/* A new device-used sample: the estimate is taken against what is held
+   now, and kept until the next sample. */
+static inline void sample(merge_t *g, const mvals_t *latest, gmt_rm_instant_t *in)
 {
+	if (!g->have_sample || latest->f[F_USED_TS] != g->sample_ts) {
+		g->have_sample = 1;
+		g->sample_ts = latest->f[F_USED_TS];
+		g->untraced = (int64_t)(latest->f[F_USED] - in->held);
+	}
+	in->known[GMT_RM_REST] = in->known[GMT_RM_USED] = 1;
+	in->v[GMT_RM_USED] = latest->f[F_USED];
+	in->v[GMT_RM_REST] = g->untraced > 0 ? (uint64_t)g->untraced : 0;
+	in->untraced = g->untraced;
+}
+
+/* combine() of a device with one process (the common case), every field
+   set once instead of cleared and summed. */
+static inline void combine1(merge_t *g, uint64_t ts, uint64_t syncs, gmt_rm_instant_t *in)
+{
+	const mrd_t *d = &g->rd[0];
+	in->ts = ts;
+	in->syncs = syncs;
+	in->untraced = 0;
+	if (!d->started) {
+		memset(in->v, 0, sizeof(in->v));
+		memset(in->known, 0, sizeof(in->known));
+		for (unsigned w = 0; w < GMT_DOWNERS; w++)
+			in->known[GMT_RM_OUTSIDE + w] = 1;
+		in->held = in->top = in->allocated = in->reserved = 0;
+		in->has_allocated = in->has_reserved = 0;
+		return;
+	}
+	const mvals_t *s = &d->state;
+	int ha = s->flags & HAS_ALLOC, hr = s->flags & HAS_RES;
+	uint64_t base = hr ? s->f[F_RES] : ha ? s->f[F_ALLOC] : 0;
+	uint64_t ap = ha ? (s->f[F_ALLOC] < base ? s->f[F_ALLOC] : base) : 0;
+	in->v[GMT_RM_ALLOCATED] = ap;
+	in->v[GMT_RM_CACHE] = base - ap;
+	in->known[GMT_RM_ALLOCATED] = ha ? 1 : 0;
+	in->known[GMT_RM_CACHE] = hr ? 1 : 0;
+	for (unsigned w = 0; w < GMT_DOWNERS; w++) {
+		in->v[GMT_RM_OUTSIDE + w] = s->f[F_OUT0 + w];
+		in->known[GMT_RM_OUTSIDE + w] = 1;
+	}
+	in->held = s->f[F_HELD];
+	in->allocated = ha ? s->f[F_ALLOC] : 0;
+	in->has_allocated = ha ? 1 : 0;
+	in->reserved = hr ? s->f[F_RES] : 0;
+	in->has_reserved = hr ? 1 : 0;
+	in->v[GMT_RM_REST] = in->v[GMT_RM_USED] = 0;
+	in->known[GMT_RM_REST] = in->known[GMT_RM_USED] = 0;
+	if (s->flags & HAS_USED)
+		sample(g, s, in);
+	in->top = in->held + in->v[GMT_RM_REST];
+}
+
+static inline void combine(merge_t *g, uint64_t ts, uint64_t syncs, gmt_rm_instant_t *in)
+{
+	if (g->n == 1) {
+		combine1(g, ts, syncs, in);
+		return;
+	}
 	memset(in, 0, sizeof(*in));
 	in->ts = ts;
 	in->syncs = syncs;
@@ -864,19 +924,8 @@ static void combine(merge_t *g, uint64_t ts, uint64_t syncs, gmt_rm_instant_t *i
 	}
 	for (unsigned w = 0; w < GMT_DOWNERS; w++)
 		in->known[GMT_RM_OUTSIDE + w] = 1;
-	if (latest) {
-		/* a new sample: the estimate is taken against what is held now,
-		   and kept until the next sample */
-		if (!g->have_sample || latest->f[F_USED_TS] != g->sample_ts) {
-			g->have_sample = 1;
-			g->sample_ts = latest->f[F_USED_TS];
-			g->untraced = (int64_t)(latest->f[F_USED] - in->held);
-		}
-		in->known[GMT_RM_REST] = in->known[GMT_RM_USED] = 1;
-		in->v[GMT_RM_USED] = latest->f[F_USED];
-		in->v[GMT_RM_REST] = g->untraced > 0 ? (uint64_t)g->untraced : 0;
-		in->untraced = g->untraced;
-	}
+	if (latest)
+		sample(g, latest, in);
 	in->top = in->held + in->v[GMT_RM_REST];
 }
 
@@ -1269,6 +1318,7 @@ static int stats_fn(void *ctx, const gmt_rm_instant_t *in, const merge_t *g)
 {
 	gmt_rm_device_t *dv = ((pstats_t *)ctx)->dv;
 	dv->instants++;
+	dv->last_instant_ts = in->ts;
 	dv->syncs += in->syncs;
 	for (unsigned s = 0; s < GMT_RM_SERIES; s++)
 		dv->series_used[s] |= s == GMT_RM_USED ? in->known[s] : in->known[s] && in->v[s];

@@ -165,6 +165,7 @@ typedef struct gmt_rm_device {
 					 first member's header)                 */
 	uint64_t wall_t0_ns;
 	uint64_t instants;            /* merged instants                        */
+	uint64_t last_instant_ts;     /* the last one's time (0: none)          */
 	uint64_t syncs;
 	uint8_t series_used[GMT_RM_SERIES];  /* ever above 0 (the line: ever
 						known)                          */

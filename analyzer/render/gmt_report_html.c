@@ -538,7 +538,9 @@ static int device_new(const gmt_report_model_t *m, size_t di, size_t buckets, fe
 		 *d->host ? d->host : "?");
 	gmt_page_dev_info_t info = {
 		.id = d->id, .label = label, .top_label = "the stack's top: taken + the rest of device used",
-		.total_bytes = d->total_bytes, .t0_ns = d->t0, .duration_ns = GMT_BUCKETS_GROW,
+		.total_bytes = d->total_bytes, .t0_ns = d->t0,
+		/* the extent is known: no widening of the finest level on the way */
+		.duration_ns = d->instants ? d->last_instant_ts - d->t0 : 0,
 		.has_wall = d->has_wall, .wall_s = d->wall_t0_ns / 1000000000u,
 		.wall_ns = (uint32_t)(d->wall_t0_ns % 1000000000u),
 		.series = ser, .n_series = x.n, .max_buckets = buckets,
