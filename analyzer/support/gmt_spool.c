@@ -1,9 +1,14 @@
 /*
  * gmt_spool.c - the streams of gmt_spool.h. Each stream is a list of
- * chunks, each a (file offset, length on file, length) triple; a chunk is
- * compressed with zstd (level 1: the report model's rows shrink about
- * threefold) and written with pwrite at the file's end, and read back with
- * pread and decompressed, so several readers share the one descriptor.
+ * chunks, each a (file offset, length on file, length) triple, written
+ * with pwrite at the file's end and read back with pread, so several
+ * readers share the one descriptor. The file's first raw_first bytes
+ * (GMT_SPOOL_RAW_FIRST) are chunks as they are; later chunks are
+ * compressed with zstd (level 1: the report model's rows shrink by about
+ * 1.8). Compressing and decompressing were 14% of the report's
+ * instructions on make bench's mixed trace, for a file of 6.4 MB instead
+ * of 3.6 (docs/performance.md, session 8): a trace of fewer than about ten
+ * million instants pays no zstd, a longer one only beyond.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,9 +22,10 @@
 
 typedef struct chunk {
 	uint64_t off;
-	uint32_t clen;           /* on file (compressed) */
+	uint32_t clen;           /* on file (compressed; CLEN_RAW: as it is) */
 	uint32_t len;            /* decompressed */
 } chunk_t;
+#define CLEN_RAW 0x80000000u
 
 typedef struct stream {
 	chunk_t *chunks;
@@ -39,14 +45,22 @@ struct gmt_spool {
 	ZSTD_CCtx *cctx;
 	uint8_t *cbuf;           /* ZSTD_compressBound(GMT_SPOOL_CHUNK) */
 	uint64_t raw;            /* bytes before compression */
+	uint64_t raw_first;      /* the file's first bytes not compressed */
 };
 
 gmt_spool_t *gmt_spool_new(void)
 {
 	gmt_spool_t *sp = calloc(1, sizeof(*sp));
-	if (sp)
+	if (sp) {
 		sp->fd = -1;
+		sp->raw_first = GMT_SPOOL_RAW_FIRST;
+	}
 	return sp;
+}
+
+void gmt_spool_set_raw_first(gmt_spool_t *sp, uint64_t bytes)
+{
+	sp->raw_first = bytes;
 }
 
 void gmt_spool_free(gmt_spool_t *sp)
@@ -101,23 +115,30 @@ static int put_chunk(gmt_spool_t *sp, stream_t *s)
 		s->chunks = p;
 		s->cap = c;
 	}
-	if (!sp->cctx && !(sp->cctx = ZSTD_createCCtx()))
-		return -ENOMEM;
-	if (!sp->cbuf && !(sp->cbuf = malloc(ZSTD_compressBound(GMT_SPOOL_CHUNK))))
-		return -ENOMEM;
-	size_t clen = ZSTD_compressCCtx(sp->cctx, sp->cbuf, ZSTD_compressBound(GMT_SPOOL_CHUNK), s->buf, s->len, 1);
-	if (ZSTD_isError(clen))
-		return -EIO;
+	const uint8_t *out = s->buf;
+	size_t clen = s->len;
+	uint32_t flag = CLEN_RAW;
+	if (sp->end + s->len > sp->raw_first) {
+		if (!sp->cctx && !(sp->cctx = ZSTD_createCCtx()))
+			return -ENOMEM;
+		if (!sp->cbuf && !(sp->cbuf = malloc(ZSTD_compressBound(GMT_SPOOL_CHUNK))))
+			return -ENOMEM;
+		clen = ZSTD_compressCCtx(sp->cctx, sp->cbuf, ZSTD_compressBound(GMT_SPOOL_CHUNK), s->buf, s->len, 1);
+		if (ZSTD_isError(clen))
+			return -EIO;
+		out = sp->cbuf;
+		flag = 0;
+	}
 	size_t done = 0;
 	while (done < clen) {
-		ssize_t w = pwrite(sp->fd, sp->cbuf + done, clen - done, (off_t)(sp->end + done));
+		ssize_t w = pwrite(sp->fd, out + done, clen - done, (off_t)(sp->end + done));
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			return -EIO;
 		done += (size_t)w;
 	}
-	s->chunks[s->n++] = (chunk_t){ sp->end, (uint32_t)clen, (uint32_t)s->len };
+	s->chunks[s->n++] = (chunk_t){ sp->end, (uint32_t)clen | flag, (uint32_t)s->len };
 	sp->end += clen;
 	sp->raw += s->len;
 	s->len = 0;
@@ -201,9 +222,16 @@ int gmt_spool_reader_fill(gmt_spool_reader_t *r)
 	const stream_t *s = &r->sp->s[r->id];
 	while (!r->err && r->chunk < s->n) {
 		const chunk_t *c = &s->chunks[r->chunk++];
+		const int raw = (c->clen & CLEN_RAW) != 0;
+		const size_t clen = c->clen & ~CLEN_RAW;
+		uint8_t *in = raw ? r->buf : r->cbuf;
 		size_t done = 0;
-		while (done < c->clen) {
-			ssize_t g = pread(r->sp->fd, r->cbuf + done, c->clen - done, (off_t)(c->off + done));
+		if (raw && clen != c->len) {
+			r->err = -EIO;
+			return 0;
+		}
+		while (done < clen) {
+			ssize_t g = pread(r->sp->fd, in + done, clen - done, (off_t)(c->off + done));
 			if (g < 0 && errno == EINTR)
 				continue;
 			if (g <= 0) {
@@ -212,10 +240,12 @@ int gmt_spool_reader_fill(gmt_spool_reader_t *r)
 			}
 			done += (size_t)g;
 		}
-		size_t n = ZSTD_decompress(r->buf, GMT_SPOOL_CHUNK, r->cbuf, c->clen);
-		if (ZSTD_isError(n) || n != c->len) {
-			r->err = -EIO;
-			return 0;
+		if (!raw) {
+			size_t n = ZSTD_decompress(r->buf, GMT_SPOOL_CHUNK, r->cbuf, clen);
+			if (ZSTD_isError(n) || n != c->len) {
+				r->err = -EIO;
+				return 0;
+			}
 		}
 		r->pos = 0;
 		r->len = c->len;

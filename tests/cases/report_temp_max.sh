@@ -10,7 +10,8 @@
 # every device read by a run of its traces; of two processes sharing a
 # device the smaller is spooled again) as with the default; --stats says
 # the file stayed within the budget: 0 bytes for one process, at most one
-# compressed chunk per stream with --temp-max 1, against the long trace's
+# chunk per stream with --temp-max 1 (64 KiB: raw, the file being below
+# GMT_SPOOL_RAW_FIRST), against the long trace's
 # 100 KB and more by default.
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"

@@ -287,7 +287,9 @@ static void long_stream(void)
 	CHECK(gmt_report_model_end(M, NULL) == 0);
 	CHECK(gmt_report_model_finish(M) == 0);
 	CHECK(M->spool_raw_bytes > 4 * GMT_SPOOL_CHUNK);
-	CHECK(M->spool_bytes < M->spool_raw_bytes);  /* compressed */
+	/* below GMT_SPOOL_RAW_FIRST: written as it is (spool() below checks
+	   the compressed chunks) */
+	CHECK_EQ_U64(M->spool_raw_bytes, M->spool_bytes);
 	const gmt_rm_device_t *d = &M->devices[0];
 	CHECK_EQ_U64(3, d->ordinal);
 	CHECK_EQ_U64(n + 1, d->instants);
@@ -304,8 +306,66 @@ static void long_stream(void)
 	gmt_report_model_free(M);
 }
 
+/* The spool: the file's first raw_first bytes as they are, the chunks
+   after compressed; two streams interleaved read back byte for byte. */
+static void spool(void)
+{
+	gmt_spool_t *sp = gmt_spool_new();
+	size_t a, b;
+	CHECK(sp && gmt_spool_open(sp, &a) == 0 && gmt_spool_open(sp, &b) == 0);
+	gmt_spool_set_raw_first(sp, 3 * GMT_SPOOL_CHUNK);
+	/* 8 chunks of a (compressible: each 4-byte count 16 times), and 1.5
+	   of b (its first 1.5 chunks written between a's) */
+	for (uint32_t i = 0; i < 8 * GMT_SPOOL_CHUNK / 4; i++) {
+		uint32_t v = i >> 4;
+		CHECK(gmt_spool_write(sp, a, &v, 4) == 0);
+		if (i < 3 * GMT_SPOOL_CHUNK / 8) {
+			uint32_t x = ~v;
+			CHECK(gmt_spool_write(sp, b, &x, 4) == 0);
+		}
+	}
+	CHECK(gmt_spool_close(sp, a) == 0);
+	CHECK(gmt_spool_close(sp, b) == 0);
+	CHECK_EQ_U64(9.5 * GMT_SPOOL_CHUNK, gmt_spool_raw_bytes(sp));
+	/* the file's first 3 chunks raw (a's first two and b's first), the
+	   6.5 after compressed at least fourfold */
+	uint64_t f = gmt_spool_file_bytes(sp);
+	CHECK(f > 3 * GMT_SPOOL_CHUNK && f < 3 * GMT_SPOOL_CHUNK + 6.5 * GMT_SPOOL_CHUNK / 4);
+	gmt_spool_reader_t r;
+	for (int k = 0; k < 2; k++) {
+		CHECK(gmt_spool_reader_open(&r, sp, k ? b : a) == 0);
+		uint64_t n = 0, bad = 0;
+		while (gmt_spool_reader_fill(&r)) {
+			for (; r.pos + 4 <= r.len; r.pos += 4, n++) {
+				uint32_t v;
+				memcpy(&v, r.buf + r.pos, 4);
+				bad += v != (k ? ~(uint32_t)(n >> 4) : (uint32_t)(n >> 4));
+			}
+			CHECK_EQ_U64(r.len, r.pos);
+		}
+		CHECK_EQ_U64(0, r.err);
+		CHECK_EQ_U64(k ? 3 * GMT_SPOOL_CHUNK / 8 : 8 * GMT_SPOOL_CHUNK / 4, n);
+		CHECK_EQ_U64(0, bad);
+		gmt_spool_reader_close(&r);
+	}
+	/* every chunk compressed */
+	gmt_spool_t *z = gmt_spool_new();
+	CHECK(z && gmt_spool_open(z, &a) == 0);
+	gmt_spool_set_raw_first(z, 0);
+	for (uint32_t i = 0; i < GMT_SPOOL_CHUNK; i++) {
+		uint32_t v = i >> 4;
+		CHECK(gmt_spool_write(z, a, &v, 4) == 0);
+	}
+	CHECK(gmt_spool_close(z, a) == 0);
+	CHECK_EQ_U64(4 * GMT_SPOOL_CHUNK, gmt_spool_raw_bytes(z));
+	CHECK(gmt_spool_file_bytes(z) < GMT_SPOOL_CHUNK);
+	gmt_spool_free(z);
+	gmt_spool_free(sp);
+}
+
 int main(void)
 {
+	spool();
 	known();
 	ended();
 	long_stream();
