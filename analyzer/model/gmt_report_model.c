@@ -1591,7 +1591,7 @@ static int trace_sites(gmt_report_model_t *m, size_t ti)
 			at[n++] = (gmt_sites_at_t){ mb->ordinal, mb->at_peak_seq };
 		}
 	gmt_sites_model_opts_t so = {
-		.what = GMT_SITES_REPORT, .top = ro->sites_top ? ro->sites_top : 20,
+		.what = GMT_SITES_REPORT | GMT_SITES_AT_ONLY, .top = ro->sites_top ? ro->sites_top : 20,
 		.symbols = ro->symbols, .debug_dirs = ro->debug_dirs, .n_debug_dirs = ro->n_debug_dirs,
 		.at = at, .n_at = n,
 	};

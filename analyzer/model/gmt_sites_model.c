@@ -74,6 +74,9 @@ struct gmt_sites_model_priv {
 	size_t occ_lo;           /* occurrences before it are over           */
 	uint64_t seq;            /* main-stream events applied               */
 	int oom;
+	int at_only;             /* GMT_SITES_AT_ONLY                        */
+	int all_taken;           /* ... and every instant asked for is taken:
+				    the decoding was stopped                 */
 };
 
 /* ---- pass 1: the replay, stacks, totals, failures, occurrence peaks ------ */
@@ -156,6 +159,17 @@ static int p1_events(void *ctx, const gmt_devent_t *ev, size_t n, unsigned flags
 	gmt_sites_model_priv_t *p = m->priv;
 	if (!gmt_liveset_counts(flags))
 		return p->inner.events(p->inner.ctx, ev, n, flags);
+	if (p->at_only) {
+		/* the instants asked for only: read no further than the last */
+		int rc = gmt_liveset_events(p->ls, ev, n, flags);
+		if (rc)
+			return rc;
+		for (size_t i = 0; i < p->o->n_at; i++)
+			if (!p->asked[i].taken)
+				return 0;
+		p->all_taken = 1;
+		return 1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const gmt_devent_t *e = &ev[i];
 		unsigned kind = GMT_AUX_KIND(e->aux);
@@ -457,7 +471,8 @@ static int pass1(gmt_sites_model_t *m)
 					       .seq = p->o->at[i].seq };
 		at[i] = &p->asked[i];
 	}
-	p->ls = gmt_liveset_new(p->rp, at, n_at, 1);
+	p->at_only = (p->o->what & GMT_SITES_AT_ONLY) && n_at && !m->phase;
+	p->ls = gmt_liveset_new(p->rp, at, n_at, !p->at_only);
 	free(at);
 	if (!p->ls)
 		return -ENOMEM;
@@ -474,7 +489,7 @@ static int pass1(gmt_sites_model_t *m)
 	v.text_stack = p1_text_stack;
 	v.events = p1_events;
 	gmt_decode_file(m->file, &v, &m->res);
-	if (m->res.status == GMT_DECODE_STOPPED)
+	if (m->res.status == GMT_DECODE_STOPPED && !p->all_taken)
 		return -ENOMEM;
 	const gmt_summary_t *s = gmt_replay_finish(p->rp, &m->res);
 	m->events = s->events;
@@ -499,7 +514,7 @@ static int pass1(gmt_sites_model_t *m)
 	size_t *again_dev = calloc(s->n_dev ? s->n_dev : 1, sizeof(*again_dev));
 	if (!again || !again_dev)
 		rc = -ENOMEM;
-	for (size_t i = 0; !rc && i < s->n_dev; i++) {
+	for (size_t i = 0; !rc && !p->at_only && i < s->n_dev; i++) {
 		const gmt_dev_summary_t *d = s->dev[i];
 		if (!d || d->ordinal < 0 || !d->peak.total)
 			continue;

@@ -78,7 +78,17 @@ typedef struct gmt_folded {
 
 enum {
 	GMT_SITES_REPORT = 1,      /* the sites report (stack views)          */
-	GMT_SITES_FOLDED = 2       /* the folded lines                        */
+	GMT_SITES_FOLDED = 2,      /* the folded lines                        */
+	GMT_SITES_AT_ONLY = 4      /* only the instants asked for (opts.at;
+				      without a phase): ats alone is made (no
+				      devices, totals or failures), and the
+				      trace is read up to the event of the
+				      last of them (res: GMT_DECODE_STOPPED
+				      when that was before its end; events:
+				      those read). Their live sets are the
+				      same as from the whole trace; a frame's
+				      module is the latest MODULE record read
+				      by then (gmt_symbols.c)               */
 };
 
 /* An instant asked for by the caller: device ordinal after main-stream

@@ -150,6 +150,54 @@ int main(void)
 			CHECK(!strncmp(m->folded[i].text, "step #", 6));
 		gmt_sites_model_free(m);
 	}
+	/* GMT_SITES_AT_ONLY: after every event number, the instant's live set
+	 * is the one of the whole trace's read, found reading no further than
+	 * that event's batch; no devices, totals or failures. The peak (107
+	 * MiB at ts 1530) comes at one of them, with its three sites. */
+	int peaks_seen = 0;
+	for (uint64_t seq = 0; seq <= 58; seq++) {
+		const gmt_sites_at_t at = { 0, seq };
+		gmt_sites_model_opts_t o = { .what = GMT_SITES_REPORT, .top = 2, .at = &at, .n_at = 1 };
+		gmt_sites_model_t *full = gmt_sites_model_build(path, &o);
+		o.what = GMT_SITES_REPORT | GMT_SITES_AT_ONLY;
+		gmt_sites_model_t *part = gmt_sites_model_build(path, &o);
+		CHECK(full && part);
+		if (!full || !part)
+			break;
+		CHECK(full->n_ats == 1 && part->n_ats == 1);
+		if (full->n_ats != 1 || part->n_ats != 1)
+			break;
+		const gmt_sites_dev_t *a = &full->ats[0], *b = &part->ats[0];
+		CHECK_EQ_U64(a->peak, b->peak);
+		CHECK_EQ_U64(a->peak_ts, b->peak_ts);
+		CHECK_EQ_U64(a->live.n, b->live.n);
+		CHECK_EQ_U64(a->live.n_listed, b->live.n_listed);
+		for (size_t i = 0; i < a->live.n && i < b->live.n; i++) {
+			CHECK_EQ_U64(a->live.sites[i].bytes, b->live.sites[i].bytes);
+			CHECK_EQ_U64(a->live.sites[i].count, b->live.sites[i].count);
+			CHECK_EQ_U64(a->live.sites[i].stack, b->live.sites[i].stack);
+			CHECK(a->live.sites[i].share == b->live.sites[i].share);
+		}
+		CHECK_EQ_U64(0, part->n_devs);
+		CHECK_EQ_U64(0, part->n_fails);
+		/* the trace's 57 events: read to the end only for an instant
+		   in its last batch, or past the end (never taken) */
+		CHECK_EQ_U64(57, full->events);
+		if (seq <= 1) {
+			CHECK_EQ_STR("stopped", part->status_key);
+			CHECK(part->events < 57);
+		}
+		if (seq > 57)
+			CHECK_EQ_STR("clean", part->status_key);
+		if (b->peak == peak && b->peak_ts == 1530) {
+			peaks_seen++;
+			CHECK_EQ_U64(3, b->live.n);
+			CHECK(b->live.n == 3 && b->live.sites[0].bytes == 64 * MiB && b->live.sites[1].bytes == 35 * MiB);
+		}
+		gmt_sites_model_free(full);
+		gmt_sites_model_free(part);
+	}
+	CHECK_EQ_U64(1, peaks_seen);
 	/* a trace that cannot be read: a model saying so */
 	m = build("/nonexistent/x.gmt", GMT_SITES_REPORT, 20, NULL, 0);
 	if (m) {
