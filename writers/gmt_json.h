@@ -39,8 +39,13 @@
 
 #define GMT_JSON_MAX_DEPTH 64
 
+#define GMT_JSON_BUF 8192
+
 typedef struct gmt_json {
 	FILE *f;
+	size_t len;              /* buf[0..len): written, not yet given to f */
+	char buf[GMT_JSON_BUF];  /* (a call per token to stdio was a third of
+				    a large export's time)                   */
 	int err;                 /* 0, or -EINVAL once a call was out of place */
 	unsigned depth;
 	unsigned char open[GMT_JSON_MAX_DEPTH];   /* '{' or '[' per level      */
@@ -53,6 +58,9 @@ typedef struct gmt_json {
 } gmt_json_t;
 
 void gmt_json_init(gmt_json_t *j, FILE *f);
+/* Gives the text written so far to the FILE (gmt_json_close does; call it
+ * before writing to that FILE anything else mid-document). 0 or -EIO. */
+int gmt_json_flush(gmt_json_t *j);
 
 void gmt_json_obj_begin(gmt_json_t *j);
 void gmt_json_obj_end(gmt_json_t *j);

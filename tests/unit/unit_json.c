@@ -268,8 +268,73 @@ static void test_write_error(void)
 	fclose(f);
 }
 
+/* The writer's own buffer: nothing reaches the FILE before a flush (or
+   the close); a flush gives exactly the text so far; strings and numbers
+   across the buffer's end and a string longer than the buffer come out
+   whole. */
+static void test_buffer(void)
+{
+	gmt_json_t j;
+	FILE *f = mem();
+	gmt_json_init(&j, f);
+	gmt_json_obj_begin(&j);
+	gmt_json_kv_u64(&j, "a", 1);
+	fflush(f);
+	CHECK_EQ_U64(0, len);
+	CHECK_EQ_U64(0, gmt_json_flush(&j));
+	fflush(f);
+	CHECK_EQ_U64(6, len);
+	CHECK(len == 6 && !memcmp(buf, "{\"a\":1", 6));
+	/* 3 * GMT_JSON_BUF / 7 strings of 5 bytes and numbers: crossing the
+	   buffer's end at every offset; then one longer than the buffer */
+	gmt_json_kv_arr_begin(&j, "x");
+	const size_t n = 3 * GMT_JSON_BUF / 7;
+	for (size_t i = 0; i < n; i++) {
+		gmt_json_str(&j, "abcde");
+		gmt_json_u64(&j, 12345678901ull);
+	}
+	gmt_json_arr_end(&j);
+	char *big = malloc(2 * GMT_JSON_BUF + 1);
+	CHECK(big != NULL);
+	if (!big)
+		return;
+	memset(big, 'q', 2 * GMT_JSON_BUF);
+	big[2 * GMT_JSON_BUF] = 0;
+	gmt_json_kv_str(&j, "big", big);
+	/* single characters up to the buffer's end: empty arrays */
+	gmt_json_kv_arr_begin(&j, "e");
+	for (size_t i = 0; i < GMT_JSON_BUF; i++) {
+		gmt_json_arr_begin(&j);
+		gmt_json_arr_end(&j);
+	}
+	gmt_json_arr_end(&j);
+	gmt_json_obj_end(&j);
+	CHECK_EQ_U64(0, done(&j));
+	/* {"a":1,"x":["abcde",12345678901,...],"big":"qq..."}\n */
+	size_t want = 6 + 6 + n * (7 + 1 + 11 + 1) - 1 + 1 + 7 + (2 * GMT_JSON_BUF + 2) +
+		      6 + 3 * GMT_JSON_BUF - 1 + 1 + 1 + 1;
+	CHECK_EQ_U64(want, len);
+	if (len == want) {
+		const char *p = buf + 12;
+		size_t bad = 0;
+		for (size_t i = 0; i < n; i++, p += 20)
+			bad += memcmp(p, i + 1 < n ? "\"abcde\",12345678901," : "\"abcde\",12345678901]", 20) != 0;
+		CHECK_EQ_U64(0, bad);
+		CHECK(!memcmp(p, ",\"big\":\"qqq", 10));
+		p += 8 + 2 * GMT_JSON_BUF;
+		CHECK(!memcmp(p, "\",\"e\":[[]", 9));
+		p += 7;
+		for (size_t i = 0; i < GMT_JSON_BUF; i++, p += 3)
+			bad += memcmp(p, i + 1 < GMT_JSON_BUF ? "[]," : "[]]", 3) != 0;
+		CHECK_EQ_U64(0, bad);
+		CHECK(!memcmp(p, "}\n", 2));
+	}
+	free(big);
+}
+
 int main(void)
 {
+	test_buffer();
 	test_document();
 	test_strings();
 	test_numbers();
