@@ -25,7 +25,9 @@ static void list_begin(gmt_memviz_t *m) { if (m->json) gmt_json_arr_begin(&m->j)
 static void list_end(gmt_memviz_t *m) { if (m->json) gmt_json_arr_end(&m->j); else gmt_pickle_list_end(m->p); }
 /* k: a literal (the pickle finds it in its memo by address) */
 static void key(gmt_memviz_t *m, const char *k) { if (m->json) gmt_json_key(&m->j, k); else gmt_pickle_str_static(m->p, k); }
-static void str(gmt_memviz_t *m, const char *s) { if (m->json) gmt_json_str(&m->j, s); else gmt_pickle_str(m->p, s); }
+/* (every string given to this file stays as it is until gmt_memviz_close:
+   the pickle's memo finds it by its address) */
+static void str(gmt_memviz_t *m, const char *s) { if (m->json) gmt_json_str(&m->j, s); else gmt_pickle_str_static(m->p, s); }
 static void u64(gmt_memviz_t *m, uint64_t v) { if (m->json) gmt_json_u64(&m->j, v); else gmt_pickle_uint(m->p, v); }
 
 static void kv_u64(gmt_memviz_t *m, const char *k, uint64_t v)

@@ -59,7 +59,11 @@ typedef struct gmt_memviz_segment {
 typedef struct gmt_memviz gmt_memviz_t;
 
 /* Starts a snapshot on out, as JSON or a pickle; NULL when out of memory
-   or the format is another (errno EINVAL). */
+   or the format is another (errno EINVAL). Every string given to the
+   calls below (actions, categories, states, segment types, frames' file
+   names and names) must stay allocated and unchanged until
+   gmt_memviz_close: the pickle's memo finds a string again by its
+   address. */
 gmt_memviz_t *gmt_memviz_open(FILE *out, int format);
 
 /* device_traces: one list per device index, 0 first. */

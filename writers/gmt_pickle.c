@@ -34,7 +34,9 @@ enum {
 
 struct level {
 	char kind;        /* 'd' or 'l' */
-	size_t in_batch;  /* values pushed since the batch's MARK */
+	uint32_t in_batch;  /* values pushed since the batch's MARK */
+	uint32_t full;    /* ... when the batch is full: GMT_PICKLE_BATCH
+			     items (a dict's are pairs) */
 };
 
 /* Bytes gathered before one fwrite: a value is a few bytes, and stdio's
@@ -59,6 +61,7 @@ struct gmt_pickle {
 	unsigned depth;
 	size_t top_values;
 	struct level lv[GMT_PICKLE_MAX_DEPTH];
+	struct level *top;       /* &lv[depth - 1] (NULL at the top level)  */
 	memo_slot_t *slots;      /* NULL: no memo (out of memory)          */
 	struct pcache {          /* gmt_pickle_str_static: by address       */
 		const char *s;
@@ -67,7 +70,7 @@ struct gmt_pickle {
 	char *memo_text;
 	uint32_t n_memo, memo_used;
 	size_t len;
-	unsigned char buf[BUF_CAP];
+	unsigned char buf[BUF_CAP + 16];   /* 16: room()'s whole-word stores */
 };
 
 static void flush(gmt_pickle_t *p)
@@ -123,6 +126,25 @@ static inline void op(gmt_pickle_t *p, unsigned char c)
 	p->buf[p->len++] = c;
 }
 
+/* At least 16 bytes free at the returned position (a value's opcode and
+ * up to 9 bytes are stored with whole words there; the caller advances
+ * p->len by what it wrote). */
+static inline unsigned char *room(gmt_pickle_t *p)
+{
+	if (p->len + 16 > BUF_CAP)
+		flush(p);
+	return p->buf + p->len;
+}
+
+/* v's eight bytes little-endian at o (of which the caller keeps some). */
+static inline void st_le64(unsigned char *o, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(o, &v, 8);
+}
+
 static inline void le(gmt_pickle_t *p, uint64_t v, unsigned n)
 {
 	unsigned char b[8];
@@ -157,9 +179,7 @@ static inline void value_end(gmt_pickle_t *p)
 		return;
 	}
 	struct level *l = &p->lv[p->depth - 1];
-	l->in_batch++;
-	size_t items = l->kind == 'd' ? l->in_batch / 2 : l->in_batch;
-	if (items >= GMT_PICKLE_BATCH && (l->kind == 'l' || l->in_batch % 2 == 0)) {
+	if (++l->in_batch == l->full) {
 		op(p, l->kind == 'd' ? OP_SETITEMS : OP_APPENDS);
 		l->in_batch = 0;
 	}
@@ -174,7 +194,8 @@ static void begin(gmt_pickle_t *p, char kind)
 		return;
 	}
 	op(p, kind == 'd' ? OP_EMPTY_DICT : OP_EMPTY_LIST);
-	p->lv[p->depth++] = (struct level){ kind, 0 };
+	p->lv[p->depth++] = (struct level){ kind, 0, kind == 'd' ? 2 * GMT_PICKLE_BATCH : GMT_PICKLE_BATCH };
+	p->top = &p->lv[p->depth - 1];
 }
 
 static void end(gmt_pickle_t *p, char kind)
@@ -193,6 +214,7 @@ static void end(gmt_pickle_t *p, char kind)
 	if (l->in_batch)
 		op(p, kind == 'd' ? OP_SETITEMS : OP_APPENDS);
 	p->depth--;
+	p->top = p->depth ? &p->lv[p->depth - 1] : NULL;
 	value_end(p);
 }
 
@@ -229,17 +251,20 @@ static uint64_t text_hash(const char *s, size_t n)
 
 /* A reference to memo entry idx, or the text itself when that is
  * shorter; returns 1 when written. */
-static int memo_get(gmt_pickle_t *p, uint32_t idx, size_t n)
+static inline int memo_get(gmt_pickle_t *p, uint32_t idx, size_t n)
 {
-	if (idx < 256) {
-		op(p, OP_BINGET);
-		op(p, (unsigned char)idx);
-		return 1;
-	}
-	if (n <= 3)
+	if (idx >= 256 && n <= 3)
 		return 0;
-	op(p, OP_LONG_BINGET);
-	le(p, idx, 4);
+	unsigned char *o = room(p);
+	if (idx < 256) {
+		o[0] = OP_BINGET;
+		o[1] = (unsigned char)idx;
+		p->len += 2;
+	} else {
+		o[0] = OP_LONG_BINGET;
+		st_le64(o + 1, idx);
+		p->len += 5;
+	}
 	return 1;
 }
 
@@ -314,9 +339,22 @@ void gmt_pickle_str(gmt_pickle_t *p, const char *s)
 	str_write(p, s, strlen(s));
 }
 
-void gmt_pickle_str_static(gmt_pickle_t *p, const char *s)
+/* The common case, with no call: inside a container, in a batch already
+   begun that this value does not fill, no error, and 32 bytes free. The
+   caller writes at most 10 bytes and counts the value. */
+static inline struct level *fast(gmt_pickle_t *p)
 {
-	struct pcache *c = &p->pc[((uintptr_t)s >> 3) & 255];
+	struct level *l = p->top;
+	if (__builtin_expect(l && !p->err && p->len + 32 <= BUF_CAP && l->in_batch && l->in_batch + 1 < l->full, 1))
+		return l;
+	return NULL;
+}
+
+/* A string not found by its address: written (or found in the memo by
+   its text), and its address kept (out of line: the caller's fast way
+   saves no registers). */
+static __attribute__((noinline)) void str_static_slow(gmt_pickle_t *p, const char *s, struct pcache *c)
+{
 	if (c->s == s && c->idx && (c->idx <= 256 || c->n > 3)) {
 		if (value_begin(p))
 			return;
@@ -330,27 +368,74 @@ void gmt_pickle_str_static(gmt_pickle_t *p, const char *s)
 		*c = (struct pcache){ s, idx, (uint32_t)n };
 }
 
+void gmt_pickle_str_static(gmt_pickle_t *p, const char *s)
+{
+	struct pcache *c = &p->pc[((uintptr_t)s >> 3) & 255];
+	struct level *l;
+	if (c->s == s && c->idx && c->idx <= 256 && (l = fast(p))) {
+		unsigned char *o = p->buf + p->len;
+		o[0] = OP_BINGET;
+		o[1] = (unsigned char)(c->idx - 1);
+		p->len += 2;
+		l->in_batch++;
+		return;
+	}
+	str_static_slow(p, s, c);
+}
+
+static void int_slow(gmt_pickle_t *p, int64_t v);
+
 void gmt_pickle_int(gmt_pickle_t *p, int64_t v)
+{
+	struct level *l;
+	if (v >= 0 && (l = fast(p))) {
+		unsigned char *o = p->buf + p->len;
+		if (v <= INT32_MAX) {
+			unsigned n = v < 256 ? 1 : v < 65536 ? 2 : 4;
+			o[0] = n == 1 ? OP_BININT1 : n == 2 ? OP_BININT2 : OP_BININT;
+			st_le64(o + 1, (uint64_t)v);
+			p->len += 1 + n;
+		} else {
+			/* as below: its significant bits and a zero sign bit */
+			unsigned n = (unsigned)(64 - __builtin_clzll((uint64_t)v) + 1 + 7) / 8;
+			o[0] = OP_LONG1;
+			o[1] = (unsigned char)n;
+			st_le64(o + 2, (uint64_t)v);
+			p->len += 2 + n;
+		}
+		l->in_batch++;
+		return;
+	}
+	int_slow(p, v);
+}
+
+/* gmt_pickle_int's general way (out of line, as str_static_slow). */
+static __attribute__((noinline)) void int_slow(gmt_pickle_t *p, int64_t v)
 {
 	if (value_begin(p))
 		return;
+	unsigned char *o = room(p);
 	if (v >= 0 && v < 256) {
-		op(p, OP_BININT1);
-		le(p, (uint64_t)v, 1);
+		o[0] = OP_BININT1;
+		o[1] = (unsigned char)v;
+		p->len += 2;
 	} else if (v >= 0 && v < 65536) {
-		op(p, OP_BININT2);
-		le(p, (uint64_t)v, 2);
+		o[0] = OP_BININT2;
+		st_le64(o + 1, (uint64_t)v);
+		p->len += 3;
 	} else if (v >= INT32_MIN && v <= INT32_MAX) {
-		op(p, OP_BININT);
-		le(p, (uint64_t)v, 4);
+		o[0] = OP_BININT;
+		st_le64(o + 1, (uint64_t)v);
+		p->len += 5;
 	} else {
 		/* the fewest little-endian two's complement bytes that hold v:
 		   its significant bits and a sign bit (v is not 0 or -1 here) */
 		uint64_t mag = v < 0 ? ~(uint64_t)v : (uint64_t)v;
 		unsigned n = (unsigned)(64 - __builtin_clzll(mag) + 1 + 7) / 8;
-		op(p, OP_LONG1);
-		op(p, (unsigned char)n);
-		le(p, (uint64_t)v, n);
+		o[0] = OP_LONG1;
+		o[1] = (unsigned char)n;
+		st_le64(o + 2, (uint64_t)v);
+		p->len += 2 + n;
 	}
 	value_end(p);
 }
