@@ -117,7 +117,7 @@ void gmt_config_from_env(gmt_config_t *c)
 	c->buffer_bytes = (size_t)env_long("GPUMEMTRACE_BUFFER_MB", 64, 1, 1 << 20) << 20;
 	c->buffer_ms = (int)env_long("GPUMEMTRACE_BUFFER_MS", 100, 0, 100000);
 	c->flush_ms = (int)env_long("GPUMEMTRACE_FLUSH_MS", 10, 1, 100);
-	c->zstd_level = (int)env_long("GPUMEMTRACE_ZSTD_LEVEL", 1, -7, 19);
+	c->zstd_level = (int)env_long("GPUMEMTRACE_ZSTD_LEVEL", GMT_ZSTD_LEVEL_DEFAULT, -7, 19);
 	c->log_level = (int)env_long("GPUMEMTRACE_LOG", 1, 0, 3);
 	c->install_signal_handlers = (int)env_long("GPUMEMTRACE_SIGNALS", 1, 0, 1);
 	const char *cl = getenv("GPUMEMTRACE_CMDLINE");

@@ -43,6 +43,14 @@ enum gmt_stack_method { GMT_STACK_AUTO = 0, GMT_STACK_LIBUNWIND = 1 };
 
 /* Settings; gmt_config_from_env() fills them from GPUMEMTRACE_* variables
  * (documented in docs/configuration.md). */
+/* zstd's level for the trace's frames (GPUMEMTRACE_ZSTD_LEVEL): -3. On
+ * make bench's streams (EVENTS3 columns, dense) it writes as few bytes as
+ * level 1 within their run-to-run spread (5.0-5.1 bytes an event on mixed
+ * sizes and addresses, 0.36-0.41 on a few sizes) for 40 to 50 fewer
+ * instructions an event in the writer and its compressor (about a fifth of
+ * their work: docs/performance.md, session 8). */
+#define GMT_ZSTD_LEVEL_DEFAULT (-3)
+
 typedef struct gmt_config {
 	const char *output;       /* dir or file pattern; NULL = "."              */
 	int stack_depth;          /* frames per stack, 0 = stacks off (default 20)*/
@@ -53,7 +61,7 @@ typedef struct gmt_config {
 	                             this many ms of the writer's throughput
 	                             (default 100; 0: the byte cap only)        */
 	int flush_ms;             /* writer period (default 10 ms)                */
-	int zstd_level;           /* default 1                                     */
+	int zstd_level;           /* default GMT_ZSTD_LEVEL_DEFAULT                */
 	int log_level;            /* 0 quiet, 1 warnings (default), 2 info, 3 debug*/
 	int install_signal_handlers; /* flush on SIGTERM/SIGINT/fatal (default 1) */
 	int cmdline;              /* the header's command line: GMT_CMDLINE_*     */

@@ -88,10 +88,11 @@
 #define STUCK_NS      1000000000ull
 #define PREAMBLE_LEN  20u
 /* The level of frames compressed while the writer is behind (see
- * frame_level): no entropy coding of literals; on a stream of mixed sizes
- * and addresses a third fewer writer instructions than level 1, 15% more
- * bytes (docs/performance.md). */
-#define FAST_LEVEL    (-3)
+ * frame_level), when the configured one is higher: the fastest (about 6
+ * to 9 instructions an event fewer than the default -3 on make bench's
+ * streams, the same bytes within their run-to-run spread:
+ * docs/performance.md, session 8). */
+#define FAST_LEVEL    (-7)
 /* Literals: zstd's Huffman coding of the bytes it finds no match for is
  * about two thirds of its instructions at level 1 and, on columns whose
  * values drop their common low zero bits (EVENTS3), saves little. The

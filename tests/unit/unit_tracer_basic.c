@@ -178,11 +178,15 @@ int main(void)
 	CHECK_EQ_U64(1, ec.flush_ms);
 	CHECK_EQ_U64(3 << 20, ec.buffer_bytes);
 	CHECK_EQ_U64(1, ec.free_stacks);
-	CHECK_EQ_U64(1, ec.zstd_level);
+	CHECK_EQ_I64(-3, ec.zstd_level);   /* the default */
 	CHECK_EQ_U64(250, ec.buffer_ms);
 	CHECK_EQ_U64(GMT_STACK_LIBUNWIND, ec.stack_method);
 	unsetenv("GPUMEMTRACE_BUFFER_MS");
 	unsetenv("GPUMEMTRACE_STACK_METHOD");
+	setenv("GPUMEMTRACE_ZSTD_LEVEL", "5", 1);
+	gmt_config_from_env(&ec);
+	CHECK_EQ_I64(5, ec.zstd_level);
+	unsetenv("GPUMEMTRACE_ZSTD_LEVEL");
 	setenv("GPUMEMTRACE_TEST_FAIL_WRITES", "2:ENOSPC", 1);
 	gmt_config_from_env(&ec);
 	CHECK_EQ_U64(2, ec.test_fail_write_after);
