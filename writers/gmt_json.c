@@ -352,6 +352,14 @@ void gmt_json_scaled(gmt_json_t *j, int64_t v, unsigned decimals)
 	value_done(j);
 }
 
+void gmt_json_raw(gmt_json_t *j, const char *text, size_t n)
+{
+	if (!item(j, 0))
+		return;
+	put(j, text, n);
+	value_done(j);
+}
+
 void gmt_json_bool(gmt_json_t *j, int v)
 {
 	if (!item(j, 0))

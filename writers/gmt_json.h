@@ -86,6 +86,9 @@ void gmt_json_fixed(gmt_json_t *j, double v, int decimals);
  * so its rounding is the exact quotient; beyond, printf. */
 void gmt_json_scaled(gmt_json_t *j, int64_t v, unsigned decimals);
 void gmt_json_bool(gmt_json_t *j, int v);
+/* A value the caller formatted (valid JSON, e.g. a row of numbers as an
+ * array), written as it is where the next value goes. */
+void gmt_json_raw(gmt_json_t *j, const char *text, size_t n);
 void gmt_json_null(gmt_json_t *j);
 
 /* A newline (whitespace) before the next member, after its comma; or

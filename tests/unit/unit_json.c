@@ -300,6 +300,13 @@ static void test_buffer(void)
 		return;
 	memset(big, 'q', 2 * GMT_JSON_BUF);
 	big[2 * GMT_JSON_BUF] = 0;
+	/* a value formatted by the caller, among tokens */
+	gmt_json_kv_arr_begin(&j, "r");
+	gmt_json_u64(&j, 1);
+	gmt_json_newline(&j);
+	gmt_json_raw(&j, "[2,null]", 8);
+	gmt_json_u64(&j, 3);
+	gmt_json_arr_end(&j);
 	gmt_json_kv_str(&j, "big", big);
 	/* single characters up to the buffer's end: empty arrays */
 	gmt_json_kv_arr_begin(&j, "e");
@@ -311,7 +318,7 @@ static void test_buffer(void)
 	gmt_json_obj_end(&j);
 	CHECK_EQ_U64(0, done(&j));
 	/* {"a":1,"x":["abcde",12345678901,...],"big":"qq..."}\n */
-	size_t want = 6 + 6 + n * (7 + 1 + 11 + 1) - 1 + 1 + 7 + (2 * GMT_JSON_BUF + 2) +
+	size_t want = 6 + 6 + n * (7 + 1 + 11 + 1) - 1 + 1 + 20 + 7 + (2 * GMT_JSON_BUF + 2) +
 		      6 + 3 * GMT_JSON_BUF - 1 + 1 + 1 + 1;
 	CHECK_EQ_U64(want, len);
 	if (len == want) {
@@ -320,6 +327,8 @@ static void test_buffer(void)
 		for (size_t i = 0; i < n; i++, p += 20)
 			bad += memcmp(p, i + 1 < n ? "\"abcde\",12345678901," : "\"abcde\",12345678901]", 20) != 0;
 		CHECK_EQ_U64(0, bad);
+		CHECK(!memcmp(p, ",\"r\":[1,\n[2,null],3]", 20));
+		p += 20;
 		CHECK(!memcmp(p, ",\"big\":\"qqq", 10));
 		p += 8 + 2 * GMT_JSON_BUF;
 		CHECK(!memcmp(p, "\",\"e\":[[]", 9));
