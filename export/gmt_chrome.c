@@ -12,6 +12,7 @@
 
 #include "gmt_buckets.h"
 #include "gmt_chrome.h"
+#include "gmt_digits.h"
 #include "gmt_json.h"
 
 #define NO_TID UINT64_MAX
@@ -33,6 +34,9 @@ struct gmt_chrome_counters {
 	gmt_chrome_t *c;
 	uint64_t pid, origin, last_t;
 	char **names;
+	char **prefix;         /* each series' event up to its ts value:
+				  {"ph":"C","name":...,"pid":N,"ts": */
+	size_t *prefix_len;
 	unsigned n;
 	gmt_buckets_t *b;      /* NULL: every instant is written */
 	uint64_t *prev;        /* the values written last, for instant by instant */
@@ -160,6 +164,23 @@ void gmt_chrome_instant(gmt_chrome_t *c, uint64_t pid, uint64_t tid, const char 
 static void counter(gmt_chrome_counters_t *cc, unsigned s, uint64_t t_ns, uint64_t v)
 {
 	gmt_json_t *j = cc->c->j;
+	const uint64_t at = cc->origin + t_ns;
+	char b[512], *p;
+	if (cc->prefix && cc->prefix_len[s] <= sizeof(b) - 96 && at < (1ull << 52)) {
+		/* one value of text (the same as the tokens below: a token at
+		   a time was a fifth of the export) */
+		memcpy(b, cc->prefix[s], cc->prefix_len[s]);
+		p = gmt_put_scaled(b + cc->prefix_len[s], (int64_t)at, 3);
+		if (p) {
+			memcpy(p, ",\"args\":{\"value\":", 17);
+			p = gmt_put_dec(p + 17, v);
+			*p++ = '}';
+			*p++ = '}';
+			gmt_json_raw(j, b, (size_t)(p - b));
+			cc->info.events++;
+			return;
+		}
+	}
 	event_begin(cc->c, "C", cc->names[s], cc->pid, NO_TID);
 	ts(j, cc->origin + t_ns);
 	gmt_json_key(j, "args");
@@ -176,10 +197,50 @@ static void counters_free(gmt_chrome_counters_t *cc)
 	for (unsigned s = 0; cc->names && s < cc->n; s++)
 		free(cc->names[s]);
 	free(cc->names);
+	for (unsigned s = 0; cc->prefix && s < cc->n; s++)
+		free(cc->prefix[s]);
+	free(cc->prefix);
+	free(cc->prefix_len);
 	gmt_buckets_free(cc->b);
 	free(cc->prev);
 	free(cc->prev_known);
 	free(cc);
+}
+
+/* Each series' counter event up to its ts value, as the writer's tokens
+   make it (the name escaped once); none when out of memory (the tokens
+   then). */
+static void prefixes(gmt_chrome_counters_t *cc)
+{
+	cc->prefix = calloc(cc->n, sizeof(*cc->prefix));
+	cc->prefix_len = calloc(cc->n, sizeof(*cc->prefix_len));
+	int ok = cc->prefix && cc->prefix_len;
+	for (unsigned s = 0; ok && s < cc->n; s++) {
+		size_t len = 0;
+		FILE *f = open_memstream(&cc->prefix[s], &len);
+		if (!f) {
+			ok = 0;
+			break;
+		}
+		gmt_json_t j;
+		gmt_json_init(&j, f);
+		gmt_json_obj_begin(&j);
+		gmt_json_kv_str(&j, "ph", "C");
+		gmt_json_kv_str(&j, "name", cc->names[s]);
+		gmt_json_kv_u64(&j, "pid", cc->pid);
+		gmt_json_key(&j, "ts");
+		ok = !gmt_json_flush(&j);
+		ok = !fclose(f) && ok;
+		cc->prefix_len[s] = len;
+	}
+	if (!ok) {
+		for (unsigned s = 0; cc->prefix && s < cc->n; s++)
+			free(cc->prefix[s]);
+		free(cc->prefix);
+		free(cc->prefix_len);
+		cc->prefix = NULL;
+		cc->prefix_len = NULL;
+	}
 }
 
 gmt_chrome_counters_t *gmt_chrome_counters_begin(gmt_chrome_t *c, uint64_t pid,
@@ -204,6 +265,7 @@ gmt_chrome_counters_t *gmt_chrome_counters_begin(gmt_chrome_t *c, uint64_t pid,
 	for (unsigned s = 0; s < n; s++)
 		if (!(cc->names[s] = strdup(names[s])))
 			goto nomem;
+	prefixes(cc);
 	if (instants > budget / n) {
 		/* three events per series and bucket at most */
 		size_t buckets = budget / (3 * (size_t)n);

@@ -6,7 +6,8 @@
 # highest, lowest and last value equal the construction's to the byte, and
 # otherData and the process's label say it was downsampled; with room for
 # every instant, every change is written and nothing says downsampled. The
-# metadata, the phase slice and the failure instant are there.
+# metadata, the phase slice and the failure instant are there; a counter's
+# name with a quote, a backslash and UTF-8 reads back as given.
 . "$ROOT/tests/lib.sh"
 cd "$TESTDIR"
 TOOL="$BUILD/tests/tools/gmt-chrome-fixture"
@@ -21,7 +22,8 @@ for doc, budget, n in ((small, 3000, n_small), (full, 1000000, n_full)):
     ev = doc["traceEvents"]
     C = [e for e in ev if e["ph"] == "C"]
     assert len(C) == n and len(C) <= budget, (len(C), n, budget)
-    want = {"held (bytes)": (8 * GiB, GiB, GiB + 999 * 4096), "allocated (bytes)": (7 * GiB, 0, 999 * 4096)}
+    ALLOC = 'allocated "x\\y" \u00e9 (bytes)'   # written escaped
+    want = {"held (bytes)": (8 * GiB, GiB, GiB + 999 * 4096), ALLOC: (7 * GiB, 0, 999 * 4096)}
     for name, (hi, lo, last) in want.items():
         s = [e for e in C if e["name"] == name]
         vals = [e["args"]["value"] for e in s]
@@ -29,7 +31,8 @@ for doc, budget, n in ((small, 3000, n_small), (full, 1000000, n_full)):
         ts = [e["ts"] for e in s]
         assert ts == sorted(ts), name
         assert all(e["pid"] == 1000 for e in s)
-    peak = [e for e in C if e["name"] == "allocated (bytes)" and e["args"]["value"] == 7 * GiB]
+    assert {e["name"] for e in C} == set(want), {e["name"] for e in C}
+    peak = [e for e in C if e["name"] == ALLOC and e["args"]["value"] == 7 * GiB]
     assert len(peak) == 1 and abs(peak[0]["ts"] - 123457.0) < 1e-9, peak
     meta = {(e["name"], e["pid"], e.get("tid")): e["args"] for e in ev if e["ph"] == "M"}
     assert meta[("process_name", 1000, None)] == {"name": "GPU 0 (GPU-fixture)"}

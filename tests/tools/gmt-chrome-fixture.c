@@ -28,7 +28,8 @@ int main(int argc, char **argv)
 	const char *kv[] = { "occurrence", "1 (cold)" };
 	gmt_chrome_slice(c, 4242, 4243, "step", 1000000, 50000000, kv, 1);
 	gmt_chrome_instant(c, 1000, 4243, "failed allocation", 150000000, 9 * GiB, NULL, 0);
-	const char *names[] = { "held (bytes)", "allocated (bytes)" };
+	/* the second name needs escaping: a quote, a backslash, UTF-8 */
+	const char *names[] = { "held (bytes)", "allocated \"x\\y\" \xc3\xa9 (bytes)" };
 	gmt_chrome_counters_t *cc = gmt_chrome_counters_begin(c, 1000, names, 2, 0, 199999000, 200000,
 							      (size_t)atol(argv[1]));
 	if (!cc)
