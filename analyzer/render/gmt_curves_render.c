@@ -164,9 +164,32 @@ static char *put_time(rctx_t *x, char *p, int64_t ns)
 	return p + 9;
 }
 
-static char *put_opt(rctx_t *x, char *p, int has, uint64_t v)
+/* A value that may be missing: nothing in the CSV, null in JSON. */
+static char *put_opt(rctx_t *x, char *p, int has, uint64_t v, int json)
 {
-	return has ? put_bytes(x, p, v) : p;
+	if (has)
+		return put_bytes(x, p, v);
+	if (json) {
+		memcpy(p, "null", 4);
+		p += 4;
+	}
+	return p;
+}
+
+/* A row's six byte counts, comma-separated (p: 6 x 28 bytes of room). */
+static char *put_values(rctx_t *x, char *p, const gmt_curve_row_t *r, int json)
+{
+	p = put_opt(x, p, r->has_alloc, r->allocated, json);
+	*p++ = ',';
+	p = put_opt(x, p, r->has_res, r->reserved, json);
+	*p++ = ',';
+	p = put_bytes(x, p, r->outside);
+	*p++ = ',';
+	p = put_opt(x, p, r->has_used, r->used, json);
+	*p++ = ',';
+	p = put_bytes(x, p, r->held);
+	*p++ = ',';
+	return put_bytes(x, p, r->live);
 }
 
 static int csv_row(void *ctx, const gmt_curve_row_t *r)
@@ -211,17 +234,7 @@ static int csv_row(void *ctx, const gmt_curve_row_t *r)
 		p = x->buf;
 	}
 	*p++ = ',';
-	p = put_opt(x, p, r->has_alloc, r->allocated);
-	*p++ = ',';
-	p = put_opt(x, p, r->has_res, r->reserved);
-	*p++ = ',';
-	p = put_bytes(x, p, r->outside);
-	*p++ = ',';
-	p = put_opt(x, p, r->has_used, r->used);
-	*p++ = ',';
-	p = put_bytes(x, p, r->held);
-	*p++ = ',';
-	p = put_bytes(x, p, r->live);
+	p = put_values(x, p, r, 0);
 	*p++ = '\n';
 	x->len = (size_t)(p - x->buf);
 	return 0;
@@ -430,15 +443,6 @@ static void j_opt_u64(gmt_json_t *j, int has, uint64_t v)
 		gmt_json_null(j);
 }
 
-/* A number or null in a row's JSON text (p: 28 bytes of room). */
-static char *jopt(rctx_t *x, char *p, int has, uint64_t v)
-{
-	if (has)
-		return put_bytes(x, p, v);
-	memcpy(p, "null", 4);
-	return p + 4;
-}
-
 /* A row without a phase name: its array's text made here, as the CSV's
  * (the same digits as the writer's tokens: gmt_put_dec, gmt_put_scaled),
  * and given to the writer as one value: a token at a time was 40% of
@@ -458,18 +462,7 @@ static int json_row_text(rctx_t *x, const gmt_curve_row_t *r)
 	*p++ = ',';
 	p = put_time(x, p, t);
 	memcpy(p, ",null,", 6);
-	p += 6;
-	p = jopt(x, p, r->has_alloc, r->allocated);
-	*p++ = ',';
-	p = jopt(x, p, r->has_res, r->reserved);
-	*p++ = ',';
-	p = put_bytes(x, p, r->outside);
-	*p++ = ',';
-	p = jopt(x, p, r->has_used, r->used);
-	*p++ = ',';
-	p = put_bytes(x, p, r->held);
-	*p++ = ',';
-	p = put_bytes(x, p, r->live);
+	p = put_values(x, p + 6, r, 1);
 	*p++ = ']';
 	gmt_json_newline(x->j);
 	gmt_json_raw(x->j, b, (size_t)(p - b));
