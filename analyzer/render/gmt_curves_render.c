@@ -44,6 +44,11 @@ typedef struct rctx {
 	int64_t sec;
 	char sec_text[24];
 	size_t sec_len;
+	/* JSON: the latest phase's name as a JSON string (escaped once) */
+	int jphase_set;
+	uint32_t jphase;
+	char *jphase_text;
+	size_t jphase_len;
 } rctx_t;
 
 #define CSV_BUF (64u << 10)
@@ -129,7 +134,7 @@ static char *put_bytes(rctx_t *x, char *p, uint64_t v)
 
 /* ts_ns: above 10^8, the digits above the last 8 are the previous row's
  * most of the time. p has 32 bytes of room. */
-static char *put_ts(rctx_t *x, char *p, uint64_t v)
+static inline __attribute__((always_inline)) char *put_ts(rctx_t *x, char *p, uint64_t v)
 {
 	if (v < 100000000u)
 		return gmt_put_dec(p, v);
@@ -146,7 +151,7 @@ static char *put_ts(rctx_t *x, char *p, uint64_t v)
 }
 
 /* time_s as put_seconds writes it, its whole seconds and point reused. */
-static char *put_time(rctx_t *x, char *p, int64_t ns)
+static inline __attribute__((always_inline)) char *put_time(rctx_t *x, char *p, int64_t ns)
 {
 	if (ns < 0 || ns >= (1ll << 52))
 		return put_seconds(p, ns);
@@ -165,7 +170,7 @@ static char *put_time(rctx_t *x, char *p, int64_t ns)
 }
 
 /* A value that may be missing: nothing in the CSV, null in JSON. */
-static char *put_opt(rctx_t *x, char *p, int has, uint64_t v, int json)
+static inline __attribute__((always_inline)) char *put_opt(rctx_t *x, char *p, int has, uint64_t v, int json)
 {
 	if (has)
 		return put_bytes(x, p, v);
@@ -177,7 +182,8 @@ static char *put_opt(rctx_t *x, char *p, int has, uint64_t v, int json)
 }
 
 /* A row's six byte counts, comma-separated (p: 6 x 28 bytes of room). */
-static char *put_values(rctx_t *x, char *p, const gmt_curve_row_t *r, int json)
+static inline __attribute__((always_inline)) char *put_values(rctx_t *x, char *p, const gmt_curve_row_t *r,
+								 int json)
 {
 	p = put_opt(x, p, r->has_alloc, r->allocated, json);
 	*p++ = ',';
@@ -449,10 +455,32 @@ static void j_opt_u64(gmt_json_t *j, int has, uint64_t v)
  * curves --json. */
 static int json_row_text(rctx_t *x, const gmt_curve_row_t *r)
 {
-	char b[CSV_ROW_MAX + 64], *p = b;
+	char b[CSV_ROW_MAX + 512], *p = b;
 	const int64_t t = (int64_t)(r->ts - x->first_ts);
 	if (t < 0 || t >= (1ll << 52))
 		return 1;   /* (put_time's printf: the token way) */
+	if (r->has_phase && (!x->jphase_set || x->jphase != r->phase)) {
+		/* the name as the writer's tokens write it */
+		const char *name = gmt_phases_string(x->ph, r->phase);
+		free(x->jphase_text);
+		x->jphase_text = NULL;
+		x->jphase_len = 0;
+		x->jphase_set = 0;
+		FILE *f = open_memstream(&x->jphase_text, &x->jphase_len);
+		if (!f)
+			return 1;
+		gmt_json_t j;
+		gmt_json_init(&j, f);
+		gmt_json_str(&j, name ? name : "(unnamed)");
+		int bad = gmt_json_flush(&j);
+		bad |= fclose(f);
+		if (bad)
+			return 1;
+		x->jphase_set = 1;
+		x->jphase = r->phase;
+	}
+	if (r->has_phase && x->jphase_len > sizeof(b) - CSV_ROW_MAX)
+		return 1;
 	*p++ = '[';
 	if (r->dev < 0)
 		*p++ = '-';
@@ -461,8 +489,16 @@ static int json_row_text(rctx_t *x, const gmt_curve_row_t *r)
 	p = put_ts(x, p, r->ts);
 	*p++ = ',';
 	p = put_time(x, p, t);
-	memcpy(p, ",null,", 6);
-	p = put_values(x, p + 6, r, 1);
+	*p++ = ',';
+	if (r->has_phase) {
+		memcpy(p, x->jphase_text, x->jphase_len);
+		p += x->jphase_len;
+	} else {
+		memcpy(p, "null", 4);
+		p += 4;
+	}
+	*p++ = ',';
+	p = put_values(x, p, r, 1);
 	*p++ = ']';
 	gmt_json_newline(x->j);
 	gmt_json_raw(x->j, b, (size_t)(p - b));
@@ -473,7 +509,7 @@ static int json_row(void *ctx, const gmt_curve_row_t *r)
 {
 	rctx_t *x = ctx;
 	gmt_json_t *j = x->j;
-	if (!r->has_phase && !json_row_text(x, r))
+	if (!json_row_text(x, r))
 		return 0;
 	gmt_json_newline(j);
 	gmt_json_arr_begin(j);
@@ -542,6 +578,7 @@ int gmt_curves_json(gmt_json_t *j, gmt_curves_t *c, gmt_phases_t *ph)
 	gmt_json_kv_arr_begin(j, "rows");
 	rctx_t x = { .j = j, .ph = ph, .first_ts = s->first_ts };
 	int rc = gmt_curves_each_row(c, json_row, &x);
+	free(x.jphase_text);
 	gmt_json_arr_end(j);
 	gmt_json_obj_end(j);
 	return rc;
