@@ -48,7 +48,8 @@ enum gmt_stack_method { GMT_STACK_AUTO = 0, GMT_STACK_LIBUNWIND = 1 };
  * level 1 within their run-to-run spread (5.0-5.1 bytes an event on mixed
  * sizes and addresses, 0.36-0.41 on a few sizes) for 40 to 50 fewer
  * instructions an event in the writer and its compressor (about a fifth of
- * their work: docs/performance.md, session 8). */
+ * their instructions; their CPU time the same within its spread:
+ * docs/performance.md, session 8). */
 #define GMT_ZSTD_LEVEL_DEFAULT (-3)
 
 typedef struct gmt_config {
