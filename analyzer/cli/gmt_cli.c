@@ -43,7 +43,7 @@ enum { C_OUTPUT, C_JSON, C_STATS, C_NO_SYMBOLS, C_DEBUG_DIR, C_DOMAIN, C_PATTERN
        C_HELP, N_COMMON };
 static const gmt_cmd_opt_t common_opts[N_COMMON + 1] = {
 	[C_OUTPUT] = { "output", "FILE", "write the report to FILE instead of standard output\n"
-				 "(also -oFILE, --output=FILE)\n" },
+				 "(also -oFILE, --output=FILE; -o - is standard output)\n" },
 	[C_JSON] = { "json", NULL, "one JSON document {\"tool\", ..., \"traces\": [...]}\n"
 				   "(schemas/report.schema.json)\n" },
 	[C_STATS] = { "stats", NULL, "print events decoded, seconds, events/s and peak RSS to stderr\n" },
@@ -392,12 +392,10 @@ static int run_command(const gmt_cmd_t *c, int argc, char **argv)
 		int k = getopt_long(argc, argv, ":o:h", lo, &li);
 		if (k == -1)
 			break;
-		if (k == 'o') {
-			cm.out_path = optarg;
+		if (k == 'o' || k == 256 + C_OUTPUT) {
+			cm.out_path = strcmp(optarg, "-") ? optarg : NULL;   /* -: standard output */
 		} else if (k == 'h' || k == 256 + C_HELP) {
 			help = 1;
-		} else if (k == 256 + C_OUTPUT) {
-			cm.out_path = optarg;
 		} else if (k == 256 + C_JSON) {
 			cm.json = 1;
 		} else if (k == 256 + C_STATS) {

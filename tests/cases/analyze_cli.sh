@@ -39,4 +39,16 @@ assert_contains e.out "empty.gmt"
 rc=0; "$ANALYZE" summary -o /nonexistent-dir/x.txt empty.gmt 2> e.out || rc=$?
 assert_eq 2 "$rc" "unwritable output exit"
 assert_contains e.out "/nonexistent-dir/x.txt"
+# -o - (and --output=-) is standard output, not a file named '-'
+G="$ROOT/tests/golden/v1_3_basic.gmt"
+"$ANALYZE" summary --json "$G" > plain.out || fail "summary exited $?"
+"$ANALYZE" summary --json -o - "$G" > dash.out || fail "summary -o - exited $?"
+"$ANALYZE" summary --json --output=- "$G" > dash2.out || fail "summary --output=- exited $?"
+[ -s plain.out ] || fail "summary wrote nothing"
+cmp -s plain.out dash.out || fail "-o - differs from standard output"
+cmp -s plain.out dash2.out || fail "--output=- differs from standard output"
+[ ! -e ./- ] || fail "-o - made a file named '-'"
+"$ANALYZE" summary --json -o ./- "$G" > none.out || fail "summary -o ./- exited $?"
+cmp -s plain.out ./- || fail "-o ./- is not the file '-'"
+[ ! -s none.out ] || fail "-o ./- wrote to standard output"
 echo ok
