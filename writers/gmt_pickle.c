@@ -383,26 +383,41 @@ void gmt_pickle_str_static(gmt_pickle_t *p, const char *s)
 	str_static_slow(p, s, c);
 }
 
+/* v's opcode and bytes at o (16 bytes of room); returns their length:
+   BININT1, BININT2 or BININT where they hold it, else LONG1 with the
+   fewest little-endian two's complement bytes that hold v (its
+   significant bits and a sign bit; v is not 0 or -1 there). */
+static inline __attribute__((always_inline)) size_t int_op(unsigned char *o, int64_t v)
+{
+	if (v >= 0 && v < 256) {
+		o[0] = OP_BININT1;
+		o[1] = (unsigned char)v;
+		return 2;
+	}
+	st_le64(o + 1, (uint64_t)v);
+	if (v >= 0 && v < 65536) {
+		o[0] = OP_BININT2;
+		return 3;
+	}
+	if (v >= INT32_MIN && v <= INT32_MAX) {
+		o[0] = OP_BININT;
+		return 5;
+	}
+	uint64_t mag = v < 0 ? ~(uint64_t)v : (uint64_t)v;
+	unsigned n = (unsigned)(64 - __builtin_clzll(mag) + 1 + 7) / 8;
+	o[0] = OP_LONG1;
+	o[1] = (unsigned char)n;
+	st_le64(o + 2, (uint64_t)v);
+	return 2 + n;
+}
+
 static void int_slow(gmt_pickle_t *p, int64_t v);
 
 void gmt_pickle_int(gmt_pickle_t *p, int64_t v)
 {
 	struct level *l;
-	if (v >= 0 && (l = fast(p))) {
-		unsigned char *o = p->buf + p->len;
-		if (v <= INT32_MAX) {
-			unsigned n = v < 256 ? 1 : v < 65536 ? 2 : 4;
-			o[0] = n == 1 ? OP_BININT1 : n == 2 ? OP_BININT2 : OP_BININT;
-			st_le64(o + 1, (uint64_t)v);
-			p->len += 1 + n;
-		} else {
-			/* as below: its significant bits and a zero sign bit */
-			unsigned n = (unsigned)(64 - __builtin_clzll((uint64_t)v) + 1 + 7) / 8;
-			o[0] = OP_LONG1;
-			o[1] = (unsigned char)n;
-			st_le64(o + 2, (uint64_t)v);
-			p->len += 2 + n;
-		}
+	if ((l = fast(p))) {
+		p->len += int_op(p->buf + p->len, v);
 		l->in_batch++;
 		return;
 	}
@@ -415,28 +430,7 @@ static __attribute__((noinline)) void int_slow(gmt_pickle_t *p, int64_t v)
 	if (value_begin(p))
 		return;
 	unsigned char *o = room(p);
-	if (v >= 0 && v < 256) {
-		o[0] = OP_BININT1;
-		o[1] = (unsigned char)v;
-		p->len += 2;
-	} else if (v >= 0 && v < 65536) {
-		o[0] = OP_BININT2;
-		st_le64(o + 1, (uint64_t)v);
-		p->len += 3;
-	} else if (v >= INT32_MIN && v <= INT32_MAX) {
-		o[0] = OP_BININT;
-		st_le64(o + 1, (uint64_t)v);
-		p->len += 5;
-	} else {
-		/* the fewest little-endian two's complement bytes that hold v:
-		   its significant bits and a sign bit (v is not 0 or -1 here) */
-		uint64_t mag = v < 0 ? ~(uint64_t)v : (uint64_t)v;
-		unsigned n = (unsigned)(64 - __builtin_clzll(mag) + 1 + 7) / 8;
-		o[0] = OP_LONG1;
-		o[1] = (unsigned char)n;
-		st_le64(o + 2, (uint64_t)v);
-		p->len += 2 + n;
-	}
+	p->len += int_op(o, v);
 	value_end(p);
 }
 
