@@ -145,12 +145,11 @@ static inline void st_le64(unsigned char *o, uint64_t v)
 	memcpy(o, &v, 8);
 }
 
+/* v's n (<= 8) low bytes, little-endian. */
 static inline void le(gmt_pickle_t *p, uint64_t v, unsigned n)
 {
-	unsigned char b[8];
-	for (unsigned i = 0; i < 8; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-	put(p, b, n);
+	st_le64(room(p), v);
+	p->len += n;
 }
 
 /* Before a value: a container's batch starts with a MARK. */
