@@ -192,15 +192,22 @@ static void counter(gmt_chrome_counters_t *cc, unsigned s, uint64_t t_ns, uint64
 	cc->info.events++;
 }
 
+static void prefixes_free(gmt_chrome_counters_t *cc)
+{
+	for (unsigned s = 0; cc->prefix && s < cc->n; s++)
+		free(cc->prefix[s]);
+	free(cc->prefix);
+	free(cc->prefix_len);
+	cc->prefix = NULL;
+	cc->prefix_len = NULL;
+}
+
 static void counters_free(gmt_chrome_counters_t *cc)
 {
 	for (unsigned s = 0; cc->names && s < cc->n; s++)
 		free(cc->names[s]);
 	free(cc->names);
-	for (unsigned s = 0; cc->prefix && s < cc->n; s++)
-		free(cc->prefix[s]);
-	free(cc->prefix);
-	free(cc->prefix_len);
+	prefixes_free(cc);
 	gmt_buckets_free(cc->b);
 	free(cc->prev);
 	free(cc->prev_known);
@@ -233,14 +240,8 @@ static void prefixes(gmt_chrome_counters_t *cc)
 		ok = !fclose(f) && ok;
 		cc->prefix_len[s] = len;
 	}
-	if (!ok) {
-		for (unsigned s = 0; cc->prefix && s < cc->n; s++)
-			free(cc->prefix[s]);
-		free(cc->prefix);
-		free(cc->prefix_len);
-		cc->prefix = NULL;
-		cc->prefix_len = NULL;
-	}
+	if (!ok)
+		prefixes_free(cc);
 }
 
 gmt_chrome_counters_t *gmt_chrome_counters_begin(gmt_chrome_t *c, uint64_t pid,
