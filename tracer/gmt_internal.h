@@ -119,6 +119,8 @@ typedef struct gmt_global {
 	_Atomic uint64_t round_gen;       /* bumped by every writer round      */
 	_Atomic uint64_t frames_fast;     /* frames compressed at the fast level */
 	_Atomic uint64_t frames_async;    /* frames compressed by the compressor */
+	_Atomic uint64_t assists;         /* rounds run by producing threads   */
+	_Atomic uint64_t assist_events;   /* events those rounds encoded       */
 	_Atomic uint64_t names_dropped;   /* names given the overflow id       */
 	_Atomic uint64_t names_by_value;  /* names beyond the budget, written
 					     with each use (not kept)        */
@@ -229,6 +231,12 @@ int gmt_writer_start(void);        /* header record queued, preamble written */
  * is joined too. */
 int gmt_writer_stop(int join);
 void gmt_writer_wake(void);        /* async-signal-safe                      */
+/* A producing thread's help when the buffer is behind (wait 0: only if no
+ * other round runs) or full (wait 1: waits while the writer makes progress,
+ * at most 50 ms): a short round of the writer's work. Returns 1 when it
+ * encoded events. Not from a signal handler. See gmt_writer.c, "Help from
+ * the producing threads". */
+int gmt_writer_assist(int wait);
 void gmt_writer_reset_child(void); /* forget writer state in a fork child    */
 extern void *gmt_writer_parent_state; /* what the child set aside (see there) */
 

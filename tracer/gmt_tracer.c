@@ -114,6 +114,13 @@ void gmt_config_from_env(gmt_config_t *c)
 		else
 			CONFIG_WARN("GPUMEMTRACE_STACK_METHOD=%s: expected auto or libunwind; using auto", sm);
 	}
+	const char *ov = getenv("GPUMEMTRACE_OVERLOAD");
+	if (ov && *ov && strcmp(ov, "help")) {
+		if (!strcmp(ov, "drop"))
+			c->overload = GMT_OVERLOAD_DROP;
+		else
+			CONFIG_WARN("GPUMEMTRACE_OVERLOAD=%s: expected help or drop; using help", ov);
+	}
 	c->buffer_bytes = (size_t)env_long("GPUMEMTRACE_BUFFER_MB", 64, 1, 1 << 20) << 20;
 	c->buffer_ms = (int)env_long("GPUMEMTRACE_BUFFER_MS", 100, 0, 100000);
 	c->flush_ms = (int)env_long("GPUMEMTRACE_FLUSH_MS", 10, 1, 100);
@@ -326,15 +333,44 @@ static __attribute__((noinline)) void drop_buffer_full(gmt_tstate_t *t, uint64_t
 			      memory_order_release);
 }
 
+/* The thread's help to the writer (gmt_writer_assist), with its busy mark
+ * off: a helper that stayed busy would hold every round's watermark at its
+ * own last published event, and with all threads waiting to help no round
+ * could take anything. So the event in hand is begun again after the help
+ * (*seq the new busy mark's base, *ts read again unless the caller gave
+ * one): its time is when it is published, still before a free's real call
+ * and after an allocation's. Returns gmt_writer_assist's answer. */
+static int help_writer(gmt_tstate_t *t, int wait, uint64_t *seq, uint64_t *ts, uint64_t given)
+{
+	atomic_store_explicit(&t->seq, *seq + 2, memory_order_release);
+	int r = gmt_writer_assist(wait);
+	*seq += 2;
+	atomic_store_explicit(&t->seq, *seq + 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (!given) {
+		uint64_t now = gmt_clock_fast_ns();
+		*ts = now ? now : gmt_clock_slow();
+	}
+	return r;
+}
+
 /* Links a fresh chunk after the full tail; 0 when the buffer cap is
  * reached. Once refused, a thread asks again only after the writer's next
- * round (round_gen): under overload each event costs one shared load. */
-static __attribute__((noinline)) int chunk_advance(gmt_tstate_t *t)
+ * round (round_gen): under overload each event costs one shared load. A
+ * buffer that is behind (over half its limit) or full gets this thread's
+ * help first (GPUMEMTRACE_OVERLOAD=help: help_writer). The event in hand
+ * (busy mark *seq + 1, time *ts, the caller's own time given or 0) may be
+ * begun again on the way. */
+static __attribute__((noinline)) int chunk_advance(gmt_tstate_t *t, uint64_t *seq, uint64_t *ts,
+						   uint64_t given)
 {
 	uint64_t gen = atomic_load_explicit(&gmt_g.round_gen, memory_order_relaxed);
 	if (t->dropping && t->drop_gen == gen)
 		return 0;
 	gmt_chunk_t *c = chunk_alloc(t->next_bytes);
+	const int help = gmt_g.cfg.overload == GMT_OVERLOAD_HELP;
+	for (int tries = 0; !c && help && tries < 16 && help_writer(t, 1, seq, ts, given); tries++)
+		c = chunk_alloc(t->next_bytes);
 	if (!c) {
 		t->drop_gen = gen;
 		return 0;
@@ -350,8 +386,10 @@ static __attribute__((noinline)) int chunk_advance(gmt_tstate_t *t)
 		t->next_bytes *= 2;
 	t->dropping = 0;
 	if (atomic_load_explicit(&gmt_g.buf_used, memory_order_relaxed) * 2 >
-	    atomic_load_explicit(&gmt_g.buf_limit, memory_order_relaxed))
-		gmt_writer_wake();
+	    atomic_load_explicit(&gmt_g.buf_limit, memory_order_relaxed)) {
+		if (!help || !help_writer(t, 0, seq, ts, given))
+			gmt_writer_wake();
+	}
 	return 1;
 }
 
@@ -396,7 +434,7 @@ emit_finish(gmt_tstate_t *t, const gmt_event_t *ev, uint64_t seq, uint64_t ts, u
 {
 	if (!ts)
 		ts = gmt_clock_slow();
-	if (GMT_UNLIKELY(t->tail_n >= t->tail_cap) && !chunk_advance(t)) {
+	if (GMT_UNLIKELY(t->tail_n >= t->tail_cap) && !chunk_advance(t, &seq, &ts, ev->ts)) {
 		drop_buffer_full(t, ts);
 		atomic_store_explicit(&t->seq, seq + 2, memory_order_release);
 		return 0;
@@ -1175,6 +1213,8 @@ void gmt_tracer_get_stats(gmt_tracer_stats_t *st)
 	st->writer_held_max = atomic_load(&gmt_g.held_max);
 	st->frames_fast = atomic_load(&gmt_g.frames_fast);
 	st->frames_async = atomic_load(&gmt_g.frames_async);
+	st->assists = atomic_load(&gmt_g.assists);
+	st->assist_events = atomic_load(&gmt_g.assist_events);
 }
 
 /* The calling thread's index in the trace (registering the thread, and

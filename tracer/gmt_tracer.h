@@ -7,9 +7,12 @@
  * fork/exit/signal handling. Format: schemas/trace-format.md.
  *
  * Every function here is safe to call from any thread, before or after
- * gmt_tracer_init(), and never blocks the caller for long: a full buffer or a
- * failing disk drops events (counted and written as a DROPS record), it never
- * stalls or crashes the program.
+ * gmt_tracer_init(), and never blocks the caller for long: a writer that
+ * falls behind gets the calling threads' help (GPUMEMTRACE_OVERLOAD: with
+ * the buffer full, a thread waits while the writer makes progress, at most
+ * 50 ms, never on the disk), and a full buffer or a failing disk then drops
+ * events (counted and written as a DROPS record); it never stalls or
+ * crashes the program.
  */
 #ifndef GMT_TRACER_H
 #define GMT_TRACER_H
@@ -41,6 +44,13 @@ typedef struct gmt_event {
  * path, libunwind elsewhere; libunwind: libunwind only. */
 enum gmt_stack_method { GMT_STACK_AUTO = 0, GMT_STACK_LIBUNWIND = 1 };
 
+/* What a thread does when the writer is behind (GPUMEMTRACE_OVERLOAD).
+ * help: it does some of the writer's work, and with the buffer full it
+ * waits for the writer while the writer makes progress (at most 50 ms)
+ * before it drops; drop: it never waits, the buffer full drops its
+ * events (gmt_writer.c, "Help from the producing threads"). */
+enum gmt_overload { GMT_OVERLOAD_HELP = 0, GMT_OVERLOAD_DROP = 1 };
+
 /* Settings; gmt_config_from_env() fills them from GPUMEMTRACE_* variables
  * (documented in docs/configuration.md). */
 /* zstd's level for the trace's frames (GPUMEMTRACE_ZSTD_LEVEL): -3. On
@@ -63,6 +73,7 @@ typedef struct gmt_config {
 	                             (default 100; 0: the byte cap only)        */
 	int flush_ms;             /* writer period (default 10 ms)                */
 	int zstd_level;           /* default GMT_ZSTD_LEVEL_DEFAULT                */
+	int overload;             /* enum gmt_overload (default help)             */
 	int log_level;            /* 0 quiet, 1 warnings (default), 2 info, 3 debug*/
 	int install_signal_handlers; /* flush on SIGTERM/SIGINT/fatal (default 1) */
 	int cmdline;              /* the header's command line: GMT_CMDLINE_*     */
@@ -133,15 +144,22 @@ void gmt_emit_urgent(const gmt_event_t *ev, int want_stack, int skip_frames);
 int gmt_tracer_flush(int timeout_ms);
 
 /* Test hook (unit tests only): while on, the writer waits before each
- * write() of the trace, a disk that stopped; the buffer then fills and
- * drops whatever the emitting threads' speed. Turn it off before flushing
- * or shutting down. */
+ * write() of the trace, a disk that stopped; the buffer then fills (the
+ * emitting threads encode into the open frame while it has room: see
+ * GPUMEMTRACE_OVERLOAD) and drops. Turn it off before flushing or shutting
+ * down. */
 void gmt_tracer_test_hold_writes(int on);
 
-/* Test hook (unit tests only): fn (NULL: none) runs in every writer round
- * on the writer thread, after the round took the metadata queue and before
- * it encodes events: what another thread does then is what a round must
- * not take half of (unit_tracer_order). */
+/* Test hook (unit tests only): the next count write() calls of the trace
+ * (the one waiting in gmt_tracer_test_hold_writes' hold included) fail with
+ * err. */
+void gmt_tracer_test_fail_writes(int err, int count);
+
+/* Test hook (unit tests only): fn (NULL: none) runs in every round (on the
+ * writer thread, or on a producing thread that helps), after the round
+ * took the metadata queue and before it encodes events: what another
+ * thread does then is what a round must not take half of
+ * (unit_tracer_order). */
 void gmt_tracer_test_round_hook(void (*fn)(void));
 
 /* Before an exec function: records EXEC and writes everything buffered,
@@ -229,6 +247,11 @@ typedef struct gmt_tracer_stats {
 	uint64_t frames_async;     /* frames compressed by the compressor
 	                              thread while the writer encoded the
 	                              next one (a backlog, gmt_writer.c)   */
+	uint64_t assists;          /* rounds run by a producing thread
+	                              because the buffer was behind or full
+	                              (help from the producing threads,
+	                              gmt_writer.c)                       */
+	uint64_t assist_events;    /* events those rounds encoded          */
 } gmt_tracer_stats_t;
 void gmt_tracer_get_stats(gmt_tracer_stats_t *st);
 

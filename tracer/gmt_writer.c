@@ -7,7 +7,8 @@
  * round unless the round's events fill more; literals entropy coded only
  * where a probe frame shows it pays, PROBE_EVERY).
  *
- * A round:
+ * A round (the writer thread's, or a producing thread's that helps: one at
+ * a time, under round_lock; see "Help from the producing threads"):
  *   1. T0 = now; under the registry lock, a snapshot of the thread list.
  *   2. Watermark W = min(T0 - 1 ms, last published ts of every busy
  *      thread); W = infinity at shutdown and on a fatal signal.
@@ -25,15 +26,18 @@
  *      the oldest next event gives all it has up to the next thread's).
  *      Drained chunks are freed on the way.
  *   6. Frame = pending metadata, DROPS, then EVENTS records (a STACK record
- *      ahead of the first event using each stack id); compress; write.
+ *      ahead of the first event using each stack id); compress; write:
+ *      the writer's rounds leave the frame open and write it, once half
+ *      full or when the round took all, with round_lock released
+ *      (frame_detach); the final rounds (shutdown, exec) write under it.
  *      Each frame also samples the writer's throughput, which sets the
  *      buffer's limit (buffer_limit_update); a frame begun while the
  *      buffer is over half its limit is compressed at a fast level
  *      (frame_level): the writer catches up instead of the buffer dropping.
- *      In a round of several frames (a backlog), each full frame but the
- *      last is compressed by a second thread while the writer encodes the
- *      next ("The compressor" below); frames stay in order, and a round
- *      ends with all of its frames written.
+ *      In a final round of several frames (a backlog), each full frame but
+ *      the last is compressed by a second thread while the writer encodes
+ *      the next ("The compressor" below); frames stay in order, and the
+ *      round ends with all of its frames written.
  *
  * Why the file is in time order. An event that this round did not see
  * published either was time-stamped after T0 - 1 ms (its clock read came
@@ -85,6 +89,14 @@
 #define REC_EVENTS    4096u        /* events per EVENTS record: the two
 					  records' columns are 2 x 9 x 40 KiB */
 #define MARGIN_NS     1000000ull   /* store-visibility margin of W          */
+/* Events a round takes at most: a producing thread's help (see "Help from
+ * the producing threads"), the writer's own rounds (a few frames). */
+#define ASSIST_BUDGET (8u * GMT_CHUNK_CAP(GMT_CHUNK_MAX_BYTES))
+#define WRITER_BUDGET (256u * GMT_CHUNK_CAP(GMT_CHUNK_MAX_BYTES))
+/* A producing thread that finds the buffer full waits for the round lock
+ * while its holder makes progress (round_lock_take). */
+#define WAIT_SLICE_MS 20
+#define WAIT_MAX_MS   50
 #define STUCK_NS      1000000000ull
 #define PREAMBLE_LEN  20u
 /* The level of frames compressed while the writer is behind (see
@@ -210,7 +222,9 @@ static struct writer {
 	/* the buffer limit: the writer's throughput (events per second while
 	 * it works), from the rounds with at least a chunk's worth of events */
 	double rate;
-	uint64_t rate_since;           /* start of the work the next sample covers */
+	uint64_t rate_since;           /* start of the work the next sample
+					  covers (in this round; work_ns: the
+					  rounds' before it)                   */
 
 	evrec_t rec, late;
 	int level;                     /* the zstd level the context is set to */
@@ -234,6 +248,23 @@ static struct writer {
 	uint64_t we_count, we_first, we_last;
 	int we_errno;
 	_Atomic int warned;
+
+	/* the round's budget: it stops after this many events (the rest wait
+	 * for the next round; see "Help from the producing threads") */
+	uint64_t round_n, budget;
+	int cut;                       /* the round stopped at its budget      */
+	int open_round;                /* the round leaves its frame open      */
+	uint64_t round_done;           /* done_ts once its frame is written    */
+	int frame_is_open;             /* a frame is begun and not ended (a
+					  helper's rounds leave it so)         */
+	uint64_t work_ns;              /* rounds' time since the last rate
+					  sample (buffer_limit_update)         */
+	/* a frame detached to be compressed and written with round_lock
+	 * released (frame_detach, "Help from the producing threads") */
+	msgpack_sbuffer out_sb;
+	fstate_t out_f;
+	int out_busy, out_level, out_lit;
+	uint64_t out_done;
 
 	/* the compressor (see "The compressor" below) */
 	pthread_t zt;
@@ -695,6 +726,7 @@ static void need_stack(uint32_t id)
 /* Starts a frame: metadata not yet on disk, then drops not yet on disk. */
 static void frame_begin(void)
 {
+	w.frame_is_open = 1;
 	w.sb.size = 0;
 	w.frame_behind = atomic_load_explicit(&gmt_g.buf_used, memory_order_relaxed) * 2 >
 			 atomic_load_explicit(&gmt_g.buf_limit, memory_order_relaxed);
@@ -709,10 +741,11 @@ static void frame_begin(void)
 			msgpack_sbuffer_write(&w.sb, (const char *)r->data, r->len);
 	}
 	/* A frame begun while the one before is with the compressor (the
-	 * middle of a round: no drops were taken since that one began) leaves
-	 * the drops to it: they would be counted twice. */
+	 * middle of a round: no drops were taken since that one began) or
+	 * detached (frame_detach) leaves the drops to it: they would be
+	 * counted twice. */
 	w.f.fr_bf = w.f.fr_we = 0;
-	if (atomic_load_explicit(&w.zj_state, memory_order_relaxed) != ZJ_IDLE)
+	if (atomic_load_explicit(&w.zj_state, memory_order_relaxed) != ZJ_IDLE || w.out_busy)
 		return;
 	w.f.fr_bf = w.bf_count;
 	w.f.fr_we = w.we_count;
@@ -722,9 +755,47 @@ static void frame_begin(void)
 		pack_drops(w.we_count, w.we_first, w.we_last, "write_error", w.we_errno);
 }
 
+/* The frame for a round's events: the one a helper left open (the
+ * records it holds finished first, then the metadata taken since, so the
+ * file holds the same records in the same order as if each round had
+ * its own frame), or a new one. */
+static void frame_open(void)
+{
+	if (!w.frame_is_open) {
+		frame_begin();
+		return;
+	}
+	evrec_finish(&w.rec);
+	evrec_finish(&w.late);
+	if (!w.pending)
+		return;
+	for (gmt_mrec_t *r = w.pending; r; r = r->next)
+		msgpack_sbuffer_write(&w.sb, (const char *)r->data, r->len);
+	if (w.f.inflight) {
+		*w.f.inflight_tail = w.pending;
+	} else {
+		w.f.inflight = w.pending;
+	}
+	w.f.inflight_tail = w.pending_tail;
+	w.pending = NULL;
+	w.pending_tail = &w.pending;
+}
+
+static _Atomic int test_fail_err, test_fail_n;
+
+void gmt_tracer_test_fail_writes(int err, int count)
+{
+	atomic_store(&test_fail_err, err);
+	atomic_store(&test_fail_n, count);
+}
+
 static int write_injected(void)
 {
 	const gmt_config_t *c = &gmt_g.cfg;
+	if (atomic_load(&test_fail_n) > 0) {
+		atomic_fetch_sub(&test_fail_n, 1);
+		return atomic_load(&test_fail_err);
+	}
 	if (c->test_fail_write_after <= 0 || gmt_g.write_calls < c->test_fail_write_after)
 		return 0;
 	if (c->test_fail_count > 0 &&
@@ -809,8 +880,9 @@ static void preamble(uint8_t *p)
  * follows within a few frames. */
 static void buffer_limit_update(uint64_t events)
 {
-	uint64_t now = gmt_now_ns(), ns = now - w.rate_since;
+	uint64_t now = gmt_now_ns(), ns = w.work_ns + (now - w.rate_since);
 	w.rate_since = now;
+	w.work_ns = 0;
 	if (events >= GMT_CHUNK_CAP(GMT_CHUNK_MAX_BYTES) && ns) {
 		/* a decaying maximum: one frame held up (the writer preempted
 		 * once) does not shrink the limit, a writer that stays slow
@@ -849,6 +921,8 @@ void gmt_buffer_setup(size_t bytes, int ms)
 	atomic_store(&gmt_g.held_max, 0);
 	atomic_store(&gmt_g.frames_fast, 0);
 	atomic_store(&gmt_g.frames_async, 0);
+	atomic_store(&gmt_g.assists, 0);
+	atomic_store(&gmt_g.assist_events, 0);
 	w.rate = 0;
 }
 
@@ -992,8 +1066,11 @@ static void frame_done(fstate_t *f, int err)
 }
 
 /* ---- the compressor ------------------------------------------------------
- * A round that writes several frames (the writer is behind: a backlog)
- * hands each full frame but its last to the compressor thread and goes on
+ * A final round (shutdown, exec) that writes several frames (a backlog at
+ * the end; the writer's other rounds write one frame each, with the round
+ * lock released while the producing threads encode the next: "Help from
+ * the producing threads") hands each full frame but its last to the
+ * compressor thread and goes on
  * encoding the next; before it hands over the next one, and at the end of
  * the round, it waits for the frame in flight and writes it: frames stay in
  * order, one write() each, and a round ends with nothing in flight (what
@@ -1122,6 +1199,7 @@ static int zjob_write(void)
  * first; if that write failed, this frame is dropped with it. */
 static void frame_end(int async)
 {
+	w.frame_is_open = 0;
 	evrec_finish(&w.rec);
 	evrec_finish(&w.late);
 	if (atomic_load_explicit(&w.zj_state, memory_order_relaxed) != ZJ_IDLE) {
@@ -1150,6 +1228,93 @@ static void frame_end(int async)
 		w.preamble_done = 1;
 	frame_done(&w.f, err);
 	w.sb.size = 0;
+}
+
+/* What the writer's rounds have written up to (done_ts: every event
+ * published with ts <= done is in the file; it only grows), and the
+ * flush waiters told. */
+static void round_done(uint64_t done)
+{
+	uint64_t cur = atomic_load(&gmt_g.done_ts);
+	while (cur < done && !atomic_compare_exchange_weak(&gmt_g.done_ts, &cur, done))
+		;
+	if (atomic_load(&gmt_g.waiters)) {
+		pthread_mutex_lock(&gmt_g.wait_lock);
+		pthread_cond_broadcast(&gmt_g.wait_cond);
+		pthread_mutex_unlock(&gmt_g.wait_lock);
+	}
+}
+
+/* A frame written with round_lock released, so that a slow disk or a
+ * starved compression never holds up the producing threads' help: under
+ * the lock, frame_detach takes the open frame (its bytes and accounting;
+ * the producers then build the next); without it, frame_write_out
+ * compresses and writes it (the writer's thread only: it alone writes);
+ * under the lock again, frame_settle does its accounting. If the write
+ * failed, the frame built meanwhile is dropped with it (its events were
+ * encoded assuming the lost frame's stacks, ids and metadata written), as
+ * for the compressor's frames. frame_detach returns 1 when it took a
+ * frame. */
+static size_t frame_bytes(void)
+{
+	return w.sb.size + gmt_evrec2_bytes(&w.rec) + gmt_evrec2_bytes(&w.late);
+}
+
+static int frame_detach(void)
+{
+	if (!w.frame_is_open)
+		return 0;
+	evrec_finish(&w.rec);
+	evrec_finish(&w.late);
+	w.frame_is_open = 0;
+	if (!w.sb.size)
+		return 0;
+	msgpack_sbuffer sb = w.out_sb;   /* the old buffer becomes the frame's */
+	w.out_sb = w.sb;
+	w.sb = sb;
+	w.sb.size = 0;
+	uint32_t *stacks = w.out_f.stacks;
+	size_t cap = w.out_f.cap_stacks;
+	w.out_f = w.f;
+	w.f.inflight = NULL;
+	w.f.stacks = stacks;
+	w.f.cap_stacks = cap;
+	w.f.n_stacks = 0;
+	w.out_level = frame_level();
+	w.out_lit = frame_lit(w.out_sb.size);
+	w.out_done = w.round_done;
+	w.out_busy = 1;
+	return 1;
+}
+
+static int frame_write_out(void)
+{
+	int err;
+	size_t len = frame_compress(w.cctx, &w.level, &w.lit, w.out_level, w.out_lit, !w.preamble_done,
+				    &w.out_sb, &w.zbuf, &w.zcap, &w.pbuf, &w.pcap, &err);
+	progress();
+	if (!err)
+		err = -file_write(w.zbuf, len);
+	progress();
+	return err;
+}
+
+static void frame_settle(int err)
+{
+	if (!err) {
+		w.preamble_done = 1;
+	} else if (w.frame_is_open) {
+		evrec_finish(&w.rec);
+		evrec_finish(&w.late);
+		frame_done(&w.f, err);   /* its metadata first to the queue's front */
+		w.sb.size = 0;
+		w.frame_is_open = 0;
+	}
+	frame_done(&w.out_f, err);
+	w.out_sb.size = 0;
+	w.out_busy = 0;
+	if (!err)
+		round_done(w.out_done);
 }
 
 /* ---- a round ------------------------------------------------------------ */
@@ -1432,7 +1597,8 @@ static uint32_t encode_events(const gmt_event_t *ev, uint32_t i, uint32_t n, uin
 		return i;
 	/* what the writer holds, read from the buffer and not yet written */
 	uint64_t held = w.f.events + w.rec.n + w.late.n +
-			(atomic_load_explicit(&w.zj_state, memory_order_relaxed) != ZJ_IDLE ? w.zj.f.events : 0);
+			(atomic_load_explicit(&w.zj_state, memory_order_relaxed) != ZJ_IDLE ? w.zj.f.events : 0) +
+			(w.out_busy ? w.out_f.events : 0);
 	if (held > atomic_load_explicit(&gmt_g.held_max, memory_order_relaxed))
 		atomic_store_explicit(&gmt_g.held_max, held, memory_order_relaxed);
 	/* A frame of 1 MiB takes long to encode on a starved writer (a loaded
@@ -1440,9 +1606,13 @@ static uint32_t encode_events(const gmt_event_t *ev, uint32_t i, uint32_t n, uin
 	progress();
 	/* The frame size check costs 24 loads: once a batch is enough (at
 	 * most ~80 KiB over the soft cap). */
-	if (w.sb.size + gmt_evrec2_bytes(&w.rec) + gmt_evrec2_bytes(&w.late) >= FRAME_CAP) {
-		frame_end(1);
-		frame_begin();
+	if (frame_bytes() >= FRAME_CAP) {
+		if (w.open_round) {
+			w.budget = 0;   /* the round ends: frame_detach's to write */
+		} else {
+			frame_end(1);
+			frame_begin();
+		}
 	}
 	return i;
 }
@@ -1458,9 +1628,14 @@ static int encode_run(cursor_t *k, uint64_t limit, int inclusive)
 			/* the events of this chunk that go now, a batch at most */
 			uint32_t end = k->end - c->rd < BATCH ? k->end : c->rd + BATCH;
 			uint32_t j = encode_events(c->ev, c->rd, end, idx, limit, inclusive);
+			w.round_n += j - c->rd;
 			c->rd = j;
 			if (j < end) {
 				k->ts = c->ev[j].ts;
+				return 1;
+			}
+			if (GMT_UNLIKELY(w.round_n >= w.budget)) {
+				w.cut = 1;   /* the round ends here (encode_round) */
 				return 1;
 			}
 		}
@@ -1528,6 +1703,8 @@ static void encode_round(uint64_t W)
 			else
 				more = encode_run(k, w.cur[nxt].ts, nxt > top);
 		}
+		if (GMT_UNLIKELY(w.cut))
+			break;   /* at its budget: what is written is the oldest */
 		if (more && k->ts <= W) {
 			heap_down(nh, 0);
 			continue;
@@ -1539,13 +1716,30 @@ static void encode_round(uint64_t W)
 	}
 }
 
-/* all: write everything published (shutdown, fatal signal). */
-static void writer_round(int all, int final)
+/* How a round runs (writer_round's flags). */
+enum {
+	ROUND_OPEN = 1,    /* encodes into the open frame and leaves it open:
+			      its events are written by a later frame_end or
+			      frame_detach (the frame full ends the round) */
+	ROUND_HELPER = 2,  /* a producing thread's: no clock calibration, no
+			      module poll (see "Help from the producing
+			      threads") */
+};
+
+/* all: write everything published (shutdown, fatal signal). Otherwise at
+ * most about budget events (the oldest): returns 1 when the round stopped
+ * there with events left that it would have taken. Without ROUND_OPEN the
+ * round's frame is written and done_ts raised; with it, w.round_done is
+ * what done_ts may become once the open frame is written. The caller holds
+ * round_lock. */
+static int writer_round(int all, int final, uint64_t budget, int flags)
 {
-	gmt_clock_calibrate();
+	const int helper = flags & ROUND_HELPER;
+	if (!helper)
+		gmt_clock_calibrate();
 	uint64_t T0 = gmt_now_ns();
 	if (snap_threads() < 0)
-		return;
+		return 0;
 	progress();
 	if (final) {
 		/* Let threads caught mid-append finish (bounded). */
@@ -1581,12 +1775,15 @@ static void writer_round(int all, int final)
 	fix_limits();
 	take_meta();
 	/* Never inside dl_iterate_phdr while a thread forks: the child would
-	 * inherit the loader's lock held by a thread it does not have. */
+	 * inherit the loader's lock held by a thread it does not have. (The
+	 * writer's rounds only: a helper's thread may be anywhere.) */
 	gmt_mrec_t *mods = NULL;
-	atomic_store(&gmt_g.in_dl, 1);
-	if (!atomic_load(&gmt_g.forking))
-		mods = gmt_modules_poll(T0);
-	atomic_store(&gmt_g.in_dl, 0);
+	if (!helper) {
+		atomic_store(&gmt_g.in_dl, 1);
+		if (!atomic_load(&gmt_g.forking))
+			mods = gmt_modules_poll(T0);
+		atomic_store(&gmt_g.in_dl, 0);
+	}
 	progress();
 	while (mods) {
 		gmt_mrec_t *n = mods->next;
@@ -1599,33 +1796,179 @@ static void writer_round(int all, int final)
 	if (hook)
 		hook();
 
-	/* Buffer-full drops counted by the threads since the last round; from
-	 * here on a thread that was refused a chunk may ask again. */
+	/* Buffer-full drops counted by the threads since the last round. */
 	for (size_t k = 0; k < w.n_snap; k++)
 		take_drops(w.snap[k]);
-	atomic_fetch_add_explicit(&gmt_g.round_gen, 1, memory_order_relaxed);
 
 	w.rate_since = T0;
-	frame_begin();
-	encode_round(W);
-	frame_end(0);
+	w.round_n = 0;
+	w.budget = all ? UINT64_MAX : budget;
+	w.cut = 0;
+	w.open_round = flags & ROUND_OPEN;
+	frame_open();
+	if (w.open_round && frame_bytes() >= FRAME_CAP)
+		w.cut = 1;   /* the open frame is full: frame_detach's first */
+	else
+		encode_round(W);
+	/* From here on a thread that was refused a chunk may ask again (not
+	 * after a helper's round that freed nothing: they would ask at every
+	 * event). */
+	if (!helper || w.round_n)
+		atomic_fetch_add_explicit(&gmt_g.round_gen, 1, memory_order_relaxed);
+	/* After a round with W = infinity, what was published before T0 is
+	 * written; after one cut at its budget, what is older than the newest
+	 * event it wrote (the rest of the merge is no older: those of equal
+	 * ts may wait); else what is up to W. */
+	w.round_done = w.cut ? (w.last_ts ? w.last_ts - 1 : 0) : all ? T0 : W;
+	if (!w.open_round)
+		frame_end(0);
+	w.work_ns += gmt_now_ns() - w.rate_since;
 	w.left = all && past_limits();
 
-	/* Threads that exited and are drained: their state can go (only the
-	 * writer frees thread states, so its snapshot never dangles). */
+	/* Threads that exited and are drained: their state can go (rounds,
+	 * one at a time, are the only ones that free thread states, so a
+	 * round's snapshot never dangles). */
 	for (size_t k = 0; k < w.n_snap; k++)
 		if (w.gone[k])
 			free_thread(w.snap[k]);
-	/* After a round with W = infinity, what was published before T0 is
-	 * written; done_ts only grows. */
-	uint64_t done = all ? T0 : W, cur = atomic_load(&gmt_g.done_ts);
-	while (cur < done && !atomic_compare_exchange_weak(&gmt_g.done_ts, &cur, done))
-		;
-	if (atomic_load(&gmt_g.waiters)) {
-		pthread_mutex_lock(&gmt_g.wait_lock);
-		pthread_cond_broadcast(&gmt_g.wait_cond);
-		pthread_mutex_unlock(&gmt_g.wait_lock);
+	if (!w.open_round)
+		round_done(w.round_done);
+	return w.cut;
+}
+
+/* ---- help from the producing threads -----------------------------------
+ * On a machine whose cores the program keeps busy, the scheduler gives the
+ * writer its one thread's share: with 8 busy threads on 2 cores, a fifth of
+ * a core, about 7 M events a second at its 27 to 48 ns an event; beyond
+ * that the buffer filled and 8 to 30% of the events were dropped
+ * (docs/performance.md, sessions 8 and 9). So the producing threads help:
+ *
+ * - Behind (the buffer over half its limit), a thread that takes a new
+ *   chunk tries the round lock (never waits for it) and, if it got it,
+ *   runs a round of at most ASSIST_BUDGET events (the oldest published,
+ *   about 0.3 ms of work) into the open frame, which it leaves open.
+ * - Full (no chunk to be had), it waits for the lock while its holder
+ *   makes progress (round_lock_take: at most WAIT_MAX_MS), helps, and asks
+ *   for the chunk again, a few times, before it drops the event as before.
+ *   A writer stuck in a slow write() makes no progress: the thread drops
+ *   after one slice, as it did without help.
+ * - The writer, while threads offer help and the buffer is behind, runs
+ *   rounds of the same size and compresses and writes the open frame, once
+ *   half full, with the lock released (frame_detach, frame_write_out,
+ *   frame_settle): a producer never waits on the disk, and the writer's
+ *   compression overlaps their encoding. Between rounds it sleeps a
+ *   millisecond: their turn. Without offers it runs as before (rounds of
+ *   up to WRITER_BUDGET events, the compressor thread for their frames).
+ *
+ * So under overload the program runs a little slower rather than losing
+ * events, each thread paying for the tracing of its own events out of its
+ * own share of the machine.
+ *
+ * One round at a time (round_lock: the writer's state, the open frame, the
+ * ids, the stacks written are one), so the file is the same sequence of
+ * rounds it always was, only run by other threads, and the same
+ * time-order argument holds: a helper helps from inside its own event
+ * (busy, its clock read, not yet published), which holds W at its last
+ * published event as any busy thread does. A helper does no module poll
+ * (dl_iterate_phdr stays the writer's: see fork_prepare), no clock
+ * calibration, no compression and no write.
+ *
+ * The helper runs its round with every signal blocked (a handler that ends
+ * the trace would wait for a writer that waits for this thread's lock)
+ * and gives errno back as it found it; it is never the writer's or the
+ * compressor's thread, and there is no help once the trace is ending (the
+ * writer keeps the lock from its final round on). What a SIGKILL loses
+ * grows by the frame being written with the lock released (counted in
+ * writer_held_max, gmt_tracer_stats_t). */
+static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int buffer_behind(void)
+{
+	return atomic_load_explicit(&gmt_g.buf_used, memory_order_relaxed) * 2 >
+	       atomic_load_explicit(&gmt_g.buf_limit, memory_order_relaxed);
+}
+/* Producing threads' offers of help (gmt_writer_assist calls, taken or
+ * not): the writer steps back only while they come. */
+static _Atomic uint64_t help_offered;
+
+/* Takes round_lock: at once or not at all, or (wait) while whoever holds
+ * it makes progress, in slices of WAIT_SLICE_MS, until the deadline (a
+ * writer stuck in a slow write() would make none: then the caller drops,
+ * as it did without help). timedlock's clock is the realtime one: a jump
+ * of it only stretches or shortens a slice. */
+static int round_lock_take(int wait, uint64_t deadline)
+{
+	if (!wait)
+		return pthread_mutex_trylock(&round_lock) == 0;
+	uint32_t seen = atomic_load(&gmt_g.writer_progress);
+	for (;;) {
+		struct timespec dl;
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_nsec += WAIT_SLICE_MS * 1000000L;
+		if (dl.tv_nsec >= 1000000000L) {
+			dl.tv_sec++;
+			dl.tv_nsec -= 1000000000L;
+		}
+		if (pthread_mutex_timedlock(&round_lock, &dl) == 0)
+			return 1;
+		uint32_t p = atomic_load(&gmt_g.writer_progress);
+		if (p == seen || gmt_now_ns() >= deadline)
+			return 0;
+		seen = p;
 	}
+}
+
+/* A producing thread's help (gmt_tracer.c, chunk_advance): a round of at
+ * most ASSIST_BUDGET events into the open frame. wait: the buffer is full,
+ * so it waits for the round lock, and for the writer to take the open
+ * frame away when that is full, while the writer makes progress and at
+ * most WAIT_MAX_MS in all. Returns 1 when it encoded events (chunks may
+ * have been freed). */
+int gmt_writer_assist(int wait)
+{
+	if (gmt_tls_in_writer || atomic_load_explicit(&gmt_g.stop, memory_order_relaxed))
+		return 0;
+	int saved = errno;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	atomic_fetch_add_explicit(&help_offered, 1, memory_order_relaxed);
+	const uint64_t start = wait ? gmt_now_ns() : 0, deadline = start + WAIT_MAX_MS * 1000000ull;
+	uint64_t moved = start;
+	uint32_t seen = atomic_load(&gmt_g.writer_progress);
+	int done = 0;
+	while (round_lock_take(wait, deadline)) {
+		/* the open frame full: the writer is to write it first */
+		const int full = w.frame_is_open && frame_bytes() >= FRAME_CAP;
+		if (!full && !atomic_load(&gmt_g.stop) && atomic_load(&gmt_g.state) == GMT_ACTIVE) {
+			gmt_tls_in_writer = 1;
+			writer_round(0, 0, ASSIST_BUDGET, ROUND_OPEN | ROUND_HELPER);
+			gmt_tls_in_writer = 0;
+			atomic_fetch_add_explicit(&gmt_g.assists, 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&gmt_g.assist_events, w.round_n, memory_order_relaxed);
+			if (w.budget == 0)
+				gmt_writer_wake();   /* a full frame to write */
+			done = w.round_n > 0;
+		}
+		pthread_mutex_unlock(&round_lock);
+		if (!full || !wait)
+			break;
+		/* the writer takes the frame (it may be asleep between rounds) */
+		gmt_writer_wake();
+		struct timespec d = { 0, 200000 };
+		nanosleep(&d, NULL);
+		uint64_t now = gmt_now_ns();
+		uint32_t p = atomic_load(&gmt_g.writer_progress);
+		if (p != seen) {
+			seen = p;
+			moved = now;
+		}
+		if (now - moved > WAIT_SLICE_MS * 1000000ull || now >= deadline)
+			break;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return done;
 }
 
 static void writer_end(void)
@@ -1652,21 +1995,55 @@ static void *writer_main(void *arg)
 {
 	(void)arg;
 	gmt_tls_in_writer = 1;
+	uint64_t offers_seen = 0;
 	for (;;) {
 		uint32_t seen = atomic_load(&gmt_g.wake);
+		uint64_t offers = atomic_load_explicit(&help_offered, memory_order_relaxed);
+		int helped = offers != offers_seen;
+		offers_seen = offers;
 		int stop = atomic_load(&gmt_g.stop);
 		uint64_t sreq = atomic_load(&gmt_g.sig_req);
 		int sig = sreq != atomic_load(&gmt_g.sig_done);
-		writer_round(stop || sig, stop);
-		/* what was published while the round ran (past its limits):
-		 * a few more rounds, when no other will come */
-		for (int more = 0; stop && w.left && more < 3; more++)
-			writer_round(1, 1);
-		if (sig)
-			atomic_store(&gmt_g.sig_done, sreq);
-		if (stop)
-			break;
 		int timeout = gmt_g.cfg.flush_ms;
+		pthread_mutex_lock(&round_lock);
+		if (stop || sig) {
+			/* Everything, under the lock (its frames beyond the
+			 * first by the compressor): the trace's end, an exec. */
+			writer_round(1, stop, 0, 0);
+			/* what was published while the round ran (past its
+			 * limits): a few more rounds, when no other will come */
+			for (int more = 0; stop && w.left && more < 3; more++)
+				writer_round(1, 1, 0, 0);
+			if (sig)
+				atomic_store(&gmt_g.sig_done, sreq);
+			if (stop)
+				break;   /* the lock held to the end: no help from now on */
+			pthread_mutex_unlock(&round_lock);
+			continue;
+		}
+		/* A round into the open frame (with what the producing threads
+		 * encoded into it), which is compressed and written with the
+		 * lock released once it is half full or the round took all: a
+		 * helper never waits on the disk. While they offer help and the
+		 * buffer is behind, short rounds a millisecond apart: their
+		 * turn ("Help from the producing threads"). */
+		const int helping = helped && buffer_behind();
+		int cut = writer_round(0, 0, helping ? ASSIST_BUDGET : WRITER_BUDGET, ROUND_OPEN);
+		int out = (!cut || frame_bytes() >= FRAME_CAP / 2) && frame_detach();
+		if (!cut && !out)
+			round_done(w.round_done);   /* nothing to write: all is */
+		pthread_mutex_unlock(&round_lock);
+		if (out) {
+			int err = frame_write_out();
+			pthread_mutex_lock(&round_lock);
+			frame_settle(err);
+			pthread_mutex_unlock(&round_lock);
+		}
+		if (cut) {
+			if (!helping)
+				continue;   /* more is waiting: no sleep */
+			timeout = 1;
+		}
 		uint64_t ft = atomic_load(&gmt_g.flush_target);
 		if (ft > atomic_load(&gmt_g.done_ts)) {
 			uint64_t now = gmt_now_ns(), due = ft + MARGIN_NS + 100000;
@@ -1682,6 +2059,7 @@ static void *writer_main(void *arg)
 	writer_end();
 	zworker_stop();
 	gmt_fd_close_trace_file();
+	pthread_mutex_unlock(&round_lock);
 	atomic_store(&gmt_g.writer_done, 1);
 	syscall(SYS_futex, &gmt_g.writer_done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 	return NULL;
@@ -1806,5 +2184,7 @@ void gmt_writer_reset_child(void)
 	gmt_writer_parent_state = &parent_writer;   /* keeps the copy alive */
 	memset(&w, 0, sizeof(w));
 	w.pending_tail = &w.pending;
+	/* a parent's thread may have held it in a round at the fork */
+	pthread_mutex_init(&round_lock, NULL);
 	gmt_modules_reset();
 }

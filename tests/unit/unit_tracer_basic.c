@@ -169,8 +169,10 @@ int main(void)
 	setenv("GPUMEMTRACE_FREE_STACKS", "1", 1);
 	setenv("GPUMEMTRACE_BUFFER_MS", "250", 1);
 	setenv("GPUMEMTRACE_STACK_METHOD", "libunwind", 1);
+	setenv("GPUMEMTRACE_OVERLOAD", "drop", 1);
 	gmt_config_t ec;
 	gmt_config_from_env(&ec);
+	CHECK_EQ_U64(GMT_OVERLOAD_DROP, ec.overload);
 	CHECK_EQ_U64(5, ec.test_fail_write_after);
 	CHECK_EQ_U64(EDQUOT, ec.test_fail_errno);
 	CHECK_EQ_U64(2, ec.test_fail_count);
@@ -183,9 +185,12 @@ int main(void)
 	CHECK_EQ_U64(GMT_STACK_LIBUNWIND, ec.stack_method);
 	unsetenv("GPUMEMTRACE_BUFFER_MS");
 	unsetenv("GPUMEMTRACE_STACK_METHOD");
+	setenv("GPUMEMTRACE_OVERLOAD", "wait", 1);   /* not a choice: help */
 	setenv("GPUMEMTRACE_ZSTD_LEVEL", "5", 1);
 	gmt_config_from_env(&ec);
 	CHECK_EQ_I64(5, ec.zstd_level);
+	CHECK_EQ_U64(GMT_OVERLOAD_HELP, ec.overload);
+	unsetenv("GPUMEMTRACE_OVERLOAD");
 	unsetenv("GPUMEMTRACE_ZSTD_LEVEL");
 	setenv("GPUMEMTRACE_TEST_FAIL_WRITES", "2:ENOSPC", 1);
 	gmt_config_from_env(&ec);

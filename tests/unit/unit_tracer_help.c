@@ -1,0 +1,254 @@
+/* unit_tracer_help: when the writer cannot keep up, the producing threads
+ * do its work (tracer/gmt_writer.c, "Help from the producing threads"),
+ * and the trace stays exact. The writer is held in a write (a stopped
+ * disk: gmt_tracer_test_hold_writes) with the round lock released, as it
+ * is whenever it writes, so that only the producers can encode:
+ *   room    a 4 MiB buffer (about 87,000 events in chunks) and 200,000
+ *           events emitted while the disk is stopped: without help the
+ *           buffer would drop over half of them; the producer encodes
+ *           them into the open frame instead (assists > 0, what they
+ *           encoded is at least what the chunks could not hold), none is
+ *           dropped, and once the disk works every event reads back, in
+ *           order, each free with its allocation's address;
+ *   drop    the same with GPUMEMTRACE_OVERLOAD=drop: no help, the buffer
+ *           drops (counted exactly: written + dropped = emitted);
+ *   lost    the same as room, and the stopped write then fails: the frame
+ *           the producer built meanwhile was encoded assuming that one on
+ *           disk (its frees name allocations by ids the lost frame
+ *           assigned) and is lost with it: one run of missing events, at
+ *           least all the producer encoded, counted once as write_error;
+ *           the trace reads to its END;
+ *   full    a disk stopped for good and 2,000,000 events: the open frame
+ *           fills, the producer cannot help any more and drops (it does
+ *           not wait for a writer that makes no progress); every event is
+ *           written or counted as dropped.
+ * Each case runs in its own child process. */
+#include <errno.h>
+
+#include "gmt_test.h"
+#include "unit_tracer_collect.h"
+
+#define ROOM_EVENTS 200000u
+#define FULL_EVENTS 2000000u
+
+static char path[4200];
+
+static int in_child(void (*fn)(void))
+{
+	return coll_in_child(fn, path, sizeof(path));
+}
+
+/* Event i: event 2k allocates block k, event 2k + 1 frees block k - 16
+ * (a free names an allocation of an earlier frame by its id), or, for
+ * k < 16, a block never allocated (named by address). Every block has its
+ * own address: a run of lost events is found as such. */
+static gmt_event_t ev(uint64_t i)
+{
+	uint64_t k = i / 2;
+	uint64_t b = (i & 1) ? (k >= 16 ? k - 16 : 4096 + k) : k;
+	gmt_event_t e = { .type = (i & 1) ? GMT_EV_FREE : GMT_EV_ALLOC,
+			  .addr = 0x7100000000ull + b * 0x10000,
+			  .size = (i & 1) ? 0 : 512 + (k * 40503u % 8192) * 64,
+			  .device = 0 };
+	return e;
+}
+
+static gmt_config_t config(const char *name, int overload)
+{
+	gmt_config_t cfg = test_config(test_dir(name));
+	cfg.buffer_bytes = 4u << 20;
+	cfg.buffer_ms = 0;   /* the limit is the cap */
+	cfg.overload = overload;
+	return cfg;
+}
+
+/* Writes are stopped after event 0 is on disk (write 1: the preamble, 2:
+ * the header's frame, flushed before any event, 3: event 0's); events
+ * 1..n-1 emitted. */
+static void emit_held(uint64_t n)
+{
+	CHECK_EQ_U64(0, gmt_tracer_flush(5000));
+	gmt_event_t e0 = ev(0);
+	gmt_emit(&e0, 0, 0);
+	CHECK_EQ_U64(0, gmt_tracer_flush(5000));
+	gmt_tracer_test_hold_writes(1);
+	for (uint64_t i = 1; i < n; i++) {
+		gmt_event_t e = ev(i);
+		gmt_emit(&e, 0, 0);
+	}
+}
+
+static void save_counts(uint64_t a, uint64_t b, uint64_t c)
+{
+	char npath[4300];
+	snprintf(npath, sizeof(npath), "%s.counts", path);
+	FILE *f = fopen(npath, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fprintf(f, "%llu %llu %llu\n", (unsigned long long)a, (unsigned long long)b,
+			(unsigned long long)c);
+		fclose(f);
+	}
+}
+
+static void load_counts(uint64_t *a, uint64_t *b, uint64_t *c)
+{
+	char npath[4300];
+	snprintf(npath, sizeof(npath), "%s.counts", path);
+	unsigned long long x = 0, y = 0, z = 0;
+	FILE *f = fopen(npath, "r");
+	CHECK(f != NULL && fscanf(f, "%llu %llu %llu", &x, &y, &z) == 3);
+	if (f)
+		fclose(f);
+	*a = x;
+	*b = y;
+	*c = z;
+}
+
+static void room(void)
+{
+	gmt_config_t cfg = config("help_room", GMT_OVERLOAD_HELP);
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));
+	snprintf(path, sizeof(path), "%s", gmt_tracer_path());
+	emit_held(ROOM_EVENTS);
+	gmt_tracer_stats_t st;
+	gmt_tracer_get_stats(&st);
+	fprintf(stderr, "room: %u events, %llu assists encoded %llu, %llu buffered bytes, %llu dropped\n",
+		ROOM_EVENTS, (unsigned long long)st.assists, (unsigned long long)st.assist_events,
+		(unsigned long long)st.buffered, (unsigned long long)st.dropped);
+	CHECK_EQ_U64(0, st.dropped);
+	CHECK(st.assists > 0);
+	/* what the chunks could not hold, the producer encoded */
+	uint64_t chunk_events = (uint64_t)cfg.buffer_bytes / st.chunk_bytes * st.chunk_events;
+	CHECK(st.assist_events + chunk_events >= ROOM_EVENTS - 1);
+	gmt_tracer_test_hold_writes(0);
+	CHECK_EQ_U64(0, gmt_tracer_flush(60000));
+	gmt_tracer_get_stats(&st);
+	CHECK_EQ_U64(ROOM_EVENTS, st.written);
+	CHECK_EQ_U64(0, st.dropped);
+	gmt_tracer_shutdown();
+}
+
+static void drop(void)
+{
+	gmt_config_t cfg = config("help_drop", GMT_OVERLOAD_DROP);
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));
+	snprintf(path, sizeof(path), "%s", gmt_tracer_path());
+	emit_held(ROOM_EVENTS);
+	gmt_tracer_stats_t st;
+	gmt_tracer_get_stats(&st);
+	CHECK_EQ_U64(0, st.assists);
+	CHECK(st.dropped > 0);
+	gmt_tracer_test_hold_writes(0);
+	gmt_tracer_shutdown();
+	gmt_tracer_get_stats(&st);
+	fprintf(stderr, "drop: %u events, %llu written, %llu dropped\n", ROOM_EVENTS,
+		(unsigned long long)st.written, (unsigned long long)st.dropped);
+	CHECK_EQ_U64(ROOM_EVENTS, st.written + st.dropped);
+	save_counts(ROOM_EVENTS, st.written, st.dropped);
+}
+
+static void lost(void)
+{
+	gmt_config_t cfg = config("help_lost", GMT_OVERLOAD_HELP);
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));
+	snprintf(path, sizeof(path), "%s", gmt_tracer_path());
+	emit_held(ROOM_EVENTS);
+	gmt_tracer_stats_t st;
+	gmt_tracer_get_stats(&st);
+	CHECK_EQ_U64(0, st.dropped);
+	uint64_t helped = st.assist_events;
+	CHECK(helped > 0);
+	gmt_tracer_test_fail_writes(ENOSPC, 1);   /* the write that waits */
+	gmt_tracer_test_hold_writes(0);
+	gmt_tracer_shutdown();
+	gmt_tracer_get_stats(&st);
+	fprintf(stderr, "lost: %u events, the producer encoded %llu, %llu written, %llu dropped\n",
+		ROOM_EVENTS, (unsigned long long)helped, (unsigned long long)st.written,
+		(unsigned long long)st.dropped);
+	CHECK(st.dropped >= helped);
+	CHECK_EQ_U64(ROOM_EVENTS, st.written + st.dropped);
+	save_counts(ROOM_EVENTS, st.written, st.dropped);
+}
+
+static void full(void)
+{
+	gmt_config_t cfg = config("help_full", GMT_OVERLOAD_HELP);
+	CHECK_EQ_U64(0, gmt_tracer_init(&cfg));
+	snprintf(path, sizeof(path), "%s", gmt_tracer_path());
+	emit_held(FULL_EVENTS);
+	gmt_tracer_stats_t st;
+	gmt_tracer_get_stats(&st);
+	CHECK(st.assists > 0);
+	CHECK(st.dropped > 0);
+	gmt_tracer_test_hold_writes(0);
+	gmt_tracer_shutdown();
+	gmt_tracer_get_stats(&st);
+	fprintf(stderr, "full: %u events, %llu written, %llu dropped\n", FULL_EVENTS,
+		(unsigned long long)st.written, (unsigned long long)st.dropped);
+	CHECK_EQ_U64(FULL_EVENTS, st.written + st.dropped);
+	save_counts(FULL_EVENTS, st.written, st.dropped);
+}
+
+/* The trace holds runs of ev(0..n) in order, each with its own address,
+ * size and (frees) its allocation's address; what lies between runs was
+ * lost: `runs_max` runs of missing events at most, adding up to what
+ * was counted as dropped (`reason`: DROPS records of that reason). */
+static void check_trace(uint64_t n, uint64_t written, uint64_t dropped, int write_error,
+			uint64_t gaps_want)
+{
+	gmt_decode_result_t r;
+	coll_t *c = coll_decode(path, &r);
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	CHECK_EQ_U64(1, r.ended_cleanly);
+	CHECK_EQ_U64(written, c->n);
+	CHECK_EQ_U64(written, c->end.written);
+	CHECK_EQ_U64(dropped, c->end.dropped);
+	CHECK_EQ_U64(dropped, c->drops_total);
+	CHECK_EQ_U64(dropped, write_error ? c->drops_write : c->drops_buffer);
+	uint64_t bad = 0, j = 0, gaps = 0, gap_events = 0;
+	for (uint64_t i = 0; i < c->n; i++, j++) {
+		const gmt_devent_t *d = &c->ev[i];
+		uint64_t from = j;
+		while (j < n) {   /* the next emitted event it can be */
+			gmt_event_t e = ev(j);
+			if (d->type == e.type && d->addr == e.addr && d->size == e.size)
+				break;
+			j++;
+		}
+		if (j > from) {
+			gaps++;
+			gap_events += j - from;
+		}
+		if (j == n || (i && d->ts < c->ev[i - 1].ts))
+			bad++;
+	}
+	if (j < n) {
+		gaps++;
+		gap_events += n - j;   /* lost at the end */
+	}
+	CHECK_EQ_U64(0, bad);
+	CHECK_EQ_U64(dropped, gap_events);
+	if (gaps_want != UINT64_MAX)
+		CHECK_EQ_U64(gaps_want, gaps);
+	coll_free(c);
+	free(c);
+}
+
+int main(void)
+{
+	uint64_t n, written, dropped;
+	CHECK_EQ_U64(0, in_child(room));
+	check_trace(ROOM_EVENTS, ROOM_EVENTS, 0, 0, 0);
+	CHECK_EQ_U64(0, in_child(drop));
+	load_counts(&n, &written, &dropped);
+	CHECK(dropped > 0);
+	check_trace(n, written, dropped, 0, UINT64_MAX);
+	CHECK_EQ_U64(0, in_child(lost));
+	load_counts(&n, &written, &dropped);
+	check_trace(n, written, dropped, 1, 1);
+	CHECK_EQ_U64(0, in_child(full));
+	load_counts(&n, &written, &dropped);
+	check_trace(n, written, dropped, 0, UINT64_MAX);
+	TEST_DONE();
+}
