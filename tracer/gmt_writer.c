@@ -27,9 +27,11 @@
  *      Drained chunks are freed on the way.
  *   6. Frame = pending metadata, DROPS, then EVENTS records (a STACK record
  *      ahead of the first event using each stack id); compress; write:
- *      the writer's rounds leave the frame open and write it, once half
- *      full or when the round took all, with round_lock released
- *      (frame_detach); the final rounds (shutdown, exec) write under it.
+ *      the writer's rounds leave the frame open and, once it is half full
+ *      or the round took all, write it with round_lock released (with a
+ *      backlog, compressed by the compressor thread while the next is
+ *      encoded: frame_post, collect_job);
+ *      the final rounds (shutdown, exec) write under it.
  *      Each frame also samples the writer's throughput, which sets the
  *      buffer's limit (buffer_limit_update); a frame begun while the
  *      buffer is over half its limit is compressed at a fast level
@@ -154,6 +156,14 @@ typedef struct idmap {
  * division is always exact, and a stream whose values lose their
  * alignment costs at most a shorter record. */
 
+/* One round at a time, the writer's or a producing thread's: see "Help
+ * from the producing threads". */
+static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Producing threads waiting for round_lock with the buffer full
+ * (gmt_writer_assist): the writer's round ends at its next batch. */
+static _Atomic int help_waiting;
+
 /* A thread's publishable events in a round: a cursor over its chunks. */
 typedef struct cursor {
 	gmt_tstate_t *t;
@@ -254,17 +264,21 @@ static struct writer {
 	uint64_t round_n, budget;
 	int cut;                       /* the round stopped at its budget      */
 	int open_round;                /* the round leaves its frame open      */
+	int yields;                    /* the round ends early for a producing
+					  thread that waits to help (the
+					  writer's rounds but the final ones) */
 	uint64_t round_done;           /* done_ts once its frame is written    */
 	int frame_is_open;             /* a frame is begun and not ended (a
 					  helper's rounds leave it so)         */
 	uint64_t work_ns;              /* rounds' time since the last rate
 					  sample (buffer_limit_update)         */
-	/* a frame detached to be compressed and written with round_lock
-	 * released (frame_detach, "Help from the producing threads") */
-	msgpack_sbuffer out_sb;
-	fstate_t out_f;
+	/* a frame detached to be compressed and written by the writer's
+	 * thread with round_lock released (frame_detach: it takes the
+	 * compressor's slot, zj.sb and zj.f, which is idle then) */
 	int out_busy, out_level, out_lit;
 	uint64_t out_done;
+	uint64_t zj_done;              /* done_ts once the compressor's frame is
+					  written (frame_post)                 */
 
 	/* the compressor (see "The compressor" below) */
 	pthread_t zt;
@@ -553,6 +567,8 @@ static int id_grow(idmap_t *m)
 	m->cap = cap;
 	m->shift = 64u - (unsigned)__builtin_ctz(cap);
 	for (uint32_t i = 0; i < oldcap; i++) {
+		if (!(i & 0xffff))
+			progress();   /* millions of live blocks: a long move */
 		if (!ok[i])
 			continue;
 		uint32_t j = id_slot(m, ok[i]);
@@ -1066,12 +1082,13 @@ static void frame_done(fstate_t *f, int err)
 }
 
 /* ---- the compressor ------------------------------------------------------
- * A final round (shutdown, exec) that writes several frames (a backlog at
- * the end; the writer's other rounds write one frame each, with the round
- * lock released while the producing threads encode the next: "Help from
- * the producing threads") hands each full frame but its last to the
- * compressor thread and goes on
- * encoding the next; before it hands over the next one, and at the end of
+ * The writer's rounds that stop with more to do (a backlog) hand their
+ * frame to the compressor thread and write it with the round lock
+ * released once they encoded the next (frame_post, collect_job: "Help
+ * from the producing threads"). A final
+ * round (shutdown, exec), under the lock from start to end, hands each
+ * full frame but its last to the compressor thread and goes on encoding
+ * the next; before it hands over the next one, and at the end of
  * the round, it waits for the frame in flight and writes it: frames stay in
  * order, one write() each, and a round ends with nothing in flight (what
  * done_ts and the end of the trace promise is unchanged). The point: with
@@ -1173,9 +1190,10 @@ static int zjob_post(void)
 	return 1;
 }
 
-/* Waits for the frame in flight and writes it; returns 0 or its errno
- * (its accounting is the caller's: frame_done). */
-static int zjob_write(void)
+/* Waits for the frame in flight and writes it (the writer's thread; no
+ * lock needed: only it writes); returns 0 or its errno. The job stays in
+ * flight (its drops are still its own: frame_begin) until zjob_release. */
+static int zjob_wait_write(void)
 {
 	zjob_t *j = &w.zj;
 	uint32_t s;
@@ -1189,8 +1207,21 @@ static int zjob_write(void)
 		if (j->preamble)
 			w.preamble_done = 1;
 	}
-	j->sb.size = 0;
+	return err;
+}
+
+static void zjob_release(void)
+{
+	w.zj.sb.size = 0;
 	atomic_store_explicit(&w.zj_state, ZJ_IDLE, memory_order_relaxed);
+}
+
+/* Waits for the frame in flight and writes it; returns 0 or its errno
+ * (its accounting is the caller's: frame_done). */
+static int zjob_write(void)
+{
+	int err = zjob_wait_write();
+	zjob_release();
 	return err;
 }
 
@@ -1269,19 +1300,19 @@ static int frame_detach(void)
 	w.frame_is_open = 0;
 	if (!w.sb.size)
 		return 0;
-	msgpack_sbuffer sb = w.out_sb;   /* the old buffer becomes the frame's */
-	w.out_sb = w.sb;
+	msgpack_sbuffer sb = w.zj.sb;   /* the old buffer becomes the frame's */
+	w.zj.sb = w.sb;
 	w.sb = sb;
 	w.sb.size = 0;
-	uint32_t *stacks = w.out_f.stacks;
-	size_t cap = w.out_f.cap_stacks;
-	w.out_f = w.f;
+	uint32_t *stacks = w.zj.f.stacks;
+	size_t cap = w.zj.f.cap_stacks;
+	w.zj.f = w.f;
 	w.f.inflight = NULL;
 	w.f.stacks = stacks;
 	w.f.cap_stacks = cap;
 	w.f.n_stacks = 0;
 	w.out_level = frame_level();
-	w.out_lit = frame_lit(w.out_sb.size);
+	w.out_lit = frame_lit(w.zj.sb.size);
 	w.out_done = w.round_done;
 	w.out_busy = 1;
 	return 1;
@@ -1291,7 +1322,7 @@ static int frame_write_out(void)
 {
 	int err;
 	size_t len = frame_compress(w.cctx, &w.level, &w.lit, w.out_level, w.out_lit, !w.preamble_done,
-				    &w.out_sb, &w.zbuf, &w.zcap, &w.pbuf, &w.pcap, &err);
+				    &w.zj.sb, &w.zbuf, &w.zcap, &w.pbuf, &w.pcap, &err);
 	progress();
 	if (!err)
 		err = -file_write(w.zbuf, len);
@@ -1310,11 +1341,58 @@ static void frame_settle(int err)
 		w.sb.size = 0;
 		w.frame_is_open = 0;
 	}
-	frame_done(&w.out_f, err);
-	w.out_sb.size = 0;
+	frame_done(&w.zj.f, err);
+	w.zj.sb.size = 0;
 	w.out_busy = 0;
 	if (!err)
 		round_done(w.out_done);
+}
+
+/* The open frame, to be written with the lock released (frame_post: under
+ * the lock, nothing in flight). more (a backlog: the round stopped at its
+ * budget or at a full frame): to the compressor, written by the writer's
+ * thread once it encoded the next (collect_job); else, or without a
+ * compressor, frame_detach's way (a process whose writer keeps up never
+ * starts the compressor). done: what done_ts may become once it is
+ * written. Returns 1 (posted), 2 (detached: frame_write_out, frame_settle)
+ * or 0 (nothing to write). */
+static int frame_post(uint64_t done, int more)
+{
+	if (!w.frame_is_open)
+		return 0;
+	evrec_finish(&w.rec);
+	evrec_finish(&w.late);
+	if (!w.sb.size) {
+		w.frame_is_open = 0;
+		return 0;
+	}
+	if (more && zjob_post()) {
+		w.frame_is_open = 0;
+		w.zj_done = done;
+		return 1;
+	}
+	w.round_done = done;
+	return frame_detach() ? 2 : 0;
+}
+
+/* The compressor's frame written (no lock), then its accounting under the
+ * lock: as frame_settle's. */
+static void collect_job(void)
+{
+	int err = zjob_wait_write();
+	pthread_mutex_lock(&round_lock);
+	if (err && w.frame_is_open) {
+		evrec_finish(&w.rec);
+		evrec_finish(&w.late);
+		frame_done(&w.f, err);   /* its metadata first to the queue's front */
+		w.sb.size = 0;
+		w.frame_is_open = 0;
+	}
+	frame_done(&w.zj.f, err);
+	zjob_release();
+	if (!err)
+		round_done(w.zj_done);
+	pthread_mutex_unlock(&round_lock);
 }
 
 /* ---- a round ------------------------------------------------------------ */
@@ -1598,7 +1676,7 @@ static uint32_t encode_events(const gmt_event_t *ev, uint32_t i, uint32_t n, uin
 	/* what the writer holds, read from the buffer and not yet written */
 	uint64_t held = w.f.events + w.rec.n + w.late.n +
 			(atomic_load_explicit(&w.zj_state, memory_order_relaxed) != ZJ_IDLE ? w.zj.f.events : 0) +
-			(w.out_busy ? w.out_f.events : 0);
+			(w.out_busy ? w.zj.f.events : 0);
 	if (held > atomic_load_explicit(&gmt_g.held_max, memory_order_relaxed))
 		atomic_store_explicit(&gmt_g.held_max, held, memory_order_relaxed);
 	/* A frame of 1 MiB takes long to encode on a starved writer (a loaded
@@ -1634,7 +1712,7 @@ static int encode_run(cursor_t *k, uint64_t limit, int inclusive)
 				k->ts = c->ev[j].ts;
 				return 1;
 			}
-			if (GMT_UNLIKELY(w.round_n >= w.budget)) {
+			if (GMT_UNLIKELY(w.round_n >= w.budget || (w.yields && help_waiting))) {
 				w.cut = 1;   /* the round ends here (encode_round) */
 				return 1;
 			}
@@ -1796,24 +1874,29 @@ static int writer_round(int all, int final, uint64_t budget, int flags)
 	if (hook)
 		hook();
 
-	/* Buffer-full drops counted by the threads since the last round. */
+	/* Buffer-full drops counted by the threads since the last round; from
+	 * here on (the writer's rounds) a thread that was refused a chunk may
+	 * ask again. */
 	for (size_t k = 0; k < w.n_snap; k++)
 		take_drops(w.snap[k]);
+	if (!helper)
+		atomic_fetch_add_explicit(&gmt_g.round_gen, 1, memory_order_relaxed);
 
 	w.rate_since = T0;
 	w.round_n = 0;
 	w.budget = all ? UINT64_MAX : budget;
 	w.cut = 0;
 	w.open_round = flags & ROUND_OPEN;
+	w.yields = !all && !helper;
 	frame_open();
 	if (w.open_round && frame_bytes() >= FRAME_CAP)
 		w.cut = 1;   /* the open frame is full: frame_detach's first */
 	else
 		encode_round(W);
-	/* From here on a thread that was refused a chunk may ask again (not
-	 * after a helper's round that freed nothing: they would ask at every
-	 * event). */
-	if (!helper || w.round_n)
+	/* A helper's round that freed something: a thread that was refused a
+	 * chunk may ask again (not after one that freed nothing: they would
+	 * ask at every event). */
+	if (helper && w.round_n)
 		atomic_fetch_add_explicit(&gmt_g.round_gen, 1, memory_order_relaxed);
 	/* After a round with W = infinity, what was published before T0 is
 	 * written; after one cut at its budget, what is older than the newest
@@ -1822,7 +1905,12 @@ static int writer_round(int all, int final, uint64_t budget, int flags)
 	w.round_done = w.cut ? (w.last_ts ? w.last_ts - 1 : 0) : all ? T0 : W;
 	if (!w.open_round)
 		frame_end(0);
-	w.work_ns += gmt_now_ns() - w.rate_since;
+	/* the round's time is work; what follows until the next round is
+	 * not, but for a frame's compression and write (frame_settle's
+	 * sample counts it from here) */
+	uint64_t t_end = gmt_now_ns();
+	w.work_ns += t_end - w.rate_since;
+	w.rate_since = t_end;
 	w.left = all && past_limits();
 
 	/* Threads that exited and are drained: their state can go (rounds,
@@ -1852,13 +1940,15 @@ static int writer_round(int all, int final, uint64_t budget, int flags)
  *   for the chunk again, a few times, before it drops the event as before.
  *   A writer stuck in a slow write() makes no progress: the thread drops
  *   after one slice, as it did without help.
- * - The writer, while threads offer help and the buffer is behind, runs
- *   rounds of the same size and compresses and writes the open frame, once
- *   half full, with the lock released (frame_detach, frame_write_out,
- *   frame_settle): a producer never waits on the disk, and the writer's
- *   compression overlaps their encoding. Between rounds it sleeps a
- *   millisecond: their turn. Without offers it runs as before (rounds of
- *   up to WRITER_BUDGET events, the compressor thread for their frames).
+ * - The writer's rounds leave the frame open; once it is half full, or
+ *   when a round took all, the writer writes it with the lock released,
+ *   compressed by itself or, with more to do, by the compressor thread
+ *   while it encodes the next (frame_post, frame_detach, collect_job): a
+ *   producer never waits on the disk, and compression overlaps the
+ *   encoding, the writer's or theirs. While threads offer help and the
+ *   buffer is behind, the writer's rounds are as short as theirs and a
+ *   millisecond apart (their turn); a round of the writer's ends at its
+ *   next batch when a thread waits to help (help_waiting).
  *
  * So under overload the program runs a little slower rather than losing
  * events, each thread paying for the tracing of its own events out of its
@@ -1880,8 +1970,6 @@ static int writer_round(int all, int final, uint64_t budget, int flags)
  * writer keeps the lock from its final round on). What a SIGKILL loses
  * grows by the frame being written with the lock released (counted in
  * writer_held_max, gmt_tracer_stats_t). */
-static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static int buffer_behind(void)
 {
 	return atomic_load_explicit(&gmt_g.buf_used, memory_order_relaxed) * 2 >
@@ -1937,6 +2025,8 @@ int gmt_writer_assist(int wait)
 	uint64_t moved = start;
 	uint32_t seen = atomic_load(&gmt_g.writer_progress);
 	int done = 0;
+	if (wait)
+		atomic_fetch_add(&help_waiting, 1);
 	while (round_lock_take(wait, deadline)) {
 		/* the open frame full: the writer is to write it first */
 		const int full = w.frame_is_open && frame_bytes() >= FRAME_CAP;
@@ -1966,6 +2056,8 @@ int gmt_writer_assist(int wait)
 		if (now - moved > WAIT_SLICE_MS * 1000000ull || now >= deadline)
 			break;
 	}
+	if (wait)
+		atomic_fetch_sub(&help_waiting, 1);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 	return done;
@@ -2029,15 +2121,27 @@ static void *writer_main(void *arg)
 		 * turn ("Help from the producing threads"). */
 		const int helping = helped && buffer_behind();
 		int cut = writer_round(0, 0, helping ? ASSIST_BUDGET : WRITER_BUDGET, ROUND_OPEN);
-		int out = (!cut || frame_bytes() >= FRAME_CAP / 2) && frame_detach();
-		if (!cut && !out)
-			round_done(w.round_done);   /* nothing to write: all is */
+		const uint64_t done = w.round_done;
+		const int take = !cut || frame_bytes() >= FRAME_CAP / 2;
+		const int inflight = atomic_load_explicit(&w.zj_state, memory_order_relaxed) != ZJ_IDLE;
 		pthread_mutex_unlock(&round_lock);
-		if (out) {
-			int err = frame_write_out();
+		if (take) {
+			/* the frame before first (one in flight at a time) */
+			if (inflight)
+				collect_job();
 			pthread_mutex_lock(&round_lock);
-			frame_settle(err);
+			int how = frame_post(done, cut);
+			if (!how && !cut)
+				round_done(done);   /* nothing to write: all is */
 			pthread_mutex_unlock(&round_lock);
+			if (how == 2) {
+				int err = frame_write_out();
+				pthread_mutex_lock(&round_lock);
+				frame_settle(err);
+				pthread_mutex_unlock(&round_lock);
+			} else if (how == 1 && !cut) {
+				collect_job();   /* caught up: on disk before the sleep */
+			}
 		}
 		if (cut) {
 			if (!helping)

@@ -3,7 +3,7 @@
  * stays exact:
  *   calm    20 rounds of 1,000 events, each flushed: the buffer never
  *           holds half its limit, no frame is compressed at the fast
- *           level;
+ *           level nor by the compressor thread;
  *   behind  a disk that stopped (gmt_tracer_test_hold_writes) while
  *           events are emitted into an 8 MiB buffer until it holds over
  *           half of it (the writer, blocked in its write, holds at most a
@@ -92,6 +92,7 @@ static void calm(void)
 	gmt_tracer_stats_t st;
 	gmt_tracer_get_stats(&st);
 	CHECK_EQ_U64(0, st.frames_fast);
+	CHECK_EQ_U64(0, st.frames_async);   /* no backlog: no compressor */
 	CHECK_EQ_U64(n, st.written);
 	gmt_tracer_shutdown();
 }

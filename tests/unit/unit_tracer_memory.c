@@ -15,8 +15,11 @@
  *            100,000 more (with a merely slow disk, a sanitizer build's
  *            slower emission let the writer keep up 1 run in 3); the peak
  *            resident size grows by at most the cap and the writer's own
- *            buffers (4 MiB), and every event is written or counted as
- *            dropped once the disk works again.
+ *            buffers (5 MiB: since the producing threads help, a frame
+ *            they build while another waits on the disk is among them;
+ *            10.2-10.9 MiB seen before, 12.2-12.4 with help, which also
+ *            keeps 580,000 events instead of 300,000), and every event is
+ *            written or counted as dropped once the disk works again.
  * Each case runs in its own child process. (Sizes are checked in the
  * plain build only, not under a sanitizer.) */
 #include <pthread.h>
@@ -145,9 +148,9 @@ static void many_names(void)
 	fprintf(stderr, "names: %llu kept, resident size grew by %ld KiB\n",
 		(unsigned long long)kept, grew);
 	/* the kept names (512 KiB) and the names by value not yet written,
-	 * held within the cap (4 MiB), and the writer's own buffers (4 MiB,
+	 * held within the cap (4 MiB), and the writer's own buffers (5 MiB,
 	 * as in buffer_cap) */
-	CHECK_SIZE(grew <= (4 + 4) * 1024);
+	CHECK_SIZE(grew <= (4 + 5) * 1024);
 	gmt_tracer_shutdown();
 }
 
@@ -192,7 +195,7 @@ static void buffer_cap(void)
 		(unsigned long long)st.dropped, grew);
 	CHECK_EQ_U64(st.emitted, st.written);   /* every accepted event written */
 	CHECK_EQ_U64(n, st.written + st.dropped);
-	CHECK_SIZE(grew <= (8 + 4) * 1024);
+	CHECK_SIZE(grew <= (8 + 5) * 1024);
 	gmt_tracer_shutdown();
 	char cpath[4300];
 	snprintf(cpath, sizeof(cpath), "%s.emitted", path);
