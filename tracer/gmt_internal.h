@@ -163,6 +163,30 @@ typedef struct gmt_global {
 
 extern gmt_global_t gmt_g;
 
+/* Waiting for the writer only while it makes progress (writer_progress,
+ * bumped at each step of its work): gmt_watch_begin at the wait's start,
+ * then gmt_watch_idle at each look gives the ns since it last moved. */
+typedef struct gmt_watch {
+	uint32_t seen;
+	uint64_t moved;
+} gmt_watch_t;
+
+static inline void gmt_watch_begin(gmt_watch_t *wt, uint64_t now)
+{
+	wt->seen = atomic_load(&gmt_g.writer_progress);
+	wt->moved = now;
+}
+
+static inline uint64_t gmt_watch_idle(gmt_watch_t *wt, uint64_t now)
+{
+	uint32_t p = atomic_load(&gmt_g.writer_progress);
+	if (p != wt->seen) {
+		wt->seen = p;
+		wt->moved = now;
+	}
+	return now - wt->moved;
+}
+
 /* Set in the writer thread: signal handlers and urgent waits never wait on
  * themselves. */
 extern __thread int gmt_tls_in_writer __attribute__((tls_model("initial-exec")));

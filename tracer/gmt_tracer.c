@@ -801,18 +801,14 @@ static void write_all_now(void)
 {
 	uint64_t gen = atomic_fetch_add(&gmt_g.sig_req, 1) + 1;
 	gmt_writer_wake();
-	uint64_t start = gmt_now_ns(), moved = start;
-	uint32_t seen = atomic_load(&gmt_g.writer_progress);
+	uint64_t start = gmt_now_ns();
+	gmt_watch_t wt;
+	gmt_watch_begin(&wt, start);
 	while (atomic_load(&gmt_g.sig_done) < gen && atomic_load(&gmt_g.state) == GMT_ACTIVE) {
 		struct timespec d = { 0, 500000 };
 		nanosleep(&d, NULL);
 		uint64_t now = gmt_now_ns();
-		uint32_t p = atomic_load(&gmt_g.writer_progress);
-		if (p != seen) {
-			seen = p;
-			moved = now;
-		}
-		if (now - moved > 200000000ull || now - start > 2000000000ull)
+		if (gmt_watch_idle(&wt, now) > 200000000ull || now - start > 2000000000ull)
 			return;
 	}
 }

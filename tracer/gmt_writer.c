@@ -1330,17 +1330,25 @@ static int frame_write_out(void)
 	return err;
 }
 
+/* A frame written with the lock released failed (err): the open frame was
+ * encoded assuming it on disk and goes with it (its metadata first to the
+ * queue's front, the lost frame's then before it: frame_done). */
+static void open_frame_lost(int err)
+{
+	if (!err || !w.frame_is_open)
+		return;
+	evrec_finish(&w.rec);
+	evrec_finish(&w.late);
+	frame_done(&w.f, err);
+	w.sb.size = 0;
+	w.frame_is_open = 0;
+}
+
 static void frame_settle(int err)
 {
-	if (!err) {
+	if (!err)
 		w.preamble_done = 1;
-	} else if (w.frame_is_open) {
-		evrec_finish(&w.rec);
-		evrec_finish(&w.late);
-		frame_done(&w.f, err);   /* its metadata first to the queue's front */
-		w.sb.size = 0;
-		w.frame_is_open = 0;
-	}
+	open_frame_lost(err);
 	frame_done(&w.zj.f, err);
 	w.zj.sb.size = 0;
 	w.out_busy = 0;
@@ -1381,13 +1389,7 @@ static void collect_job(void)
 {
 	int err = zjob_wait_write();
 	pthread_mutex_lock(&round_lock);
-	if (err && w.frame_is_open) {
-		evrec_finish(&w.rec);
-		evrec_finish(&w.late);
-		frame_done(&w.f, err);   /* its metadata first to the queue's front */
-		w.sb.size = 0;
-		w.frame_is_open = 0;
-	}
+	open_frame_lost(err);
 	frame_done(&w.zj.f, err);
 	zjob_release();
 	if (!err)
@@ -1988,7 +1990,8 @@ static int round_lock_take(int wait, uint64_t deadline)
 {
 	if (!wait)
 		return pthread_mutex_trylock(&round_lock) == 0;
-	uint32_t seen = atomic_load(&gmt_g.writer_progress);
+	gmt_watch_t wt;
+	gmt_watch_begin(&wt, gmt_now_ns());
 	for (;;) {
 		struct timespec dl;
 		clock_gettime(CLOCK_REALTIME, &dl);
@@ -1999,10 +2002,9 @@ static int round_lock_take(int wait, uint64_t deadline)
 		}
 		if (pthread_mutex_timedlock(&round_lock, &dl) == 0)
 			return 1;
-		uint32_t p = atomic_load(&gmt_g.writer_progress);
-		if (p == seen || gmt_now_ns() >= deadline)
+		uint64_t now = gmt_now_ns();
+		if (gmt_watch_idle(&wt, now) >= WAIT_SLICE_MS * 1000000ull || now >= deadline)
 			return 0;
-		seen = p;
 	}
 }
 
@@ -2022,8 +2024,8 @@ int gmt_writer_assist(int wait)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	atomic_fetch_add_explicit(&help_offered, 1, memory_order_relaxed);
 	const uint64_t start = wait ? gmt_now_ns() : 0, deadline = start + WAIT_MAX_MS * 1000000ull;
-	uint64_t moved = start;
-	uint32_t seen = atomic_load(&gmt_g.writer_progress);
+	gmt_watch_t wt;
+	gmt_watch_begin(&wt, start);
 	int done = 0;
 	if (wait)
 		atomic_fetch_add(&help_waiting, 1);
@@ -2048,12 +2050,7 @@ int gmt_writer_assist(int wait)
 		struct timespec d = { 0, 200000 };
 		nanosleep(&d, NULL);
 		uint64_t now = gmt_now_ns();
-		uint32_t p = atomic_load(&gmt_g.writer_progress);
-		if (p != seen) {
-			seen = p;
-			moved = now;
-		}
-		if (now - moved > WAIT_SLICE_MS * 1000000ull || now >= deadline)
+		if (gmt_watch_idle(&wt, now) > WAIT_SLICE_MS * 1000000ull || now >= deadline)
 			break;
 	}
 	if (wait)
@@ -2252,18 +2249,14 @@ int gmt_writer_stop(int join)
 		return 1;
 	atomic_store(&gmt_g.stop, 1);
 	gmt_writer_wake();
-	uint64_t start = gmt_now_ns(), moved = start;
-	uint32_t seen = atomic_load(&gmt_g.writer_progress);
+	uint64_t start = gmt_now_ns();
+	gmt_watch_t wt;
+	gmt_watch_begin(&wt, start);
 	while (!atomic_load(&gmt_g.writer_done)) {
 		struct timespec d = { 0, 10000000 };
 		syscall(SYS_futex, &gmt_g.writer_done, FUTEX_WAIT_PRIVATE, 0, &d, NULL, 0);
 		uint64_t now = gmt_now_ns();
-		uint32_t p = atomic_load(&gmt_g.writer_progress);
-		if (p != seen) {
-			seen = p;
-			moved = now;
-		}
-		if (now - moved > (join ? STALL_JOIN_NS : STALL_NS) ||
+		if (gmt_watch_idle(&wt, now) > (join ? STALL_JOIN_NS : STALL_NS) ||
 		    now - start > (join ? TOTAL_JOIN_NS : TOTAL_NS))
 			return 0;
 	}

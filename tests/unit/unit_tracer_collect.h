@@ -215,6 +215,54 @@ static __attribute__((unused)) coll_t *coll_decode(const char *path, gmt_decode_
 	return c;
 }
 
+/* A stream of allocations and frees: event 2k allocates block k, event
+ * 2k + 1 frees block k - 16 (16 blocks live from then on: a free names an
+ * allocation a few frames back by its id), or, for k < 16, a block never
+ * allocated (named by address). Every block has its own address, sizes
+ * vary: a run of lost events is found as such (coll_runs). */
+static __attribute__((unused)) gmt_event_t coll_pair_ev(uint64_t i)
+{
+	uint64_t k = i / 2;
+	uint64_t b = (i & 1) ? (k >= 16 ? k - 16 : (1ull << 30) + k) : k;
+	gmt_event_t e = { .type = (i & 1) ? GMT_EV_FREE : GMT_EV_ALLOC,
+			  .addr = 0x7100000000ull + b * 0x10000,
+			  .size = (i & 1) ? 0 : 512 + (k * 40503u % 8192) * 64,
+			  .device = 0 };
+	return e;
+}
+
+/* The trace's events against the emitted ev(0..n): runs of them in order,
+ * what lies between runs and after the last lost. Returns how many are
+ * none of the emitted ones in order, or out of time order (0 for a good
+ * trace); *gaps: the runs of lost events between written ones, *lost: the
+ * events in them and after the last written one. ev must give each event
+ * its own (type, address, size), or a run of lost events is taken for a
+ * shorter one. */
+static __attribute__((unused)) uint64_t coll_runs(const coll_t *c, gmt_event_t (*ev)(uint64_t), uint64_t n,
+						   uint64_t *gaps, uint64_t *lost)
+{
+	uint64_t bad = 0, j = 0, g = 0, l = 0;
+	for (uint64_t i = 0; i < c->n; i++, j++) {
+		const gmt_devent_t *d = &c->ev[i];
+		uint64_t from = j;
+		while (j < n) {   /* the next emitted event it can be */
+			gmt_event_t e = ev(j);
+			if (d->type == e.type && d->addr == e.addr && d->size == e.size)
+				break;
+			j++;
+		}
+		if (j > from) {
+			g++;
+			l += j - from;
+		}
+		if (j >= n || (i && d->ts < c->ev[i - 1].ts))
+			bad++;
+	}
+	*gaps = g;
+	*lost = l + (j < n ? n - j : 0);
+	return bad;
+}
+
 static __attribute__((unused)) const coll_stack_t *coll_find_stack(const coll_t *c, uint32_t id)
 {
 	for (size_t i = 0; i < c->n_stacks && i < 256; i++)
