@@ -181,14 +181,7 @@ static void lost(void)
  * of lost_ev(0..n), in order; the losses counted once. */
 static void check_lost(uint64_t n, uint64_t written, uint64_t dropped)
 {
-	gmt_decode_result_t r;
-	coll_t *c = coll_decode(path, &r);
-	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
-	CHECK_EQ_U64(1, r.ended_cleanly);
-	CHECK_EQ_U64(written, c->n);
-	CHECK_EQ_U64(written, c->end.written);
-	CHECK_EQ_U64(dropped, c->end.dropped);
-	CHECK_EQ_U64(dropped, c->drops_total);
+	coll_t *c = coll_decode_ended(path, written, dropped);
 	CHECK_EQ_U64(1, c->drops_records);   /* said once, after the loss */
 	CHECK_EQ_U64(dropped, c->drops_write);
 	CHECK_EQ_U64(ENOSPC, c->drops_errno);

@@ -215,6 +215,25 @@ static __attribute__((unused)) coll_t *coll_decode(const char *path, gmt_decode_
 	return c;
 }
 
+#ifdef CHECK_EQ_U64
+/* The trace at path decoded (the caller frees it: coll_free, free), checked
+ * to end cleanly with `written` events in it, END's counts and the DROPS
+ * records' total saying `written` and `dropped`. Include gmt_test.h
+ * first. */
+static __attribute__((unused)) coll_t *coll_decode_ended(const char *path, uint64_t written, uint64_t dropped)
+{
+	gmt_decode_result_t r;
+	coll_t *c = coll_decode(path, &r);
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	CHECK_EQ_U64(1, r.ended_cleanly);
+	CHECK_EQ_U64(written, c->n);
+	CHECK_EQ_U64(written, c->end.written);
+	CHECK_EQ_U64(dropped, c->end.dropped);
+	CHECK_EQ_U64(dropped, c->drops_total);
+	return c;
+}
+#endif
+
 /* A stream of allocations and frees: event 2k allocates block k, event
  * 2k + 1 frees block k - 16 (16 blocks live from then on: a free names an
  * allocation a few frames back by its id), or, for k < 16, a block never

@@ -297,14 +297,7 @@ static void check_fork(uint64_t written)
 static void check_trace(uint64_t n, uint64_t written, uint64_t dropped, int write_error,
 			uint64_t gaps_want)
 {
-	gmt_decode_result_t r;
-	coll_t *c = coll_decode(path, &r);
-	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
-	CHECK_EQ_U64(1, r.ended_cleanly);
-	CHECK_EQ_U64(written, c->n);
-	CHECK_EQ_U64(written, c->end.written);
-	CHECK_EQ_U64(dropped, c->end.dropped);
-	CHECK_EQ_U64(dropped, c->drops_total);
+	coll_t *c = coll_decode_ended(path, written, dropped);
 	CHECK_EQ_U64(dropped, write_error ? c->drops_write : c->drops_buffer);
 	uint64_t gaps = 0, gap_events = 0;
 	CHECK_EQ_U64(0, coll_runs(c, ev, n, &gaps, &gap_events));
