@@ -276,9 +276,9 @@ static struct writer {
 	 * thread with round_lock released (frame_detach: it takes the
 	 * compressor's slot, zj.sb and zj.f, which is idle then) */
 	int out_busy, out_level, out_lit;
-	uint64_t out_done;
-	uint64_t zj_done;              /* done_ts once the compressor's frame is
-					  written (frame_post)                 */
+	uint64_t zj_done;              /* done_ts once the frame in the
+					  compressor's slot (posted or detached)
+					  is written (frame_post)              */
 
 	/* the compressor (see "The compressor" below) */
 	pthread_t zt;
@@ -1313,7 +1313,6 @@ static int frame_detach(void)
 	w.f.n_stacks = 0;
 	w.out_level = frame_level();
 	w.out_lit = frame_lit(w.zj.sb.size);
-	w.out_done = w.round_done;
 	w.out_busy = 1;
 	return 1;
 }
@@ -1353,7 +1352,7 @@ static void frame_settle(int err)
 	w.zj.sb.size = 0;
 	w.out_busy = 0;
 	if (!err)
-		round_done(w.out_done);
+		round_done(w.zj_done);
 }
 
 /* The open frame, to be written with the lock released (frame_post: under
@@ -1374,12 +1373,11 @@ static int frame_post(uint64_t done, int more)
 		w.frame_is_open = 0;
 		return 0;
 	}
+	w.zj_done = done;
 	if (more && zjob_post()) {
 		w.frame_is_open = 0;
-		w.zj_done = done;
 		return 1;
 	}
-	w.round_done = done;
 	return frame_detach() ? 2 : 0;
 }
 
