@@ -134,6 +134,7 @@ typedef struct gmt_global {
 	uint64_t file_dev, file_ino;
 	uint64_t file_off;                /* end of the last good frame         */
 	long write_calls;
+	long event_write_calls;           /* writes of frames with events       */
 
 	/* the writer */
 	pthread_t writer;

@@ -141,17 +141,18 @@ void gmt_config_from_env(gmt_config_t *c)
 	c->test_write_delay_ms = (int)env_long("GPUMEMTRACE_TEST_WRITE_DELAY_MS", 0, 0, 10000);
 	const char *f = getenv("GPUMEMTRACE_TEST_FAIL_WRITES");
 	if (f && *f) {
-		/* "N:ERRNO[:M]" */
-		char name[16] = "";
+		/* "N:ERRNO[:M[:events]]" */
+		char name[16] = "", which[8] = "";
 		long n = 0, m = 0;
-		int k = sscanf(f, "%ld:%15[A-Z]:%ld", &n, name, &m);
+		int k = sscanf(f, "%ld:%15[A-Z]:%ld:%7s", &n, name, &m, which);
 		int err = k >= 2 ? errno_by_name(name) : 0;
-		if (n > 0 && err) {
+		if (n > 0 && err && (k < 4 || !strcmp(which, "events"))) {
 			c->test_fail_write_after = n;
 			c->test_fail_errno = err;
-			c->test_fail_count = k == 3 ? m : 0;
+			c->test_fail_count = k >= 3 ? m : 0;
+			c->test_fail_events_only = k == 4;
 		} else {
-			CONFIG_WARN("GPUMEMTRACE_TEST_FAIL_WRITES=%s: expected N:ENOSPC|EIO|EDQUOT[:M]", f);
+			CONFIG_WARN("GPUMEMTRACE_TEST_FAIL_WRITES=%s: expected N:ENOSPC|EIO|EDQUOT[:M[:events]]", f);
 		}
 	}
 }
@@ -652,6 +653,7 @@ static void fork_child(void)
 	atomic_store(&gmt_g.late, 0);
 	gmt_g.file_off = 0;
 	gmt_g.write_calls = 0;
+	gmt_g.event_write_calls = 0;
 	if (atomic_load(&gmt_g.state) == GMT_ACTIVE)
 		atomic_store(&gmt_g.state, GMT_OFF);
 }

@@ -78,10 +78,14 @@ typedef struct gmt_config {
 	int install_signal_handlers; /* flush on SIGTERM/SIGINT/fatal (default 1) */
 	int cmdline;              /* the header's command line: GMT_CMDLINE_*     */
 	/* Test hook: fail the Nth and later write() calls with this errno
-	 * (GPUMEMTRACE_TEST_FAIL_WRITES="N:ENOSPC" or "N:ENOSPC:M" for M calls). */
+	 * (GPUMEMTRACE_TEST_FAIL_WRITES="N:ENOSPC" or "N:ENOSPC:M" for M calls;
+	 * "N:ENOSPC:M:events" counts only the writes of frames that hold
+	 * events, so that a test's lost frames lose events whatever the
+	 * writer's timing). */
 	long test_fail_write_after;
 	int test_fail_errno;
 	long test_fail_count;
+	int test_fail_events_only;
 	/* Test hook: every write() of the trace first sleeps this long, a slow
 	 * disk (GPUMEMTRACE_TEST_WRITE_DELAY_MS). */
 	int test_write_delay_ms;

@@ -805,17 +805,22 @@ void gmt_tracer_test_fail_writes(int err, int count)
 	atomic_store(&test_fail_n, count);
 }
 
-static int write_injected(void)
+static int write_injected(uint64_t events)
 {
 	const gmt_config_t *c = &gmt_g.cfg;
 	if (atomic_load(&test_fail_n) > 0) {
 		atomic_fetch_sub(&test_fail_n, 1);
 		return atomic_load(&test_fail_err);
 	}
-	if (c->test_fail_write_after <= 0 || gmt_g.write_calls < c->test_fail_write_after)
+	long calls = gmt_g.write_calls;
+	if (c->test_fail_events_only) {
+		if (!events)
+			return 0;
+		calls = gmt_g.event_write_calls;
+	}
+	if (c->test_fail_write_after <= 0 || calls < c->test_fail_write_after)
 		return 0;
-	if (c->test_fail_count > 0 &&
-	    gmt_g.write_calls >= c->test_fail_write_after + c->test_fail_count)
+	if (c->test_fail_count > 0 && calls >= c->test_fail_write_after + c->test_fail_count)
 		return 0;
 	return c->test_fail_errno;
 }
@@ -836,9 +841,12 @@ void gmt_tracer_test_round_hook(void (*fn)(void))
 	atomic_store(&test_round_hook, fn);
 }
 
-static int file_write(const void *buf, size_t len)
+/* One write() of len bytes holding events events (for the test hook). */
+static int file_write(const void *buf, size_t len, uint64_t events)
 {
 	gmt_g.write_calls++;
+	if (events)
+		gmt_g.event_write_calls++;
 	while (atomic_load_explicit(&test_hold, memory_order_relaxed)) {
 		struct timespec d = { 0, 1000000 };
 		nanosleep(&d, NULL);
@@ -848,7 +856,7 @@ static int file_write(const void *buf, size_t len)
 				      (long)(gmt_g.cfg.test_write_delay_ms % 1000) * 1000000L };
 		nanosleep(&d, NULL);
 	}
-	int err = write_injected();
+	int err = write_injected(events);
 	gmt_log(3, "write %ld: %zu bytes%s", gmt_g.write_calls, len, err ? " (injected failure)" : "");
 	int fd = err ? gmt_g.fd : gmt_fd_trace_file();
 	if (!err && fd < 0)
@@ -1201,7 +1209,7 @@ static int zjob_wait_write(void)
 		struct timespec d = { 0, 10000000 };
 		syscall(SYS_futex, &w.zj_state, FUTEX_WAIT_PRIVATE, s, &d, NULL, 0);
 	}
-	int err = j->zerr ? j->zerr : -file_write(j->zbuf, j->zlen);
+	int err = j->zerr ? j->zerr : -file_write(j->zbuf, j->zlen, j->f.events);
 	progress();
 	if (!err) {
 		if (j->preamble)
@@ -1253,7 +1261,7 @@ static void frame_end(int async)
 	size_t len = frame_compress(w.cctx, &w.level, &w.lit, frame_level(), frame_lit(w.sb.size), !w.preamble_done,
 				    &w.sb, &w.zbuf, &w.zcap, &w.pbuf, &w.pcap, &err);
 	if (!err)
-		err = -file_write(w.zbuf, len);
+		err = -file_write(w.zbuf, len, w.f.events);
 	progress();
 	if (!err)
 		w.preamble_done = 1;
@@ -1324,7 +1332,7 @@ static int frame_write_out(void)
 				    &w.zj.sb, &w.zbuf, &w.zcap, &w.pbuf, &w.pcap, &err);
 	progress();
 	if (!err)
-		err = -file_write(w.zbuf, len);
+		err = -file_write(w.zbuf, len, w.zj.f.events);
 	progress();
 	return err;
 }
@@ -2212,7 +2220,7 @@ int gmt_writer_start(void)
 	 * if this write fails the first frame carries it. */
 	uint8_t pre[PREAMBLE_LEN];
 	preamble(pre);
-	if (file_write(pre, sizeof(pre)) == 0)
+	if (file_write(pre, sizeof(pre), 0) == 0)
 		w.preamble_done = 1;
 
 	atomic_store(&gmt_g.stop, 0);

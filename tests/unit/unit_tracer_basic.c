@@ -197,6 +197,17 @@ int main(void)
 	CHECK_EQ_U64(2, ec.test_fail_write_after);
 	CHECK_EQ_U64(ENOSPC, ec.test_fail_errno);
 	CHECK_EQ_U64(0, ec.test_fail_count);
+	CHECK_EQ_U64(0, ec.test_fail_events_only);
+	setenv("GPUMEMTRACE_TEST_FAIL_WRITES", "3:EIO:1:events", 1);
+	gmt_config_from_env(&ec);
+	CHECK_EQ_U64(3, ec.test_fail_write_after);
+	CHECK_EQ_U64(EIO, ec.test_fail_errno);
+	CHECK_EQ_U64(1, ec.test_fail_count);
+	CHECK_EQ_U64(1, ec.test_fail_events_only);
+	setenv("GPUMEMTRACE_TEST_FAIL_WRITES", "3:EIO:1:frames", 1);   /* not a form: off */
+	gmt_config_from_env(&ec);
+	CHECK_EQ_U64(0, ec.test_fail_write_after);
+	CHECK_EQ_U64(0, ec.test_fail_events_only);
 
 	/* O_EXCL naming: an existing name gets .1, then .2 */
 	char *p1 = NULL, *p2 = NULL, *p3 = NULL, pat[4200], want[4300];
