@@ -293,7 +293,8 @@ static void check_fork(uint64_t written)
  * size and (frees) its allocation's address; what lies between runs and
  * after the last was lost, adding up to what was counted as dropped (the
  * DROPS records' reason: write_error, else buffer_full); gaps_want runs of
- * lost events between written ones (UINT64_MAX: any number). */
+ * lost events, between written ones or after the last (UINT64_MAX: any
+ * number). */
 static void check_trace(uint64_t n, uint64_t written, uint64_t dropped, int write_error,
 			uint64_t gaps_want)
 {
