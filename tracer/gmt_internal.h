@@ -208,6 +208,25 @@ void gmt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* Warns once per *flag (sticky failures). */
 void gmt_warn_once(_Atomic int *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- the chunks' memory (gmt_slab.c) ------------------------------------ */
+#define GMT_SLAB_SLOT ((size_t)GMT_CHUNK_MAX_BYTES)
+/* Maps the slots for bytes of chunks (once; later calls do nothing).
+ * Returns 0 or a negative errno (chunks then come from malloc). */
+int gmt_slab_setup(size_t bytes);
+/* A slot of GMT_SLAB_SLOT bytes, 64-aligned, or NULL (none left, or no
+ * mapping). Lock-free, async-signal-safe. */
+void *gmt_slab_get(void);
+/* Gives back p if it is a slot (returns 1; 0: not the slab's, free it
+ * elsewhere); beyond keep_bytes of warm slots, one slot's pages go back
+ * to the system. Lock-free. */
+int gmt_slab_put(void *p, size_t keep_bytes);
+typedef struct gmt_slab_stats {
+	uint64_t slots, fresh, warm, trimmed;   /* mapped, ever taken new,
+						   waiting with their pages,
+						   pages given back       */
+} gmt_slab_stats_t;
+void gmt_slab_stats(gmt_slab_stats_t *st);
+
 /* ---- core (gmt_tracer.c) used by the writer ----------------------------- */
 /* Frees a drained chunk (its bytes leave buf_used). */
 void gmt_chunk_free(gmt_chunk_t *c);

@@ -174,7 +174,9 @@ static gmt_chunk_t *chunk_alloc(uint32_t bytes)
 			return NULL;
 	} while (!atomic_compare_exchange_weak_explicit(&gmt_g.buf_used, &used, used + bytes,
 							 memory_order_relaxed, memory_order_relaxed));
-	gmt_chunk_t *c = aligned_alloc(64, bytes);
+	gmt_chunk_t *c = gmt_slab_get();
+	if (!c)
+		c = aligned_alloc(64, bytes);
 	if (!c) {
 		atomic_fetch_sub_explicit(&gmt_g.buf_used, bytes, memory_order_relaxed);
 		return NULL;
@@ -190,7 +192,8 @@ static gmt_chunk_t *chunk_alloc(uint32_t bytes)
 void gmt_chunk_free(gmt_chunk_t *c)
 {
 	size_t bytes = c->bytes;
-	free(c);
+	if (!gmt_slab_put(c, atomic_load_explicit(&gmt_g.buf_limit, memory_order_relaxed)))
+		free(c);
 	atomic_fetch_sub_explicit(&gmt_g.buf_used, bytes, memory_order_relaxed);
 }
 
@@ -1213,6 +1216,12 @@ void gmt_tracer_get_stats(gmt_tracer_stats_t *st)
 	st->frames_async = atomic_load(&gmt_g.frames_async);
 	st->assists = atomic_load(&gmt_g.assists);
 	st->assist_events = atomic_load(&gmt_g.assist_events);
+	gmt_slab_stats_t sl;
+	gmt_slab_stats(&sl);
+	st->slab_slots = sl.slots;
+	st->slab_fresh = sl.fresh;
+	st->slab_warm = sl.warm;
+	st->slab_trimmed = sl.trimmed;
 }
 
 /* The calling thread's index in the trace (registering the thread, and

@@ -256,6 +256,12 @@ typedef struct gmt_tracer_stats {
 	                              (help from the producing threads,
 	                              gmt_writer.c)                       */
 	uint64_t assist_events;    /* events those rounds encoded          */
+	/* the chunks' memory (gmt_slab.c): 64 KiB slots of one mapping */
+	uint64_t slab_slots;       /* mapped (0: none, chunks from malloc) */
+	uint64_t slab_fresh;       /* slots ever taken new (pages faulted in) */
+	uint64_t slab_warm;        /* given back, pages kept, waiting      */
+	uint64_t slab_trimmed;     /* given back beyond the buffer's limit:
+	                              pages returned to the system         */
 } gmt_tracer_stats_t;
 void gmt_tracer_get_stats(gmt_tracer_stats_t *st);
 

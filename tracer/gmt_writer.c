@@ -939,6 +939,9 @@ void gmt_buffer_setup(size_t bytes, int ms)
 	gmt_g.buf_cap = bytes > min ? bytes : min;
 	gmt_g.buf_floor = gmt_g.buf_cap < (4u << 20) ? gmt_g.buf_cap : (4u << 20);
 	gmt_g.names_cap = gmt_g.buf_cap / 8;
+	int rc = gmt_slab_setup(gmt_g.buf_cap);
+	if (rc)
+		gmt_log(2, "no mapping for the buffer's chunks (%s): they come from malloc", strerror(-rc));
 	atomic_store(&gmt_g.buf_limit, gmt_g.buf_cap);
 	atomic_store(&gmt_g.buf_limit_max, 0);
 	atomic_store(&gmt_g.rate_max, 0);
