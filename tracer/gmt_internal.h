@@ -217,9 +217,11 @@ int gmt_slab_setup(size_t bytes);
  * mapping). Lock-free, async-signal-safe. */
 void *gmt_slab_get(void);
 /* Gives back p if it is a slot (returns 1; 0: not the slab's, free it
- * elsewhere); beyond keep_bytes of warm slots, one slot's pages go back
- * to the system. Lock-free. */
-int gmt_slab_put(void *p, size_t keep_bytes);
+ * elsewhere); it keeps its pages. Lock-free. */
+int gmt_slab_put(void *p);
+/* The warm slots beyond keep_bytes give their pages back to the system
+ * (the writer, caught up); returns how many. */
+uint64_t gmt_slab_trim(size_t keep_bytes);
 typedef struct gmt_slab_stats {
 	uint64_t slots, fresh, warm, trimmed;   /* mapped, ever taken new,
 						   waiting with their pages,

@@ -19,10 +19,15 @@
  * writer, a helping producer, a thread's exit).
  *
  * Taking: a warm slot, else a trimmed one, else one never used. Giving
- * back: to the warm stack, unless more slots are warm than keep_bytes
- * allows (the buffer's limit, which the writer lowers when the program
- * calms down): then one warm slot's pages go back to the system
- * (MADV_DONTNEED) and it waits in the cold stack. The mapping is made
+ * back: to the warm stack. The writer, when it has caught up and goes to
+ * sleep, trims the warm slots beyond the buffer's limit (which it lowers
+ * when the program calms down): their pages go back to the system
+ * (MADV_DONTNEED) and they wait in the cold stack. Not while it drains:
+ * trimming as chunks came back (a first version) cost the writer a
+ * system call and the producers the faults again at every chunk once the
+ * limit fell, the writer's measured rate fell with it, and the limit
+ * further (the 5 M live-block stream of make bench dropped 54,000 to
+ * 870,000 events). The mapping is made
  * once, for the buffer's cap at the first setup (MAP_NORESERVE: untouched
  * slots cost address space only); a chunk beyond it, or without it,
  * comes from malloc as before.
@@ -119,25 +124,35 @@ void *gmt_slab_get(void)
 	return slot(base, b + 1);
 }
 
-int gmt_slab_put(void *p, size_t keep_bytes)
+int gmt_slab_put(void *p)
 {
 	char *c = p, *base = atomic_load_explicit(&s.base, memory_order_acquire);
 	if (!base || c < base || c >= base + (size_t)s.slots * GMT_SLAB_SLOT)
 		return 0;
 	push(&s.warm, (uint32_t)((size_t)(c - base) / GMT_SLAB_SLOT) + 1);
-	uint32_t warm = atomic_fetch_add_explicit(&s.n_warm, 1, memory_order_relaxed) + 1;
-	if ((uint64_t)warm * GMT_SLAB_SLOT > keep_bytes) {
-		uint32_t id = pop(&s.warm);
-		if (id) {
-			atomic_fetch_sub_explicit(&s.n_warm, 1, memory_order_relaxed);
-			int e = errno;
-			madvise(slot(base, id), GMT_SLAB_SLOT, MADV_DONTNEED);
-			errno = e;
-			atomic_fetch_add_explicit(&s.trimmed, 1, memory_order_relaxed);
-			push(&s.cold, id);
-		}
-	}
+	atomic_fetch_add_explicit(&s.n_warm, 1, memory_order_relaxed);
 	return 1;
+}
+
+uint64_t gmt_slab_trim(size_t keep_bytes)
+{
+	char *base = atomic_load_explicit(&s.base, memory_order_acquire);
+	uint64_t n = 0;
+	if (!base)
+		return 0;
+	int e = errno;
+	while ((uint64_t)atomic_load_explicit(&s.n_warm, memory_order_relaxed) * GMT_SLAB_SLOT > keep_bytes) {
+		uint32_t id = pop(&s.warm);
+		if (!id)
+			break;
+		atomic_fetch_sub_explicit(&s.n_warm, 1, memory_order_relaxed);
+		madvise(slot(base, id), GMT_SLAB_SLOT, MADV_DONTNEED);
+		push(&s.cold, id);
+		n++;
+	}
+	errno = e;
+	atomic_fetch_add_explicit(&s.trimmed, n, memory_order_relaxed);
+	return n;
 }
 
 void gmt_slab_stats(gmt_slab_stats_t *st)

@@ -192,7 +192,7 @@ static gmt_chunk_t *chunk_alloc(uint32_t bytes)
 void gmt_chunk_free(gmt_chunk_t *c)
 {
 	size_t bytes = c->bytes;
-	if (!gmt_slab_put(c, atomic_load_explicit(&gmt_g.buf_limit, memory_order_relaxed)))
+	if (!gmt_slab_put(c))
 		free(c);
 	atomic_fetch_sub_explicit(&gmt_g.buf_used, bytes, memory_order_relaxed);
 }

@@ -2154,6 +2154,9 @@ static void *writer_main(void *arg)
 				continue;   /* more is waiting: no sleep */
 			timeout = 1;
 		}
+		/* caught up: the chunks' slots beyond the buffer's limit give
+		 * their pages back (gmt_slab.c) */
+		gmt_slab_trim(atomic_load_explicit(&gmt_g.buf_limit, memory_order_relaxed));
 		uint64_t ft = atomic_load(&gmt_g.flush_target);
 		if (ft > atomic_load(&gmt_g.done_ts)) {
 			uint64_t now = gmt_now_ns(), due = ft + MARGIN_NS + 100000;

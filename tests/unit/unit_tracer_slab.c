@@ -4,9 +4,10 @@
  *            64-aligned, 64 KiB apart, inside it, then none (NULL); a
  *            second setup changes nothing;
  *   warm     a slot given back is the next one taken (its bytes kept);
- *   trim     given back beyond the bytes to keep, its pages go back to
- *            the system: taken again it reads as zeros, and the counters
- *            say one slot trimmed, none warm;
+ *   trim     the warm slots beyond the bytes to keep give their pages
+ *            back to the system, the last given back first: taken
+ *            again such a slot reads as zeros, and the counters say how
+ *            many were trimmed and how many stay warm;
  *   foreign  memory that is not the slab's is refused (0), untouched;
  *   threads  4 threads take and give back 200,000 times each over 3
  *            slots (fewer than the threads, so that they contend): no
@@ -52,7 +53,7 @@ static void *worker(void *arg)
 		if (*(volatile int *)p != me)
 			atomic_fetch_add(&clashes, 1);
 		atomic_store(&owner[k], 0);
-		gmt_slab_put(p, SIZE_MAX);
+		gmt_slab_put(p);
 	}
 	return NULL;
 }
@@ -82,7 +83,7 @@ int main(void)
 
 	/* warm */
 	memset(slot_of[5], 0x5a, GMT_SLAB_SLOT);
-	CHECK_EQ_U64(1, gmt_slab_put(slot_of[5], SIZE_MAX));
+	CHECK_EQ_U64(1, gmt_slab_put(slot_of[5]));
 	gmt_slab_stats(&st);
 	CHECK_EQ_U64(1, st.warm);
 	void *p = gmt_slab_get();
@@ -90,27 +91,37 @@ int main(void)
 	CHECK_EQ_U64(0x5a, ((unsigned char *)p)[GMT_SLAB_SLOT - 1]);
 	CHECK(gmt_slab_get() == NULL);
 
-	/* trim: with nothing to keep, the slot given back loses its pages */
-	CHECK_EQ_U64(1, gmt_slab_put(slot_of[5], 0));
+	/* trim: the warm slots beyond the bytes to keep lose their pages */
+	CHECK_EQ_U64(1, gmt_slab_put(slot_of[5]));
+	CHECK_EQ_U64(1, gmt_slab_put(slot_of[6]));
+	CHECK_EQ_U64(0, gmt_slab_trim(2 * GMT_SLAB_SLOT));
+	gmt_slab_stats(&st);
+	CHECK_EQ_U64(2, st.warm);
+	CHECK_EQ_U64(1, gmt_slab_trim(GMT_SLAB_SLOT + 1));   /* slot 6: the top */
+	gmt_slab_stats(&st);
+	CHECK_EQ_U64(1, st.warm);
+	CHECK_EQ_U64(1, st.trimmed);
+	CHECK_EQ_U64(1, gmt_slab_trim(0));
 	gmt_slab_stats(&st);
 	CHECK_EQ_U64(0, st.warm);
-	CHECK_EQ_U64(1, st.trimmed);
-	p = gmt_slab_get();
+	CHECK_EQ_U64(2, st.trimmed);
+	p = gmt_slab_get();   /* the cold stack's top: slot 5, trimmed last */
 	CHECK(p == slot_of[5]);
 	uint64_t nonzero = 0;
 	for (size_t i = 0; i < GMT_SLAB_SLOT; i++)
 		nonzero += ((unsigned char *)p)[i] != 0;
 	CHECK_EQ_U64(0, nonzero);
+	CHECK(gmt_slab_get() == slot_of[6]);
 
 	/* foreign */
 	char mine[64] = { 7 };
-	CHECK_EQ_U64(0, gmt_slab_put(mine, SIZE_MAX));
+	CHECK_EQ_U64(0, gmt_slab_put(mine));
 	CHECK_EQ_U64(7, mine[0]);
-	CHECK_EQ_U64(0, gmt_slab_put(base + N_SLOTS * GMT_SLAB_SLOT, SIZE_MAX));
+	CHECK_EQ_U64(0, gmt_slab_put(base + N_SLOTS * GMT_SLAB_SLOT));
 
 	/* threads: SHARED slots go back; the others stay taken */
 	for (int i = 0; i < SHARED; i++)
-		CHECK_EQ_U64(1, gmt_slab_put(slot_of[i], SIZE_MAX));
+		CHECK_EQ_U64(1, gmt_slab_put(slot_of[i]));
 	pthread_t th[THREADS];
 	for (intptr_t k = 0; k < THREADS; k++)
 		CHECK(pthread_create(&th[k], NULL, worker, (void *)k) == 0);
