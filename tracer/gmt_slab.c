@@ -23,11 +23,9 @@
  * sleep, trims the warm slots beyond the buffer's limit (which it lowers
  * when the program calms down): their pages go back to the system
  * (MADV_DONTNEED) and they wait in the cold stack. Not while it drains:
- * trimming as chunks came back (a first version) cost the writer a
- * system call and the producers the faults again at every chunk once the
- * limit fell, the writer's measured rate fell with it, and the limit
- * further (the 5 M live-block stream of make bench dropped 54,000 to
- * 870,000 events). The mapping is made
+ * trimming as chunks came back (a first version) would cost a writer
+ * that drains after the limit fell a system call at every chunk, and the
+ * producers the faults again. The mapping is made
  * once, for the buffer's cap at the first setup (MAP_NORESERVE: untouched
  * slots cost address space only); a chunk beyond it, or without it,
  * comes from malloc as before.
