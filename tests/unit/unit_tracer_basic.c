@@ -192,22 +192,24 @@ int main(void)
 	CHECK_EQ_U64(GMT_OVERLOAD_HELP, ec.overload);
 	unsetenv("GPUMEMTRACE_OVERLOAD");
 	unsetenv("GPUMEMTRACE_ZSTD_LEVEL");
-	setenv("GPUMEMTRACE_TEST_FAIL_WRITES", "2:ENOSPC", 1);
-	gmt_config_from_env(&ec);
-	CHECK_EQ_U64(2, ec.test_fail_write_after);
-	CHECK_EQ_U64(ENOSPC, ec.test_fail_errno);
-	CHECK_EQ_U64(0, ec.test_fail_count);
-	CHECK_EQ_U64(0, ec.test_fail_events_only);
-	setenv("GPUMEMTRACE_TEST_FAIL_WRITES", "3:EIO:1:events", 1);
-	gmt_config_from_env(&ec);
-	CHECK_EQ_U64(3, ec.test_fail_write_after);
-	CHECK_EQ_U64(EIO, ec.test_fail_errno);
-	CHECK_EQ_U64(1, ec.test_fail_count);
-	CHECK_EQ_U64(1, ec.test_fail_events_only);
-	setenv("GPUMEMTRACE_TEST_FAIL_WRITES", "3:EIO:1:frames", 1);   /* not a form: off */
-	gmt_config_from_env(&ec);
-	CHECK_EQ_U64(0, ec.test_fail_write_after);
-	CHECK_EQ_U64(0, ec.test_fail_events_only);
+	/* GPUMEMTRACE_TEST_FAIL_WRITES: after, errno, count, events only
+	 * ("frames" is not a form: off) */
+	static const struct {
+		const char *v;
+		long after;
+		int err;
+		long count;
+		int events;
+	} fw[] = { { "2:ENOSPC", 2, ENOSPC, 0, 0 }, { "3:EIO:1:events", 3, EIO, 1, 1 },
+		   { "3:EIO:1:frames", 0, 0, 0, 0 } };
+	for (size_t i = 0; i < sizeof(fw) / sizeof(fw[0]); i++) {
+		setenv("GPUMEMTRACE_TEST_FAIL_WRITES", fw[i].v, 1);
+		gmt_config_from_env(&ec);
+		CHECK_EQ_U64(fw[i].after, ec.test_fail_write_after);
+		CHECK_EQ_U64(fw[i].err, ec.test_fail_errno);
+		CHECK_EQ_U64(fw[i].count, ec.test_fail_count);
+		CHECK_EQ_U64(fw[i].events, ec.test_fail_events_only);
+	}
 
 	/* O_EXCL naming: an existing name gets .1, then .2 */
 	char *p1 = NULL, *p2 = NULL, *p3 = NULL, pat[4200], want[4300];
