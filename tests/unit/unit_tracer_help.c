@@ -175,6 +175,8 @@ static void full(void)
 	finish("full", FULL_EVENTS, &st);
 }
 
+/* The fork case: not under the sanitizers (main says why). */
+#if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #define FORK_THREADS 4
 #define FORK_CHILDREN 20
 #define FORK_CHILD_EVENTS 1000
@@ -288,6 +290,8 @@ static void check_fork(uint64_t written)
 	coll_free(c);
 	free(c);
 }
+
+#endif
 
 /* The trace holds runs of ev(0..n) in order, each with its own address,
  * size and (frees) its allocation's address; what lies between runs and
