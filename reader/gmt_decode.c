@@ -317,7 +317,8 @@ static int get_str(dec_t *d, const msgpack_object *o, const char **s, size_t *le
 		return 0;
 	}
 	char *p = d->sc + d->sc_len;
-	memcpy(p, o->via.str.ptr, n);
+	if (n)   /* an empty string has no pointer (msgpack-c) */
+		memcpy(p, o->via.str.ptr, n);
 	p[n] = 0;
 	d->sc_len += n + 1;
 	*s = p;

@@ -220,6 +220,12 @@ int main(void)
 	static const unsigned char thr[] = { 0x94, 0x02, 0xa1, 'x', 0x01, 0xa1, 'n' };
 	check_crafted(file, len, thr, sizeof(thr), GMT_DECODE_DAMAGED,
 		      "wrong type for field THREAD.idx of record 1 (THREAD) of the frame");
+	/* an empty string (msgpack-c gives it no pointer): a THREAD named "" */
+	static const unsigned char thr_empty[] = { 0x94, 0x02, 0x01, 0x01, 0xa0 };
+	b = with_frame(file, len, thr_empty, sizeof(thr_empty), &n2);
+	CHECK_EQ_U64(200, count_events(b, n2, &r));
+	CHECK_EQ_U64(GMT_DECODE_OK, r.status);
+	free(b);
 	static const unsigned char shortrec[] = { 0x93, 0x02, 0x01, 0x01 };
 	check_crafted(file, len, shortrec, sizeof(shortrec), GMT_DECODE_DAMAGED,
 		      "record 1 (THREAD) of the frame has 2 fields, expected 3");
