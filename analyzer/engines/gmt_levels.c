@@ -1445,7 +1445,7 @@ static void values_into(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t *q, g
 		q->asrc = GMT_ASRC_STREAM;
 		q->allocated = async_live;
 	}
-	uint64_t pool = d->fw_seg_seen ? 0 : pool_reserved(s, ordinal, &has_pool);
+	uint64_t pool = d->fw_seg_seen || !s->n_pools ? 0 : pool_reserved(s, ordinal, &has_pool);
 	if (d->fw_seg_seen) {
 		q->has_reserved = 1;
 		q->rsrc = GMT_RSRC_SEGMENTS;
@@ -1455,16 +1455,16 @@ static void values_into(const gmt_levels_t *lv, int ordinal, gmt_lv_vals_t *q, g
 		q->rsrc = GMT_RSRC_POOL;
 		q->reserved = pool;
 	}
-	for (int o = 0; o < GMT_DOWNERS; o++) {
-		uint64_t x;
-		if (q->asrc == GMT_ASRC_STREAM)
-			x = sub0(rd->live.owner[o], d->async_owner[o]);
-		else
-			x = sub0(rd->live.owner[o], d->inside_owner[o]);
-		/* pending new allocations are live, and not inside (a claim
-		 * ends the wait): neither outside nor reserved yet */
-		x = sub0(x, d->pnew_owner[o]);
+	/* pending new allocations are live, and not inside (a claim ends the
+	 * wait): neither outside nor reserved yet */
+	for (int o = 0; o < GMT_DOWNERS; o++)
 		q->pending += d->pnew_owner[o];
+	/* an owner whose live bytes the replay never added to holds none
+	 * outside (lv_base below): only the owners it added to */
+	const uint64_t *in = q->asrc == GMT_ASRC_STREAM ? d->async_owner : d->inside_owner;
+	for (unsigned m = rd->owners_added; m; m &= m - 1) {
+		const unsigned o = (unsigned)__builtin_ctz(m);
+		const uint64_t x = sub0(sub0(rd->live.owner[o], in[o]), d->pnew_owner[o]);
 		q->outside_owner[o] = x;
 		q->outside += x;
 	}

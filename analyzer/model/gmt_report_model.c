@@ -211,8 +211,11 @@ static int write_row(gmt_report_priv_t *p, pdev_t *d)
 	for (unsigned i = 0; i < NF; i++)
 		dv[i] = d->cur.f[i] - prev->f[i];
 	dv[F_HELD] -= held_pred(dv, d->cur.flags);
-	for (unsigned i = 0; i < NF; i++)
-		mask |= (unsigned)(dv[i] != 0) << i;
+	/* the mask of the fields that moved, one compare each (unrolled) */
+#define MV(i) ((unsigned)(dv[i] != 0) << (i))
+	_Static_assert(NF == 10, "the mask names every field");
+	mask = MV(0) | MV(1) | MV(2) | MV(3) | MV(4) | MV(5) | MV(6) | MV(7) | MV(8) | MV(9);
+#undef MV
 	if (d->cur.flags != prev->flags)
 		mask |= M_FLAGS;
 	if (d->syncs)
@@ -732,6 +735,24 @@ static inline __attribute__((always_inline)) const uint8_t *uv_at(const uint8_t 
 	return NULL;
 }
 
+/* A row's difference v of field i applied to x; dd keeps what held_pred
+ * takes (the row's flags come after its values) and held's own. */
+enum { D_ALLOC, D_RES, D_OUT, D_HELD };
+static inline __attribute__((always_inline)) void field_add(mvals_t *x, unsigned i, uint64_t v, uint64_t dd[4])
+{
+	if (i == F_HELD) {
+		dd[D_HELD] = v;
+		return;
+	}
+	x->f[i] += v;
+	if (i == F_ALLOC)
+		dd[D_ALLOC] = v;
+	else if (i == F_RES)
+		dd[D_RES] = v;
+	else if (i >= F_OUT0 && i < F_OUT0 + GMT_DOWNERS)
+		dd[D_OUT] += v;
+}
+
 /* Reads the member's next row (values cumulative on the one before): from
  * the chunk at once when the longest row fits in what is left of it, else
  * a value at a time across chunks. */
@@ -741,43 +762,45 @@ static int mrd_next(mrd_t *d)
 	if (d->r.pos >= d->r.len && !gmt_spool_reader_fill(&d->r))
 		return d->r.err;
 	uint64_t dt, mask, x, syncs = 0;
-	uint64_t dv[NF] = { 0 };
+	uint64_t dd[4] = { 0 };
+	mvals_t *nx = &d->next;
 	int rc;
 	if (d->r.len - d->r.pos >= ROW_BYTES_MAX) {
 		const uint8_t *q = d->r.buf + d->r.pos;
 		if (!(q = uv_at(q, &dt)) || !(q = uv_at(q, &mask)) || !(q = uv_at(q, &x)))
 			return -EIO;
-		d->next.seq += x;
+		nx->seq += x;
 		for (unsigned m = mask & ((1u << NF) - 1); m; m &= m - 1) {
 			if (!(q = uv_at(q, &x)))
 				return -EIO;
-			dv[__builtin_ctz(m)] = (uint64_t)gmt_unzigzag(x);
+			const unsigned i = (unsigned)__builtin_ctz(m);
+			field_add(nx, i, (uint64_t)gmt_unzigzag(x), dd);
 		}
 		if (mask & M_FLAGS)
-			d->next.flags = *q++;
+			nx->flags = *q++;
 		if ((mask & M_SYNCS) && !(q = uv_at(q, &syncs)))
 			return -EIO;
 		d->r.pos = (size_t)(q - d->r.buf);
 	} else {
 		if ((rc = get_uv(&d->r, &dt)) || (rc = get_uv(&d->r, &mask)) || (rc = get_uv(&d->r, &x)))
 			return rc;
-		d->next.seq += x;
+		nx->seq += x;
 		for (unsigned m = mask & ((1u << NF) - 1); m; m &= m - 1) {
 			if ((rc = get_uv(&d->r, &x)))
 				return rc;
-			dv[__builtin_ctz(m)] = (uint64_t)gmt_unzigzag(x);
+			const unsigned i = (unsigned)__builtin_ctz(m);
+			field_add(nx, i, (uint64_t)gmt_unzigzag(x), dd);
 		}
 		if (mask & M_FLAGS) {
 			if (!gmt_spool_reader_fill(&d->r))
 				return -EIO;
-			d->next.flags = d->r.buf[d->r.pos++];
+			nx->flags = d->r.buf[d->r.pos++];
 		}
 		if ((mask & M_SYNCS) && (rc = get_uv(&d->r, &syncs)))
 			return rc;
 	}
-	d->next.f[F_HELD] += dv[F_HELD] + held_pred(dv, d->next.flags);
-	for (unsigned m = mask & ((1u << NF) - 1) & ~(1u << F_HELD); m; m &= m - 1)
-		d->next.f[__builtin_ctz(m)] += dv[__builtin_ctz(m)];
+	/* held_pred's sum, from the differences kept */
+	nx->f[F_HELD] += dd[D_HELD] + ((nx->flags & HAS_RES) ? dd[D_RES] : dd[D_ALLOC]) + dd[D_OUT];
 	d->next_syncs = syncs;
 	d->next_ts += dt;
 	d->has_next = 1;
