@@ -5,6 +5,8 @@
 #   BENCH_PAIRS (default 1000000), BENCH_DEPTH (20), BENCH_RUNS (3),
 #   BENCH_BIG_PAIRS (5000000: the 10,000,000-event analyzer traces, and the
 #   live blocks of the trace that holds them all at once),
+#   BENCH_ANALYZER_RUNS (3: runs of each analyzer command and of
+#   heaptrack_print; the run of median CPU time is reported),
 #   BENCH_RATE_THREADS (8), BENCH_RATE (2000000: events/s per thread),
 #   BENCH_TRACER_ONLY (set: stop after the tracer's sections),
 #   BENCH_REPORT_PAIRS (unset: skipped; 50000000: the report of a
@@ -15,6 +17,7 @@ PAIRS=${BENCH_PAIRS:-1000000}
 DEPTH=${BENCH_DEPTH:-20}
 RUNS=${BENCH_RUNS:-3}
 BIG=${BENCH_BIG_PAIRS:-5000000}
+ARUNS=${BENCH_ANALYZER_RUNS:-3}
 B=$(cd "$BUILD" && pwd)
 W=$(mktemp -d /tmp/gmt-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -209,10 +212,10 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v ev="$((2 * BIG))" -v occ="$((BIG / 1000))" 'BEGIN { printf "phases, the same workload in %d phase occurrences: %.3f s, %.0f events/s (wall clock)\n", occ, b - a, ev / (b - a) }'
 
-# st CMD FILE [OPTIONS]: "SECONDS PEAK_RSS_KB EVENTS CPU_SECONDS" from the analyzer's
-# own --stats (wall clock) and /usr/bin/time (user + system CPU: on a shared
-# machine the steadier figure)
-st() {
+# st_once CMD FILE [OPTIONS]: "SECONDS PEAK_RSS_KB EVENTS CPU_SECONDS" from the
+# analyzer's own --stats (wall clock) and /usr/bin/time (user + system CPU: on
+# a shared machine the steadier figure)
+st_once() {
 	if [ -x /usr/bin/time ]; then
 		/usr/bin/time -f "cpu %U %S" -o "$W/st.time" "$B/gpumemtrace-analyze" "$1" --stats --no-symbols ${3:-} "$2" 2>"$W/st.err" >/dev/null || true
 	else
@@ -223,13 +226,21 @@ st() {
 	sed -n 's/.* events=\([0-9]*\) seconds=\([0-9.]*\) .* peak_rss_bytes=\([0-9]*\).*/\2 \3 \1/p' "$W/st.err" |
 		awk -v cpu="$cpu" '{ printf "%s %d %s %s\n", $1, $2 / 1024, $3, cpu }'
 }
-# Every command on the mixed trace (wall clock, start-up included, one run
-# each; curves writes every row as CSV to /dev/null), target 25 M events/s.
+# st CMD FILE [OPTIONS]: st_once's line of the run of median CPU time among
+# ARUNS runs (one run of a command on this machine strays by up to a fifth)
+st() {
+	: > "$W/st.runs"
+	i=0; while [ $i -lt "$ARUNS" ]; do st_once "$@" >> "$W/st.runs"; i=$((i + 1)); done
+	sort -k4,4n "$W/st.runs" | awk '{ a[NR] = $0 } END { if (NR) print a[int((NR + 1) / 2)] }'
+}
+# Every command on the mixed trace (wall clock, start-up included, the run
+# of median CPU time of ARUNS; curves writes every row as CSV to /dev/null),
+# target 25 M events/s.
 rm -rf "$W/out"; mkdir -p "$W/out"
 (cd "$W/out" && traced env GPUMEMTRACE_STACK_DEPTH=0 GPUMEMTRACE_BUFFER_MB=1024 "$B/tests/bench_cuda" "$BIG" 4 mixed >/dev/null)
 big=$(ls "$W"/out/*.gmt)
 echo
-echo "every analyzer command on the $((2 * BIG))-event mixed trace (--stats: its own seconds and peak RSS, one run each):"
+echo "every analyzer command on the $((2 * BIG))-event mixed trace (--stats: its own seconds and peak RSS; of $ARUNS runs each, the one of median CPU time):"
 printf "\n| command | seconds | events/s | CPU seconds | events per CPU second | peak RSS | target | ratio (CPU) |\n|---|---|---|---|---|---|---|---|\n"
 for c in summary phases sites curves oom; do
 	st "$c" "$big" | awk -v c="$c" \
@@ -256,14 +267,20 @@ rm -rf "$W/out"; mkdir -p "$W/out"
 (cd "$W/out" && traced env GPUMEMTRACE_STACK_DEPTH=0 GPUMEMTRACE_BUFFER_MB=1024 "$B/tests/bench_cuda" "$BIG" 4 live >/dev/null)
 live=$(ls "$W"/out/*.gmt)
 echo
-echo "$BIG live blocks ($((2 * BIG)) events: all allocated, then all freed; one run each; the peer by /usr/bin/time, wall clock):"
+echo "$BIG live blocks ($((2 * BIG)) events: all allocated, then all freed; of $ARUNS runs each, the one of median CPU time; the peer by /usr/bin/time):"
 printf "\n| command | seconds | events/s | CPU seconds | peak RSS | bytes per live block | rate vs heaptrack_print (>= 1: faster) | CPU rate vs heaptrack_print |\n|---|---|---|---|---|---|---|---|\n"
 hp=""
 if [ -n "$HT" ] && command -v heaptrack_print >/dev/null 2>&1 && [ -x /usr/bin/time ]; then
 	heaptrack -o "$W/htlive" "$B/tests/bench_malloc" "$BIG" 4 live >/dev/null 2>&1 || true
 	htf=$(ls "$W"/htlive* 2>/dev/null | head -n 1)
 	if [ -n "$htf" ]; then
-		hp=$(/usr/bin/time -f "%e %M %U %S" heaptrack_print "$htf" 2>&1 >/dev/null | tail -n 1)
+		i=0; : > "$W/hp.runs"
+		while [ $i -lt "$ARUNS" ]; do
+			/usr/bin/time -f "%e %M %U %S" heaptrack_print "$htf" 2>&1 >/dev/null | tail -n 1 >> "$W/hp.runs"
+			i=$((i + 1))
+		done
+		hp=$(awk '{ print $3 + $4, $0 }' "$W/hp.runs" | sort -n | cut -d' ' -f2- |
+			awk '{ a[NR] = $0 } END { if (NR) print a[int((NR + 1) / 2)] }')
 		echo "$hp" | awk -v ev="$((2 * BIG))" -v n="$BIG" \
 			'{ printf "| heaptrack_print (peer) | %.2f | %.1f M | %.2f | %.1f MB | %.0f | 1.00 | 1.00 |\n", $1, ev / $1 / 1e6, $3 + $4, $2 / 1024, $2 * 1024 / n }'
 	fi
