@@ -893,10 +893,9 @@ static inline void combine1(merge_t *g, uint64_t ts, uint64_t syncs, gmt_rm_inst
 	in->v[GMT_RM_CACHE] = base - ap;
 	in->known[GMT_RM_ALLOCATED] = ha ? 1 : 0;
 	in->known[GMT_RM_CACHE] = hr ? 1 : 0;
-	for (unsigned w = 0; w < GMT_DOWNERS; w++) {
-		in->v[GMT_RM_OUTSIDE + w] = s->f[F_OUT0 + w];
-		in->known[GMT_RM_OUTSIDE + w] = 1;
-	}
+	/* the owners' series are the row's fields in the same order */
+	memcpy(&in->v[GMT_RM_OUTSIDE], &s->f[F_OUT0], GMT_DOWNERS * sizeof(in->v[0]));
+	memset(&in->known[GMT_RM_OUTSIDE], 1, GMT_DOWNERS);
 	in->held = s->f[F_HELD];
 	in->allocated = ha ? s->f[F_ALLOC] : 0;
 	in->has_allocated = ha ? 1 : 0;
