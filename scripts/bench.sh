@@ -2,7 +2,7 @@
 # make bench: hot-path cost, trace size and analyzer speed, side by side with
 # heaptrack in the same run. Every figure is a median of RUNS runs; compare
 # ratios, not absolute numbers (they drift from machine to machine).
-#   BENCH_PAIRS (default 1000000), BENCH_DEPTH (20), BENCH_RUNS (3),
+#   BENCH_PAIRS (default 1000000), BENCH_DEPTH (20), BENCH_RUNS (5),
 #   BENCH_BIG_PAIRS (5000000: the 10,000,000-event analyzer traces, and the
 #   live blocks of the trace that holds them all at once),
 #   BENCH_ANALYZER_RUNS (3: runs of each analyzer command and of
@@ -15,7 +15,7 @@ set -eu
 BUILD=${1:-build}
 PAIRS=${BENCH_PAIRS:-1000000}
 DEPTH=${BENCH_DEPTH:-20}
-RUNS=${BENCH_RUNS:-3}
+RUNS=${BENCH_RUNS:-5}
 BIG=${BENCH_BIG_PAIRS:-5000000}
 ARUNS=${BENCH_ANALYZER_RUNS:-3}
 B=$(cd "$BUILD" && pwd)
