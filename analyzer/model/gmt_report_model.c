@@ -189,13 +189,20 @@ const char *gmt_rm_series_label_of(const gmt_rm_device_t *d, unsigned s)
 /* What held's difference is predicted to be from the others' differences
  * dv (flags: the row's): the base's (reserved when known, else allocated)
  * plus every outside owner's. Held is usually exactly that sum, so a row
- * carries only what held moved beyond it, and on most rows nothing. */
+ * carries only what held moved beyond it, and on most rows nothing.
+ * held_pred_of: the same from the three sums (a row read back keeps those,
+ * mrd_next), held_pred from a row's differences. */
+static inline uint64_t held_pred_of(uint64_t d_alloc, uint64_t d_res, uint64_t d_out, unsigned flags)
+{
+	return ((flags & HAS_RES) ? d_res : d_alloc) + d_out;
+}
+
 static inline uint64_t held_pred(const uint64_t *dv, unsigned flags)
 {
-	uint64_t pr = dv[(flags & HAS_RES) ? F_RES : F_ALLOC];
+	uint64_t d_out = 0;
 	for (unsigned w = 0; w < GMT_DOWNERS; w++)
-		pr += dv[F_OUT0 + w];
-	return pr;
+		d_out += dv[F_OUT0 + w];
+	return held_pred_of(dv[F_ALLOC], dv[F_RES], d_out, flags);
 }
 
 static int write_row(gmt_report_priv_t *p, pdev_t *d)
@@ -799,8 +806,7 @@ static int mrd_next(mrd_t *d)
 		if ((mask & M_SYNCS) && (rc = get_uv(&d->r, &syncs)))
 			return rc;
 	}
-	/* held_pred's sum, from the differences kept */
-	nx->f[F_HELD] += dd[D_HELD] + ((nx->flags & HAS_RES) ? dd[D_RES] : dd[D_ALLOC]) + dd[D_OUT];
+	nx->f[F_HELD] += dd[D_HELD] + held_pred_of(dd[D_ALLOC], dd[D_RES], dd[D_OUT], nx->flags);
 	d->next_syncs = syncs;
 	d->next_ts += dt;
 	d->has_next = 1;
