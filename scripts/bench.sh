@@ -24,6 +24,8 @@ trap 'rm -rf "$W"' EXIT
 export LD_LIBRARY_PATH="$B/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# middle_line: the middle line of sorted input (the run of median figure)
+middle_line() { awk '{ a[NR] = $0 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
 spread() { sort -n | awk '{a[NR]=$1} END {printf "%.1f-%.1f", a[1], a[NR]}'; }
 # fig LINE KEY: the KEY_per_event figure of a workload's output line
 fig() { echo " $1" | sed -n "s/.* $2_per_event=\([0-9.]*\).*/\1/p"; }
@@ -231,7 +233,7 @@ st_once() {
 st() {
 	: > "$W/st.runs"
 	i=0; while [ $i -lt "$ARUNS" ]; do st_once "$@" >> "$W/st.runs"; i=$((i + 1)); done
-	sort -k4,4n "$W/st.runs" | awk '{ a[NR] = $0 } END { if (NR) print a[int((NR + 1) / 2)] }'
+	sort -k4,4n "$W/st.runs" | middle_line
 }
 # Every command on the mixed trace (wall clock, start-up included, the run
 # of median CPU time of ARUNS; curves writes every row as CSV to /dev/null),
@@ -279,8 +281,7 @@ if [ -n "$HT" ] && command -v heaptrack_print >/dev/null 2>&1 && [ -x /usr/bin/t
 			/usr/bin/time -f "%e %M %U %S" heaptrack_print "$htf" 2>&1 >/dev/null | tail -n 1 >> "$W/hp.runs"
 			i=$((i + 1))
 		done
-		hp=$(awk '{ print $3 + $4, $0 }' "$W/hp.runs" | sort -n | cut -d' ' -f2- |
-			awk '{ a[NR] = $0 } END { if (NR) print a[int((NR + 1) / 2)] }')
+		hp=$(awk '{ print $3 + $4, $0 }' "$W/hp.runs" | sort -n | cut -d' ' -f2- | middle_line)
 		echo "$hp" | awk -v ev="$((2 * BIG))" -v n="$BIG" \
 			'{ printf "| heaptrack_print (peer) | %.2f | %.1f M | %.2f | %.1f MB | %.0f | 1.00 | 1.00 |\n", $1, ev / $1 / 1e6, $3 + $4, $2 / 1024, $2 * 1024 / n }'
 	fi
@@ -368,7 +369,10 @@ fi
 # Debian's openjdk-17-dbg installs under /usr/lib/debug/.build-id). Skipped
 # when the library or its debug file is not installed.
 DWLIB=${BENCH_DWARF_LIB:-/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so}
-dwid=$( [ -f "$DWLIB" ] && readelf -n "$DWLIB" 2>/dev/null | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p' | head -n 1)
+dwid=""
+if [ -f "$DWLIB" ]; then
+	dwid=$(readelf -n "$DWLIB" 2>/dev/null | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p' | head -n 1)
+fi
 dwdbg=/usr/lib/debug/.build-id/$(echo "$dwid" | cut -c1-2)/$(echo "$dwid" | cut -c3-).debug
 if [ -n "$dwid" ] && [ -f "$dwdbg" ]; then
 	"$B/tests/tools/gen-bigstacks" "$W/dwarf.gmt" "${BENCH_DWARF_STACKS:-50000}" 20 "$DWLIB"
