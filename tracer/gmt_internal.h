@@ -165,8 +165,12 @@ typedef struct gmt_global {
 extern gmt_global_t gmt_g;
 
 /* Waiting for the writer only while it makes progress (writer_progress,
- * bumped at each step of its work): gmt_watch_begin at the wait's start,
- * then gmt_watch_idle at each look gives the ns since it last moved. */
+ * bumped at each step of its work, a helper's included): gmt_watch_begin
+ * at the wait's start, then gmt_watch_idle at each look gives the ns since
+ * it last moved. A producing thread that waits for room counts the writer
+ * as stuck (a write that does not return) after GMT_WAIT_SLICE_MS without
+ * progress. */
+#define GMT_WAIT_SLICE_MS 20
 typedef struct gmt_watch {
 	uint32_t seen;
 	uint64_t moved;
@@ -279,9 +283,9 @@ int gmt_writer_stop(int join);
 void gmt_writer_wake(void);        /* async-signal-safe                      */
 /* A producing thread's help when the buffer is behind (wait 0: only if no
  * other round runs) or full (wait 1: waits while the writer makes progress,
- * at most 50 ms): a short round of the writer's work. Returns 1 when it
- * encoded events. Not from a signal handler. See gmt_writer.c, "Help from
- * the producing threads". */
+ * at most 50 ms; chunk_advance may call it again): a short round of the
+ * writer's work. Returns 1 when it encoded events. Not from a signal
+ * handler. See gmt_writer.c, "Help from the producing threads". */
 int gmt_writer_assist(int wait);
 void gmt_writer_reset_child(void); /* forget writer state in a fork child    */
 extern void *gmt_writer_parent_state; /* what the child set aside (see there) */

@@ -373,8 +373,24 @@ static __attribute__((noinline)) int chunk_advance(gmt_tstate_t *t, uint64_t *se
 		return 0;
 	gmt_chunk_t *c = chunk_alloc(t->next_bytes);
 	const int help = gmt_g.cfg.overload == GMT_OVERLOAD_HELP;
-	for (int tries = 0; !c && help && tries < 16 && help_writer(t, 1, seq, ts, given); tries++)
-		c = chunk_alloc(t->next_bytes);
+	if (!c && help) {
+		/* Room comes back a chunk at a time and any thread may take it:
+		 * after each wait the smallest chunk is taken when this thread's
+		 * own size does not fit, and the thread waits again as long as
+		 * the writer (or a helper) made progress in the last slice, 16
+		 * waits at most. Only a writer stuck in a write, or all those
+		 * waits, drop the event. */
+		gmt_watch_t wt;
+		gmt_watch_begin(&wt, gmt_now_ns());
+		for (int tries = 0; !c && tries < 16; tries++) {
+			const int helped = help_writer(t, 1, seq, ts, given);
+			c = chunk_alloc(t->next_bytes);
+			if (!c && t->next_bytes > GMT_CHUNK_MIN_BYTES && (c = chunk_alloc(GMT_CHUNK_MIN_BYTES)))
+				t->next_bytes = GMT_CHUNK_MIN_BYTES;
+			if (!helped && gmt_watch_idle(&wt, gmt_now_ns()) >= GMT_WAIT_SLICE_MS * 1000000ull)
+				break;
+		}
+	}
 	if (!c) {
 		t->drop_gen = gen;
 		return 0;

@@ -9,8 +9,9 @@
  * Every function here is safe to call from any thread, before or after
  * gmt_tracer_init(), and never blocks the caller for long: a writer that
  * falls behind gets the calling threads' help (GPUMEMTRACE_OVERLOAD: with
- * the buffer full, a thread waits while the writer makes progress, at most
- * 50 ms, never on the disk), and a full buffer or a failing disk then drops
+ * the buffer full, a thread waits while the writer makes progress, 50 ms a
+ * wait and 16 waits at most, never on the disk: 20 ms without progress
+ * ends it), and a full buffer or a failing disk then drops
  * events (counted and written as a DROPS record); it never stalls or
  * crashes the program.
  */
@@ -46,9 +47,10 @@ enum gmt_stack_method { GMT_STACK_AUTO = 0, GMT_STACK_LIBUNWIND = 1 };
 
 /* What a thread does when the writer is behind (GPUMEMTRACE_OVERLOAD).
  * help: it does some of the writer's work, and with the buffer full it
- * waits for the writer while the writer makes progress (at most 50 ms)
- * before it drops; drop: it never waits, the buffer full drops its
- * events (gmt_writer.c, "Help from the producing threads"). */
+ * waits for the writer while the writer makes progress (50 ms a wait, 16
+ * waits at most, 20 ms without progress ends them) before it drops; drop:
+ * it never waits, the buffer full drops its events (gmt_writer.c, "Help
+ * from the producing threads"). */
 enum gmt_overload { GMT_OVERLOAD_HELP = 0, GMT_OVERLOAD_DROP = 1 };
 
 /* Settings; gmt_config_from_env() fills them from GPUMEMTRACE_* variables

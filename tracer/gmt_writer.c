@@ -96,8 +96,9 @@
 #define ASSIST_BUDGET (8u * GMT_CHUNK_CAP(GMT_CHUNK_MAX_BYTES))
 #define WRITER_BUDGET (256u * GMT_CHUNK_CAP(GMT_CHUNK_MAX_BYTES))
 /* A producing thread that finds the buffer full waits for the round lock
- * while its holder makes progress (round_lock_take). */
-#define WAIT_SLICE_MS 20
+ * while its holder makes progress (round_lock_take), in slices of
+ * GMT_WAIT_SLICE_MS (gmt_internal.h), at most WAIT_MAX_MS a call. */
+#define WAIT_SLICE_MS GMT_WAIT_SLICE_MS
 #define WAIT_MAX_MS   50
 #define STUCK_NS      1000000000ull
 #define PREAMBLE_LEN  20u
@@ -1948,9 +1949,13 @@ static int writer_round(int all, int final, uint64_t budget, int flags)
  *   about 0.3 ms of work) into the open frame, which it leaves open.
  * - Full (no chunk to be had), it waits for the lock while its holder
  *   makes progress (round_lock_take: at most WAIT_MAX_MS), helps, and asks
- *   for the chunk again, a few times, before it drops the event as before.
- *   A writer stuck in a slow write() makes no progress: the thread drops
- *   after one slice, as it did without help.
+ *   for the chunk again, the smallest one when its own size does not fit
+ *   (room comes back a chunk at a time and any thread may take it: a
+ *   thread asking for 64 KiB alone could lose that race for a whole wait),
+ *   up to 16 times while the writer makes progress (chunk_advance,
+ *   gmt_tracer.c), before it drops the event as before. A writer stuck in
+ *   a slow write() makes no progress: the thread drops after one slice
+ *   (GMT_WAIT_SLICE_MS), as it did without help.
  * - The writer's rounds leave the frame open; once it is half full, or
  *   when a round took all, the writer writes it with the lock released,
  *   compressed by itself or, with more to do, by the compressor thread

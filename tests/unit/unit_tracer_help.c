@@ -22,6 +22,13 @@
  *           fills, the producer cannot help any more and drops (it does
  *           not wait for a writer that makes no progress); every event is
  *           written or counted as dropped.
+ *   last    the same with a cap 32 KiB past a multiple of 64 KiB: the
+ *           producer's own chunks are 64 KiB by then, and the 32 KiB left
+ *           would never take one; it takes the smallest ones (4 KiB, then
+ *           doubling) instead, so when it first drops less than the
+ *           smallest chunk is left (busy threads race for room that comes
+ *           back a chunk at a time: one asking for 64 KiB alone could lose
+ *           every time).
  *   fork    four threads emitting as fast as they can into a 1 MiB buffer
  *           (helping all the time) while the main thread forks 20
  *           children, each of which traces 1,000 events of its own: no
@@ -54,10 +61,14 @@ static gmt_event_t ev(uint64_t i)
 	return coll_pair_ev(i);
 }
 
+#define LAST_CAP ((4u << 20) + (32u << 10))
+
+static size_t cap_bytes = 4u << 20;
+
 static gmt_config_t config(const char *name, int overload)
 {
 	gmt_config_t cfg = test_config(test_dir(name));
-	cfg.buffer_bytes = 4u << 20;
+	cfg.buffer_bytes = cap_bytes;
 	cfg.buffer_ms = 0;   /* the limit is the cap */
 	cfg.overload = overload;
 	return cfg;
@@ -173,6 +184,20 @@ static void full(void)
 	CHECK(st.assists > 0);
 	CHECK(st.dropped > 0);
 	finish("full", FULL_EVENTS, &st);
+}
+
+static void last(void)
+{
+	gmt_tracer_stats_t st;
+	cap_bytes = LAST_CAP;
+	start_held("help_last", GMT_OVERLOAD_HELP, FULL_EVENTS, &st);
+	CHECK(st.dropped > 0);
+	CHECK_EQ_U64(LAST_CAP, st.buffer_limit);
+	/* the room left when the first event was dropped (nothing was written
+	 * since, nor encoded: the frame is full) */
+	CHECK(st.buffered <= st.buffer_limit);
+	CHECK(st.buffer_limit - st.buffered < 4096);
+	finish("last", FULL_EVENTS, &st);
 }
 
 /* The fork case: not under the sanitizers (main says why). */
@@ -328,6 +353,9 @@ int main(void)
 	load_counts(&n, &written, &dropped);
 	check_trace(n, written, dropped, 1, 1);
 	CHECK_EQ_U64(0, in_child(full));
+	load_counts(&n, &written, &dropped);
+	check_trace(n, written, dropped, 0, UINT64_MAX);
+	CHECK_EQ_U64(0, in_child(last));
 	load_counts(&n, &written, &dropped);
 	check_trace(n, written, dropped, 0, UINT64_MAX);
 #if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
