@@ -98,7 +98,6 @@
 /* A producing thread that finds the buffer full waits for the round lock
  * while its holder makes progress (round_lock_take), in slices of
  * GMT_WAIT_SLICE_MS (gmt_internal.h), at most WAIT_MAX_MS a call. */
-#define WAIT_SLICE_MS GMT_WAIT_SLICE_MS
 #define WAIT_MAX_MS   50
 #define STUCK_NS      1000000000ull
 #define PREAMBLE_LEN  20u
@@ -1996,7 +1995,7 @@ static int buffer_behind(void)
 static _Atomic uint64_t help_offered;
 
 /* Takes round_lock: at once or not at all, or (wait) while whoever holds
- * it makes progress, in slices of WAIT_SLICE_MS, until the deadline (a
+ * it makes progress, in slices of GMT_WAIT_SLICE_MS, until the deadline (a
  * writer stuck in a slow write() would make none: then the caller drops,
  * as it did without help). timedlock's clock is the realtime one: a jump
  * of it only stretches or shortens a slice. */
@@ -2009,7 +2008,7 @@ static int round_lock_take(int wait, uint64_t deadline)
 	for (;;) {
 		struct timespec dl;
 		clock_gettime(CLOCK_REALTIME, &dl);
-		dl.tv_nsec += WAIT_SLICE_MS * 1000000L;
+		dl.tv_nsec += GMT_WAIT_SLICE_MS * 1000000L;
 		if (dl.tv_nsec >= 1000000000L) {
 			dl.tv_sec++;
 			dl.tv_nsec -= 1000000000L;
@@ -2017,7 +2016,7 @@ static int round_lock_take(int wait, uint64_t deadline)
 		if (pthread_mutex_timedlock(&round_lock, &dl) == 0)
 			return 1;
 		uint64_t now = gmt_now_ns();
-		if (gmt_watch_idle(&wt, now) >= WAIT_SLICE_MS * 1000000ull || now >= deadline)
+		if (gmt_watch_idle(&wt, now) >= GMT_WAIT_SLICE_MS * 1000000ull || now >= deadline)
 			return 0;
 	}
 }
@@ -2064,7 +2063,7 @@ int gmt_writer_assist(int wait)
 		struct timespec d = { 0, 200000 };
 		nanosleep(&d, NULL);
 		uint64_t now = gmt_now_ns();
-		if (gmt_watch_idle(&wt, now) > WAIT_SLICE_MS * 1000000ull || now >= deadline)
+		if (gmt_watch_idle(&wt, now) > GMT_WAIT_SLICE_MS * 1000000ull || now >= deadline)
 			break;
 	}
 	if (wait)
